@@ -1,0 +1,73 @@
+# truthkeeper: `make demo` and `make test` install everything they need from nothing.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+STAMPS := .stamps
+PY     := $(VENV)/bin/python
+
+# SWI-Prolog: scripts/install-swipl.sh records the bin directory of a swipl >= 9.1.12 in
+# .swipl/BINDIR (an existing one, or one it built into .swipl/). janus-swi must see that swipl
+# first on PATH, and SWI_HOME_DIR must name its home, or it loads another version's boot file.
+SWIPL_BINDIR = $(shell cat .swipl/BINDIR)
+SWIPL_HOME   = $(shell PATH="$(SWIPL_BINDIR):$$PATH" swipl --dump-runtime-variables | sed -n 's/^PLBASE="\(.*\)";$$/\1/p')
+RUN = env PATH="$(CURDIR)/$(VENV)/bin:$(SWIPL_BINDIR):$$PATH" SWI_HOME_DIR="$(SWIPL_HOME)" \
+      JAX_PLATFORMS=cpu
+
+.PHONY: help demo test test-fast lint bench bench-extras clean distclean swipl
+
+help:
+	@echo "make demo   - install what is missing, then run the demo"
+	@echo "make test   - install what is missing, then run every test (pytest + plunit + README doctest)"
+	@echo "make lint   - ruff and mypy"
+	@echo "make bench-extras - install the optional benchmark peers (crowd-kit)"
+	@echo "make clean  - remove the virtual environment and stamps (keeps the SWI-Prolog build)"
+	@echo "make distclean - also remove the project's SWI-Prolog build (.swipl/)"
+
+$(STAMPS)/swipl: scripts/install-swipl.sh
+	@mkdir -p $(STAMPS)
+	bash scripts/install-swipl.sh >/dev/null
+	@touch $@
+
+swipl: $(STAMPS)/swipl
+
+$(STAMPS)/venv:
+	@mkdir -p $(STAMPS)
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	@touch $@
+
+$(STAMPS)/install: $(STAMPS)/venv $(STAMPS)/swipl pyproject.toml
+	$(RUN) $(PY) -m pip install -q --no-cache-dir --force-reinstall --no-deps janus-swi
+	$(RUN) $(PY) -m pip install -q -e '.[test]'
+	@touch $@
+
+$(STAMPS)/bench: $(STAMPS)/install
+	$(RUN) $(PY) -m pip install -q -e '.[test,bench]'
+	@touch $@
+
+demo: $(STAMPS)/install
+	$(RUN) $(PY) -m truthkeeper.demo
+
+test: $(STAMPS)/install
+	$(RUN) $(PY) -m pytest -q tests README.md
+
+test-fast: $(STAMPS)/install
+	$(RUN) $(PY) -m pytest -q -m "not slow" tests README.md
+
+lint: $(STAMPS)/install
+	$(RUN) $(VENV)/bin/ruff check src tests
+	$(RUN) $(VENV)/bin/mypy
+
+bench-extras: $(STAMPS)/bench
+
+bench: $(STAMPS)/install
+	$(RUN) $(VENV)/bin/truthkeeper bench perf
+
+clean:
+	rm -rf $(VENV) $(STAMPS) .pytest_cache .hypothesis .mypy_cache .ruff_cache src/*.egg-info
+
+distclean: clean
+	rm -rf .swipl

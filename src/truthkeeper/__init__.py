@@ -1,0 +1,62 @@
+"""truthkeeper: decide which of an agent's conflicting memories is current and true.
+
+Facts are keyed by slot ``(subject, attribute)``; supersession policies (Prolog rules)
+decide which facts are chain heads; ``filter`` drops stale items from a retrieved context;
+``why`` explains; nothing is ever deleted.
+"""
+
+from .errors import (
+    InvalidFact,
+    JournalCorrupt,
+    JournalError,
+    PolicyError,
+    PrologBridgeError,
+    SupersessionCycle,
+    SupersessionError,
+    TierNotAuthorized,
+    TruthkeeperError,
+    UnknownFact,
+    UnsafeRule,
+)
+from .facts import (
+    AuditEntry,
+    Belief,
+    Candidate,
+    Drop,
+    Fact,
+    FilterResult,
+    HeadChange,
+    Justification,
+    Resolution,
+    ValueSupport,
+    WhatIf,
+)
+from .memory import Memory
+
+__all__ = [
+    "AuditEntry",
+    "Belief",
+    "Candidate",
+    "Drop",
+    "Fact",
+    "FilterResult",
+    "HeadChange",
+    "InvalidFact",
+    "JournalCorrupt",
+    "JournalError",
+    "Justification",
+    "Memory",
+    "PolicyError",
+    "PrologBridgeError",
+    "Resolution",
+    "SupersessionCycle",
+    "SupersessionError",
+    "TierNotAuthorized",
+    "TruthkeeperError",
+    "UnknownFact",
+    "UnsafeRule",
+    "ValueSupport",
+    "WhatIf",
+]
+
+__version__ = "0.1.0"

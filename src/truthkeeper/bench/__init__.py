@@ -1,0 +1,1 @@
+"""Benchmarks run by ``truthkeeper bench ...`` (JSON output, never timed tests)."""

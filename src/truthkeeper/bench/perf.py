@@ -1,0 +1,65 @@
+"""``truthkeeper bench perf``: medians of current, filter of 50 candidates, add_many rate."""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+from typing import Any
+
+from ..facts import Candidate
+from ..memory import Memory
+
+
+def _facts(n: int, slots: int) -> list[dict[str, Any]]:
+    return [
+        {"subject": f"s{i % slots}", "attribute": "a", "value": i, "source": f"src{i % 7}",
+         "tier": "agent", "valid_from": f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z"[:26] + "Z"}
+        for i in range(n)
+    ]
+
+
+def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
+    """Run the in-memory performance benchmark; returns a JSON-ready dict."""
+    add_rates = []
+    for _ in range(repeat):
+        facts = _facts(n, slots=n // 4)
+        with Memory() as mem:
+            t = time.perf_counter()
+            mem.add_many(facts)
+            add_rates.append(n / (time.perf_counter() - t))
+
+    with Memory() as mem:
+        mem.add_many(_facts(20_000, slots=5_000))
+        keys = [(f"s{i}", "a") for i in range(0, 5_000, 7)]
+        for s, a in keys:  # warm
+            mem.current(s, a)
+        cur = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            for s, a in keys:
+                mem.current(s, a)
+            cur.append((time.perf_counter() - t) / len(keys) * 1e6)
+        cands = [Candidate(f"s{i % 10}", "a", i % 3, f"2026-02-01T00:{i:02d}:00Z")
+                 for i in range(50)]
+        filt = []
+        for _ in range(max(repeat, 20)):
+            t = time.perf_counter()
+            mem.filter(cands)
+            filt.append((time.perf_counter() - t) * 1e6)
+        ids = [f.id for f in mem.history("s1", "a")] * 1
+        store_filter = []
+        for _ in range(max(repeat, 20)):
+            t = time.perf_counter()
+            mem.filter(ids)
+            store_filter.append((time.perf_counter() - t) * 1e6)
+    return {
+        "benchmark": "perf",
+        "machine": {"python": platform.python_version(), "processor": platform.machine()},
+        "add_many_facts_per_s": {"median": statistics.median(add_rates), "n": n,
+                                 "runs": add_rates, "target": 200_000},
+        "current_us": {"median": statistics.median(cur), "target": 10},
+        "filter_50_candidates_us": {"median": statistics.median(filt), "target": 50},
+        "filter_store_ids_us": {"median": statistics.median(store_filter),
+                                "items": len(ids)},
+    }

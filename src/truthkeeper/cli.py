@@ -1,0 +1,43 @@
+"""The ``truthkeeper`` command line: demo, selftest, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="truthkeeper", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="run the demo (policies, chain, filter, why)")
+    sub.add_parser("selftest", help="run the plunit suites shipped with the package")
+    bench = sub.add_parser("bench", help="benchmarks (JSON on stdout)")
+    bsub = bench.add_subparsers(dest="bench", required=True)
+    perf = bsub.add_parser("perf", help="current, filter and add_many speed in memory")
+    perf.add_argument("--n", type=int, default=100_000, help="facts for add_many (default 100000)")
+    perf.add_argument("--repeat", type=int, default=5, help="repetitions (default 5)")
+    args = parser.parse_args(argv)
+
+    if args.command == "demo":
+        from .demo import main as demo
+
+        demo()
+        return 0
+    if args.command == "selftest":
+        from .engine import run_plunit
+
+        passed, failed = run_plunit()
+        print(json.dumps({"passed": passed, "failed": failed}))
+        return 1 if failed else 0
+    if args.command == "bench" and args.bench == "perf":
+        from .bench.perf import run
+
+        print(json.dumps(run(n=args.n, repeat=args.repeat), indent=2))
+        return 0
+    return 2  # pragma: no cover - argparse enforces the choices
+
+
+if __name__ == "__main__":
+    sys.exit(main())

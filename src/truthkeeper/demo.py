@@ -1,0 +1,105 @@
+"""``make demo``: the stories of seed 003 (provenance) and seed 000 (Phi_T) on a small memory."""
+
+from __future__ import annotations
+
+from .facts import Candidate
+from .memory import POLICIES, Memory
+
+
+def _h(title: str) -> None:
+    print(f"\n=== {title} ===")
+
+
+def invoice_story() -> None:
+    _h("Seed 003: the Acme invoice under each policy")
+    print("verified email (Nov 20): 4500; agent's newer guess (Nov 22): 5000;"
+          " human decision (Nov 21): 4800")
+    for policy in POLICIES:
+        with Memory(policy=policy) as mem:
+            mem.add("Acme", "invoice_total", 4500, source="billing-email", tier="verified",
+                    valid_from="2026-11-20T10:00:00Z")
+            mem.add("acme", "Invoice_Total", 5000, source="agent:planner", tier="agent",
+                    valid_from="2026-11-22T09:00:00Z")
+            before = mem.current("acme", "invoice_total")
+            mem.add("ACME", "Invoice_Total ", 4800, source="user:ana", tier="human",
+                    valid_from="2026-11-21T16:00:00Z")
+            after = mem.current("acme", "invoice_total")
+            vals = [c.value for c in before.candidates]
+            print(f"  {policy:26s} email+guess -> {before.status} {vals if before.status == 'conflict' else before.value}; "
+                  f"+ human -> {after.status} "
+                  f"{[c.value for c in after.candidates] if after.status == 'conflict' else after.value}")
+
+
+def chain_story(mem: Memory) -> None:
+    _h("A chain collapses to its head")
+    a = mem.add("acme", "price", 100, source="catalog", tier="verified",
+                valid_from="2026-01-01T00:00:00Z")
+    b = mem.add("acme", "price", 120, source="catalog", tier="verified",
+                valid_from="2026-03-01T00:00:00Z")
+    c = mem.add("acme", "price", 135, source="catalog", tier="verified",
+                valid_from="2026-06-01T00:00:00Z")
+    r = mem.current("acme", "price")
+    print(f"  A={a.value} -> B={b.value} -> C={c.value}: head {r.value} ({r.status})")
+    print("  history:", ", ".join(f"{f.value} [{f.status}]" for f in mem.history("acme", "price")))
+    march = mem.as_of("acme", "price", valid_at="2026-04-15T00:00:00Z")
+    print(f"  as_of(valid_at=2026-04-15): {march.value}")
+
+
+def context_story(mem: Memory) -> None:
+    _h("Seed 000: a retrieved context with stale facts, before and after filter")
+    mem.add("ana", "location", "berlin", source="profile", tier="verified",
+            valid_from="2025-05-01T00:00:00Z")
+    mem.add("ana", "location", "lisbon", source="chat", tier="verified",
+            valid_from="2026-09-01T00:00:00Z")
+    retrieved = [f.id for f in mem.history("acme", "price")] + [
+        f.id for f in mem.history("ana", "location")] + [
+        Candidate("ana", "employer", "initech", "2024-01-01T00:00:00Z", source="old-cv"),
+        Candidate("ana", "employer", "globex", "2026-02-01T00:00:00Z", source="linkedin"),
+    ]
+    print(f"  retrieved {len(retrieved)} items:")
+    for item in retrieved:
+        print("   -", _show(mem, item))
+    res = mem.filter(retrieved, query="where does ana work and live, what does acme charge?")
+    print(f"  after filter: kept {len(res.kept)}")
+    for item in res.kept:
+        print("   +", _show(mem, item))
+    print("  drop log (audit):")
+    for e in mem.audit():
+        if e.kind == "drop":
+            print(f"   x {e.details['item']} dominated by {e.details['dominated_by']}"
+                  f" ({e.details['rule']})")
+
+
+def why_story(mem: Memory) -> None:
+    _h("why, beliefs and what_if")
+    mem.add_rule("needs_vpn(U) :- holds(U, location, L), L \\== berlin")
+    print("  rule: needs_vpn(U) :- holds(U, location, L), L \\== berlin")
+    print("  beliefs:", [str(b) for b in mem.beliefs()])
+    print("  why needs_vpn(ana):")
+    for line in mem.why("needs_vpn(ana)").lines(2):
+        print(line)
+    head = mem.current("ana", "location").heads[0]
+    w = mem.what_if(retract=[head.id])
+    print(f"  what_if(retract {head.value}): heads change {[h.heads_after for h in w.heads]},"
+          f" beliefs lost {[str(b) for b in w.beliefs_lost]} (nothing written:"
+          f" still {mem.current('ana', 'location').value})")
+
+
+def _show(mem: Memory, item: object) -> str:
+    if isinstance(item, str):
+        f = mem.get(item)
+        return f"{f.subject}.{f.attribute} = {f.value!r} (valid from {f.valid_from.date()})"
+    assert isinstance(item, Candidate)
+    return f"{item.subject}.{item.attribute} = {item.value!r} (valid from {item.valid_from})"
+
+
+def main() -> None:
+    invoice_story()
+    with Memory() as mem:
+        chain_story(mem)
+        context_story(mem)
+        why_story(mem)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The truthkeeper error family.
+
+Every error the library raises on purpose is a :class:`TruthkeeperError`. Bad input raises
+before anything changes, so catching the error leaves the memory as it was.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InvalidFact",
+    "JournalCorrupt",
+    "JournalError",
+    "PolicyError",
+    "PrologBridgeError",
+    "SupersessionCycle",
+    "SupersessionError",
+    "TierNotAuthorized",
+    "TruthkeeperError",
+    "UnknownFact",
+    "UnsafeRule",
+]
+
+
+class TruthkeeperError(Exception):
+    """Base class of every error raised by truthkeeper."""
+
+
+class InvalidFact(TruthkeeperError, ValueError):
+    """An argument (key, value, time, tier, source, ...) is of the wrong type or out of range."""
+
+
+class UnknownFact(TruthkeeperError, KeyError):
+    """A fact id that the memory does not hold."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class SupersessionError(TruthkeeperError, ValueError):
+    """An explicit ``supersedes`` link that the policy forbids (cross-slot, lower tier over higher)."""
+
+
+class SupersessionCycle(SupersessionError):
+    """An explicit ``supersedes`` link that would close a cycle."""
+
+
+class PolicyError(TruthkeeperError, ValueError):
+    """An unknown supersession policy or an invalid tier configuration."""
+
+
+class UnsafeRule(TruthkeeperError, ValueError):
+    """A rule given to ``add_rule`` that does not parse or calls something rules may not call."""
+
+
+class TierNotAuthorized(TruthkeeperError, PermissionError):
+    """A write at a protected tier without a valid, fresh signature."""
+
+
+class JournalError(TruthkeeperError, OSError):
+    """The journal could not be read or written."""
+
+
+class JournalCorrupt(JournalError):
+    """The journal's hash chain or a signature does not verify."""
+
+
+class PrologBridgeError(TruthkeeperError, RuntimeError):
+    """An error raised inside the Prolog layer, with the Prolog error term kept in ``term``."""
+
+    def __init__(self, message: str, term: object = None) -> None:
+        super().__init__(message)
+        self.term = term

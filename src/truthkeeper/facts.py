@@ -1,0 +1,346 @@
+"""Values that cross the API (frozen dataclasses) and the validation of user input."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .errors import InvalidFact
+
+__all__ = [
+    "MAX_KEY_CHARS",
+    "MAX_VALUE_BYTES",
+    "AuditEntry",
+    "Belief",
+    "Candidate",
+    "Drop",
+    "Fact",
+    "FilterResult",
+    "HeadChange",
+    "Justification",
+    "Resolution",
+    "ValueSupport",
+    "WhatIf",
+]
+
+MAX_KEY_CHARS = 512
+"""Longest subject, attribute, source or fact id accepted (characters, after normalisation)."""
+MAX_VALUE_BYTES = 65536
+"""Largest value, text or meta accepted (bytes of UTF-8 / canonical JSON)."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One assertion about a slot. Immutable once written.
+
+    ``status`` is filled in by queries that report it (``history``): ``"head"``,
+    ``"superseded"`` or ``"retracted"``; it is ``None`` on the object ``add`` returns.
+    """
+
+    id: str
+    subject: str
+    attribute: str
+    value: Any
+    valid_from: datetime
+    recorded_at: datetime
+    source: str
+    tier: str
+    supersedes: str | None = None
+    valid_to: datetime | None = None
+    text: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    status: str | None = field(default=None, compare=False)
+
+    @property
+    def slot(self) -> tuple[str, str]:
+        """The normalised ``(subject, attribute)`` key."""
+        return (self.subject, self.attribute)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (times as ISO 8601 strings)."""
+        return {
+            "id": self.id,
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "value": self.value,
+            "valid_from": self.valid_from.isoformat(),
+            "recorded_at": self.recorded_at.isoformat(),
+            "source": self.source,
+            "tier": self.tier,
+            "supersedes": self.supersedes,
+            "valid_to": None if self.valid_to is None else self.valid_to.isoformat(),
+            "text": self.text,
+            "meta": dict(self.meta),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A retrieved item that is not (necessarily) a fact of this memory, for ``filter``."""
+
+    subject: str
+    attribute: str
+    value: Any
+    valid_from: datetime | str
+    tier: str = "agent"
+    source: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSupport:
+    """One candidate value of a slot, with the head facts and sources that support it.
+
+    ``p`` (posterior probability that this value is the truth) and ``interval`` are filled
+    by the Bayesian layer; they are ``None`` when it has not been consulted.
+    """
+
+    value: Any
+    fact_ids: tuple[str, ...]
+    sources: tuple[str, ...]
+    p: float | None = None
+    interval: tuple[float, float] | None = None
+    best: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What a slot's current value is: ``status`` is resolved, conflict or unknown.
+
+    ``value`` is set only when resolved; a conflict never silently picks a winner, the
+    candidates carry every value with its support.
+    """
+
+    subject: str
+    attribute: str
+    status: str
+    value: Any
+    heads: tuple[Fact, ...]
+    candidates: tuple[ValueSupport, ...]
+    _why: Callable[[], Justification] | None = field(
+        default=None, repr=False, compare=False, hash=False
+    )
+
+    def why(self) -> Justification:
+        """The justification of this answer (its head facts and what they dominate)."""
+        if self._why is None:
+            msg = "this Resolution carries no justification"
+            raise InvalidFact(msg)
+        return self._why()
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """An item ``filter`` removed, the item that dominates it and the rule that applied."""
+
+    item: Any
+    dominated_by: Any
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class FilterResult:
+    """The kept items (in input order) and the drops."""
+
+    kept: tuple[Any, ...]
+    dropped: tuple[Drop, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Belief:
+    """A derived belief, e.g. ``needs_vpn(ana)``."""
+
+    predicate: str
+    args: tuple[Any, ...]
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Justification:
+    """A node of a justification tree; ``str(j)`` renders the whole tree as text."""
+
+    kind: str
+    label: str
+    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    children: tuple[Justification, ...] = ()
+
+    def lines(self, depth: int = 0) -> list[str]:
+        """The tree as indented lines."""
+        out = ["  " * depth + self.label]
+        for child in self.children:
+            out.extend(child.lines(depth + 1))
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+@dataclass(frozen=True, slots=True)
+class HeadChange:
+    """A slot whose heads a hypothetical change would alter."""
+
+    subject: str
+    attribute: str
+    heads_before: tuple[str, ...]
+    heads_after: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WhatIf:
+    """The result of ``what_if``: what would change; nothing was written."""
+
+    heads: tuple[HeadChange, ...]
+    beliefs_gained: tuple[Belief, ...]
+    beliefs_lost: tuple[Belief, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.heads or self.beliefs_gained or self.beliefs_lost)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One line of the audit log: a drop made by ``filter`` or a rejected write."""
+
+    kind: str
+    at: datetime
+    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def normalise_key(value: object, name: str) -> str:
+    """Unicode NFC, casefolded, whitespace collapsed; non-empty and bounded."""
+    if not isinstance(value, str):
+        msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
+        raise InvalidFact(msg)
+    key = _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    if not key:
+        msg = f"{name} must be a non-empty string, got {value!r}"
+        raise InvalidFact(msg)
+    if len(key) > MAX_KEY_CHARS:
+        msg = f"{name} is {len(key)} characters long; the limit is {MAX_KEY_CHARS}"
+        raise InvalidFact(msg)
+    return key
+
+
+def check_label(value: object, name: str) -> str:
+    """A non-empty bounded string kept as given (sources, ids, reasons)."""
+    if not isinstance(value, str) or not value.strip():
+        msg = f"{name} must be a non-empty str, got {value!r} ({type(value).__name__})"
+        raise InvalidFact(msg)
+    if len(value) > MAX_KEY_CHARS:
+        msg = f"{name} is {len(value)} characters long; the limit is {MAX_KEY_CHARS}"
+        raise InvalidFact(msg)
+    return value
+
+
+def parse_time(value: object, name: str) -> datetime:
+    """A timezone-aware datetime from a datetime or an ISO 8601 string with an offset."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value)
+        except ValueError:
+            msg = f"{name} must be an ISO 8601 time with an offset, got {value!r}"
+            raise InvalidFact(msg) from None
+    else:
+        msg = (
+            f"{name} must be a timezone-aware datetime or an ISO 8601 string with an offset,"
+            f" got {value!r} ({type(value).__name__})"
+        )
+        raise InvalidFact(msg)
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        msg = f"{name} must be timezone-aware, got {value!r} (naive datetime)"
+        raise InvalidFact(msg)
+    return dt.astimezone(UTC)
+
+
+def to_us(dt: datetime) -> int:
+    """Microseconds since the Unix epoch."""
+    return (dt - _EPOCH) // _US
+
+
+def from_us(us: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=us)
+
+
+def _json(value: object, name: str) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        msg = f"{name} must be JSON-serialisable (str, int, float, bool, None, list, dict): {exc}"
+        raise InvalidFact(msg) from None
+
+
+def value_key(value: object) -> object:
+    """The form of a value that Prolog compares (kappa) and that ``holds/3`` shows.
+
+    Strings are normalised like keys (NFC, casefold, whitespace collapsed); integral floats
+    become ints; booleans and JSON values are tagged. Raises InvalidFact on unsupported or
+    oversized values.
+    """
+    if isinstance(value, str):
+        if len(value) > MAX_VALUE_BYTES // 4 and len(value.encode()) > MAX_VALUE_BYTES:
+            msg = f"value is {len(value.encode())} bytes; the limit is {MAX_VALUE_BYTES}"
+            raise InvalidFact(msg)
+        return _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    if isinstance(value, bool):
+        return ("b", 1 if value else 0)
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            msg = f"value {value} is out of range; integers must fit in 64 bits"
+            raise InvalidFact(msg)
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            msg = f"value must be a finite number, got {value!r}"
+            raise InvalidFact(msg)
+        if value.is_integer() and abs(value) < 2**63:
+            return int(value)
+        return value
+    text = _json(value, "value")
+    if len(text) > MAX_VALUE_BYTES:
+        msg = f"value is {len(text)} bytes as JSON; the limit is {MAX_VALUE_BYTES}"
+        raise InvalidFact(msg)
+    return ("j", text)
+
+
+def check_text(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        msg = f"{name} must be a str or None, got {type(value).__name__}"
+        raise InvalidFact(msg)
+    if len(value.encode()) > MAX_VALUE_BYTES:
+        msg = f"{name} is {len(value.encode())} bytes; the limit is {MAX_VALUE_BYTES}"
+        raise InvalidFact(msg)
+    return value
+
+
+def check_meta(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        msg = f"meta must be a dict or None, got {type(value).__name__}"
+        raise InvalidFact(msg)
+    text = _json(dict(value), "meta")
+    if len(text) > MAX_VALUE_BYTES:
+        msg = f"meta is {len(text)} bytes as JSON; the limit is {MAX_VALUE_BYTES}"
+        raise InvalidFact(msg)
+    return dict(value)

@@ -1,0 +1,781 @@
+"""The ``Memory`` API: facts keyed by slot, supersession, Phi_T, beliefs and why."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from . import engine
+from .errors import (
+    InvalidFact,
+    PolicyError,
+    SupersessionCycle,
+    SupersessionError,
+    TruthkeeperError,
+    UnknownFact,
+    UnsafeRule,
+)
+from .facts import (
+    AuditEntry,
+    Belief,
+    Candidate,
+    Drop,
+    Fact,
+    FilterResult,
+    HeadChange,
+    Justification,
+    Resolution,
+    ValueSupport,
+    WhatIf,
+    check_label,
+    check_meta,
+    check_text,
+    from_us,
+    normalise_key,
+    parse_time,
+    to_us,
+    value_key,
+)
+
+__all__ = ["DEFAULT_TIERS", "POLICIES", "Memory"]
+
+POLICIES = ("temporal", "authority_first", "temporal_within_authority")
+DEFAULT_TIERS = ("human", "verified", "agent", "unverified")
+_FACT_KEYS = frozenset(
+    {"subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
+     "supersedes", "text", "meta", "id"}
+)
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+class Memory:
+    """An agent's memory of facts, with supersession, conflicts, beliefs and history.
+
+    Parameters
+    ----------
+    path
+        Reserved for the durable journal; ``None`` keeps everything in memory.
+    policy
+        ``"temporal_within_authority"`` (default), ``"temporal"`` (Phi_T) or
+        ``"authority_first"``.
+    tiers
+        Provenance tiers, most authoritative first.
+
+    Examples
+    --------
+    >>> from truthkeeper import Memory
+    >>> mem = Memory()
+    >>> _ = mem.add("acme", "invoice_total", 4500, source="billing-email", tier="verified",
+    ...             valid_from="2026-11-20T10:00:00Z")
+    >>> _ = mem.add("acme", "invoice_total", 4700, source="billing-email", tier="verified",
+    ...             valid_from="2026-11-21T10:00:00Z")
+    >>> r = mem.current("acme", "invoice_total")
+    >>> r.status, r.value
+    ('resolved', 4700)
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        policy: str = "temporal_within_authority",
+        tiers: Sequence[str] = DEFAULT_TIERS,
+        protected_tiers: Sequence[str] = ("human",),
+        trusted_keys: Sequence[Any] = (),
+    ) -> None:
+        if policy not in POLICIES:
+            msg = f"policy must be one of {', '.join(POLICIES)}; got {policy!r}"
+            raise PolicyError(msg)
+        if isinstance(tiers, str) or not tiers:
+            msg = f"tiers must be a non-empty sequence of tier names, got {tiers!r}"
+            raise PolicyError(msg)
+        tier_names = tuple(normalise_key(t, "tiers[]") for t in tiers)
+        if len(set(tier_names)) != len(tier_names):
+            msg = f"tiers must be distinct, got {tiers!r}"
+            raise PolicyError(msg)
+        for t in protected_tiers:
+            if normalise_key(t, "protected_tiers[]") not in tier_names:
+                msg = f"protected tier {t!r} is not one of the tiers {tier_names!r}"
+                raise PolicyError(msg)
+        self.policy = policy
+        self.tiers = tier_names
+        self.protected_tiers = tuple(normalise_key(t, "protected_tiers[]") for t in protected_tiers)
+        self.path = None if path is None else os.fspath(path)
+        self._lock = threading.RLock()
+        self._h = engine.new_handle()
+        engine.ask("tk_new(M, P, Ts)", {"M": self._h, "P": policy, "Ts": list(tier_names)})
+        self._facts: dict[str, Fact] = {}
+        self._slots: dict[tuple[str, str], list[str]] = {}
+        self._retracted: dict[str, tuple[int, str]] = {}
+        self._cache: dict[tuple[str, str], Resolution] = {}
+        self._audit: list[AuditEntry] = []
+        self._events: list[tuple[Any, ...]] = []
+        self._rules: list[tuple[str, str]] = []
+        self._last_ra = 0
+        self._id_prefix = os.urandom(4).hex()
+        self._seq = 0
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        """Release the Prolog-side state of this memory."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                try:
+                    engine.ask("tk_close(M)", {"M": self._h})
+                except TruthkeeperError:  # pragma: no cover - interpreter shutdown
+                    pass
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finaliser
+            pass
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            msg = "this Memory is closed"
+            raise TruthkeeperError(msg)
+
+    # ------------------------------------------------------------------ writes
+
+    def _next_ra(self) -> int:
+        ra = max(_now_us(), self._last_ra + 1)
+        self._last_ra = ra
+        return ra
+
+    def _new_id(self) -> str:
+        self._seq += 1
+        return f"f{self._id_prefix}{self._seq:x}"
+
+    def _tier(self, tier: object) -> str:
+        t = normalise_key(tier, "tier")
+        if t not in self.tiers:
+            msg = f"tier must be one of {', '.join(self.tiers)}; got {tier!r}"
+            raise InvalidFact(msg)
+        return t
+
+    def _build(
+        self,
+        subject: object,
+        attribute: object,
+        value: object,
+        *,
+        source: object,
+        tier: object = "agent",
+        valid_from: object = None,
+        valid_to: object = None,
+        supersedes: object = None,
+        text: object = None,
+        meta: object = None,
+        id: object = None,  # noqa: A002 - the field's name
+        now_us: int | None = None,
+    ) -> tuple[Fact, tuple[Any, ...]]:
+        """Validate one fact; return it and the tuple Prolog receives (recorded_at unset)."""
+        s = normalise_key(subject, "subject")
+        a = normalise_key(attribute, "attribute")
+        vk = value_key(value)
+        src = check_label(source, "source")
+        t = self._tier(tier)
+        vf_dt = from_us(now_us if now_us is not None else _now_us()) if valid_from is None \
+            else parse_time(valid_from, "valid_from")
+        vt_dt = None if valid_to is None else parse_time(valid_to, "valid_to")
+        if vt_dt is not None and vt_dt <= vf_dt:
+            msg = f"valid_to ({vt_dt.isoformat()}) must be after valid_from ({vf_dt.isoformat()})"
+            raise InvalidFact(msg)
+        sup = None if supersedes is None else check_label(supersedes, "supersedes")
+        fid = self._new_id() if id is None else check_label(id, "id")
+        fact = Fact(
+            id=fid, subject=s, attribute=a, value=value, valid_from=vf_dt,
+            recorded_at=_EPOCH_DT, source=src, tier=t, supersedes=sup, valid_to=vt_dt,
+            text=check_text(text, "text"), meta=check_meta(meta),
+        )
+        row = (fid, s, a, vk, to_us(vf_dt), None if vt_dt is None else to_us(vt_dt), 0, t, src,
+               sup)
+        return fact, row
+
+    def _coerce(self, item: Mapping[str, Any] | Fact, index: int) -> tuple[Fact, tuple[Any, ...]]:
+        if isinstance(item, Fact):
+            return self._build(
+                item.subject, item.attribute, item.value, source=item.source, tier=item.tier,
+                valid_from=item.valid_from, valid_to=item.valid_to, supersedes=item.supersedes,
+                text=item.text, meta=item.meta, id=item.id,
+            )
+        if not isinstance(item, Mapping):
+            msg = f"facts[{index}] must be a dict or a Fact, got {type(item).__name__}"
+            raise InvalidFact(msg)
+        unknown = set(item) - _FACT_KEYS
+        if unknown:
+            msg = f"facts[{index}] has unknown keys {sorted(unknown)}; accepted: {sorted(_FACT_KEYS)}"
+            raise InvalidFact(msg)
+        for k in ("subject", "attribute", "value", "source"):
+            if k not in item:
+                msg = f"facts[{index}] is missing {k!r}"
+                raise InvalidFact(msg)
+        kw = {k: v for k, v in item.items() if k not in ("subject", "attribute", "value")}
+        try:
+            return self._build(item["subject"], item["attribute"], item["value"], **kw)
+        except InvalidFact as exc:
+            msg = f"facts[{index}]: {exc}"
+            raise InvalidFact(msg) from None
+
+    def add(
+        self,
+        subject: str,
+        attribute: str,
+        value: Any,
+        *,
+        source: str,
+        tier: str = "agent",
+        valid_from: datetime | str | None = None,
+        valid_to: datetime | str | None = None,
+        supersedes: str | None = None,
+        text: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Fact:
+        """Add one fact and return it (with its id and recorded_at).
+
+        Raises
+        ------
+        InvalidFact
+            Bad types, empty keys, naive times, unknown tier, oversized value.
+        UnknownFact
+            ``supersedes`` names a fact this memory does not hold.
+        SupersessionError, SupersessionCycle
+            ``supersedes`` crosses slots, goes from a lower tier over a higher one, or closes
+            a cycle.
+        """
+        try:
+            built = self._build(
+                subject, attribute, value, source=source, tier=tier, valid_from=valid_from,
+                valid_to=valid_to, supersedes=supersedes, text=text, meta=meta,
+            )
+        except TruthkeeperError as exc:
+            self._reject(exc, {"subject": subject, "attribute": attribute})
+            raise
+        return self._commit([built])[0]
+
+    def add_many(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[Fact]:
+        """Add a batch of facts atomically: all of them, or none when one is bad.
+
+        Each item is a dict with the keyword arguments of :meth:`add` (plus the positional
+        ``subject``, ``attribute``, ``value``; optionally ``id``) or a :class:`Fact`.
+        ``supersedes`` may name a fact added earlier in the same batch.
+        """
+        self._check_open()
+        now = _now_us()
+        built = []
+        try:
+            for i, item in enumerate(facts):
+                if isinstance(item, Mapping) and item.get("valid_from") is None:
+                    item = {**item, "valid_from": from_us(now)}
+                built.append(self._coerce(item, i))
+        except TruthkeeperError as exc:
+            self._reject(exc, {"batch": True})
+            raise
+        return self._commit(built)
+
+    def _commit(self, built: list[tuple[Fact, tuple[Any, ...]]]) -> list[Fact]:
+        with self._lock:
+            self._check_open()
+            rows = []
+            out = []
+            for fact, row in built:
+                ra = self._next_ra()
+                rows.append(row[:6] + (ra,) + row[7:])
+                out.append(replace(fact, recorded_at=from_us(ra)))
+            res = engine.ask("tk_add(M, Fs, R)", {"M": self._h, "Fs": rows})["R"]
+            if res != "ok":
+                self._raise_rejected(res, out)
+            for f in out:
+                self._facts[f.id] = f
+                slot = (f.subject, f.attribute)
+                ids = self._slots.get(slot)
+                if ids is None:
+                    self._slots[slot] = [f.id]
+                else:
+                    ids.append(f.id)
+                self._cache.pop(slot, None)
+                self._events.append(("fact", f))
+            return out
+
+    def _raise_rejected(self, res: Any, facts: list[Fact]) -> None:
+        kind, fid, other = res
+        err: TruthkeeperError
+        if kind == "duplicate_id":
+            err = InvalidFact(f"id {fid!r} is already used by another fact; ids must be unique")
+        elif kind == "unknown_fact":
+            err = UnknownFact(
+                f"supersedes={other!r} (on fact {fid!r}) names no fact of this memory"
+            )
+        elif kind == "cross_slot":
+            err = SupersessionError(
+                f"fact {fid!r} cannot supersede {other!r}: supersedes links stay within one "
+                "slot (same subject and attribute)"
+            )
+        elif kind == "lower_tier":
+            err = SupersessionError(
+                f"fact {fid!r} cannot supersede {other!r}: a lower tier never supersedes a "
+                f"higher one (tiers, highest first: {', '.join(self.tiers)})"
+            )
+        elif kind == "cycle":
+            err = SupersessionCycle(
+                f"fact {fid!r} superseding {other!r} would close a cycle of supersedes links"
+            )
+        else:  # pragma: no cover - defensive
+            err = TruthkeeperError(f"write rejected: {res!r}")
+        self._reject(err, {"facts": [f.id for f in facts]})
+        raise err
+
+    def _reject(self, exc: BaseException, details: Mapping[str, Any]) -> None:
+        self._audit.append(AuditEntry(
+            "rejected_write", datetime.now(UTC),
+            {**details, "error": type(exc).__name__, "message": str(exc)},
+        ))
+
+    def retract(self, fact_id: str, *, reason: str) -> None:
+        """Retract a fact: an event, not a delete (``history`` keeps it)."""
+        with self._lock:
+            self._check_open()
+            fid = check_label(fact_id, "fact_id")
+            why = check_label(reason, "reason")
+            ra = self._next_ra()
+            res = engine.ask("tk_retract(M, Id, RA, R)", {"M": self._h, "Id": fid, "RA": ra})["R"]
+            if res == "unknown_fact":
+                msg = f"fact_id {fact_id!r} names no fact of this memory"
+                raise UnknownFact(msg)
+            if res == "already_retracted":
+                msg = f"fact {fact_id!r} is already retracted"
+                raise InvalidFact(msg)
+            self._retracted[fid] = (ra, why)
+            f = self._facts[fid]
+            self._cache.pop((f.subject, f.attribute), None)
+            self._events.append(("retract", fid, ra, why))
+
+    # ------------------------------------------------------------------ reads
+
+    def get(self, fact_id: str) -> Fact:
+        """The fact with this id."""
+        try:
+            return self._facts[fact_id]
+        except (KeyError, TypeError):
+            msg = f"fact_id {fact_id!r} names no fact of this memory"
+            raise UnknownFact(msg) from None
+
+    def _slot_key(self, subject: object, attribute: object) -> tuple[str, str]:
+        return normalise_key(subject, "subject"), normalise_key(attribute, "attribute")
+
+    def current(self, subject: str, attribute: str) -> Resolution:
+        """The slot's current value: resolved, conflict (every candidate) or unknown."""
+        slot = (subject, attribute)
+        r = self._cache.get(slot)
+        if r is not None:
+            return r
+        slot = self._slot_key(subject, attribute)
+        r = self._cache.get(slot)
+        if r is not None:
+            return r
+        with self._lock:
+            self._check_open()
+            heads = engine.ask("tk_heads(M, S, A, Hs)",
+                               {"M": self._h, "S": slot[0], "A": slot[1]})["Hs"]
+            r = self._resolution(slot, heads)
+            self._cache[slot] = r
+            return r
+
+    def _resolution(self, slot: tuple[str, str], head_ids: Sequence[str]) -> Resolution:
+        heads = sorted((self._facts[h] for h in head_ids),
+                       key=lambda f: (f.valid_from, f.recorded_at), reverse=True)
+        groups: dict[Any, list[Fact]] = {}
+        for f in heads:
+            groups.setdefault(_hashable(value_key(f.value)), []).append(f)
+        cands = tuple(
+            ValueSupport(value=fs[0].value, fact_ids=tuple(f.id for f in fs),
+                         sources=tuple(dict.fromkeys(f.source for f in fs)))
+            for fs in groups.values()
+        )
+        if not heads:
+            status, value = "unknown", None
+        elif len(groups) == 1:
+            status, value = "resolved", heads[0].value
+        else:
+            status, value = "conflict", None
+        ids = tuple(f.id for f in heads)
+        return Resolution(
+            subject=slot[0], attribute=slot[1], status=status, value=value, heads=tuple(heads),
+            candidates=cands, _why=lambda: self._why_resolution(slot, ids),
+        )
+
+    def history(self, subject: str, attribute: str) -> list[Fact]:
+        """Every fact of the slot, oldest first (valid time), each with its status."""
+        slot = self._slot_key(subject, attribute)
+        with self._lock:
+            ids = list(self._slots.get(slot, ()))
+            heads = {f.id for f in self.current(*slot).heads}
+            out = []
+            for fid in ids:
+                f = self._facts[fid]
+                st = "retracted" if fid in self._retracted else (
+                    "head" if fid in heads else "superseded")
+                out.append(replace(f, status=st))
+        out.sort(key=lambda f: (f.valid_from, f.recorded_at))
+        return out
+
+    def as_of(
+        self,
+        subject: str,
+        attribute: str,
+        *,
+        valid_at: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+    ) -> Resolution:
+        """Bitemporal: what was true at ``valid_at``, as the store knew it at ``known_at``."""
+        slot = self._slot_key(subject, attribute)
+        va = None if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
+        ka = None if known_at is None else to_us(parse_time(known_at, "known_at"))
+        with self._lock:
+            self._check_open()
+            heads = engine.ask(
+                "tk_heads_at(M, S, A, K, V, Hs)",
+                {"M": self._h, "S": slot[0], "A": slot[1], "K": ka, "V": va},
+            )["Hs"]
+            return self._resolution(slot, heads)
+
+    def conflicts(self) -> list[tuple[str, str]]:
+        """The slots whose heads disagree (residual conflicts)."""
+        with self._lock:
+            self._check_open()
+            return [tuple(x) for x in engine.ask("tk_conflicts(M, Ss)", {"M": self._h})["Ss"]]
+
+    # ------------------------------------------------------------------ filter (Phi_T)
+
+    def filter(
+        self,
+        items: Iterable[str | Fact | Candidate],
+        *,
+        kappa: Callable[[Any, Any], bool] | None = None,
+        query: str | None = None,
+    ) -> FilterResult:
+        """Drop the stale items of a retrieved context (Phi_T and its policy variants).
+
+        Facts of this memory (or their ids) are dropped when they are not chain heads
+        (dominated or retracted). All items are then filtered against each other: an item is
+        dropped when another item of the same slot with a different value dominates it under
+        this memory's policy (``temporal``: strictly newer, which is Phi_T). With ``kappa``,
+        ``kappa(newer, older)`` decides whether two items conflict instead (for free text).
+        Every drop is written to the audit log with ``query``.
+        """
+        items = list(items)
+        with self._lock:
+            self._check_open()
+            drops: dict[int, Drop] = {}
+            cands: list[tuple[int, Any, Any, Any, int, str]] = []
+            store_idx: list[int] = []
+            store_ids: list[str] = []
+            for i, item in enumerate(items):
+                if isinstance(item, (str, Fact)):
+                    fid = item if isinstance(item, str) else item.id
+                    f = self._facts.get(fid) if isinstance(fid, str) else None
+                    if f is None or (isinstance(item, Fact) and item.id in self._facts
+                                     and self._facts[item.id] != replace(item, status=None)):
+                        msg = f"items[{i}] is not a fact of this memory: {item!r}"
+                        raise UnknownFact(msg)
+                    store_idx.append(i)
+                    store_ids.append(fid)
+                    cands.append((i, f.subject, f.attribute, f.value, to_us(f.valid_from), f.tier))
+                elif isinstance(item, Candidate):
+                    s, a = self._slot_key(item.subject, item.attribute)
+                    tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
+                    cands.append((i, s, a, item.value, tau, self._tier(item.tier)))
+                else:
+                    msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
+                           f"{type(item).__name__}")
+                    raise InvalidFact(msg)
+            if store_ids:
+                verdicts = engine.ask("tk_filter_ids(M, Ids, Vs)",
+                                      {"M": self._h, "Ids": store_ids})["Vs"]
+                for i, (_fid, status, by) in zip(store_idx, verdicts, strict=True):
+                    if status == "retracted":
+                        drops[i] = Drop(items[i], None, "retracted")
+                    elif status == "dominated":
+                        rule = "supersedes" if self._facts[by].supersedes == _fid else self.policy
+                        drops[i] = Drop(items[i], self._facts[by], rule)
+            live = [c for c in cands if c[0] not in drops]
+            if kappa is None:
+                rows = [(i, f"{s}\x1f{a}", value_key(v), tau, t) for i, s, a, v, tau, t in live]
+                pairs = engine.ask("tk_phi(M, Cs, Ds)", {"M": self._h, "Cs": rows})["Ds"] \
+                    if len(rows) > 1 else []
+                for i, j in pairs:
+                    drops[i] = Drop(items[i], items[j], self.policy)
+            else:
+                self._kappa_filter(items, live, kappa, drops)
+            kept = tuple(items[i] for i in range(len(items)) if i not in drops)
+            dropped = tuple(drops[i] for i in sorted(drops))
+            now = datetime.now(UTC)
+            for d in dropped:
+                self._audit.append(AuditEntry("drop", now, {
+                    "query": query, "item": _describe(d.item),
+                    "dominated_by": _describe(d.dominated_by), "rule": d.rule,
+                }))
+            return FilterResult(kept=kept, dropped=dropped)
+
+    def _kappa_filter(self, items: list[Any], live: list[tuple[Any, ...]],
+                      kappa: Callable[[Any, Any], bool], drops: dict[int, Drop]) -> None:
+        ranks = {t: len(self.tiers) - k for k, t in enumerate(self.tiers)}
+        order = sorted(live, key=lambda c: c[4], reverse=True)
+        for n, (i, _s, _a, _v, tau, t) in enumerate(order):
+            for j, _s2, _a2, _v2, tau2, t2 in order[:n]:
+                if tau2 <= tau or not self._rank_allows(ranks[t2], ranks[t], tau2 > tau):
+                    continue
+                if kappa(items[j], items[i]):
+                    drops[i] = Drop(items[i], items[j], "kappa")
+                    break
+
+    def _rank_allows(self, r_new: int, r_old: int, newer: bool) -> bool:
+        if self.policy == "temporal":
+            return newer
+        if self.policy == "temporal_within_authority":
+            return newer and r_new >= r_old
+        return r_new > r_old or (r_new == r_old and newer)
+
+    # ------------------------------------------------------------------ rules, beliefs, why
+
+    def add_rule(self, text: str) -> None:
+        """Add a rule over ``holds(Subject, Attribute, Value)`` deriving beliefs.
+
+        Example: ``"needs_vpn(U) :- holds(U, location, L), L \\== office"``. Rule bodies may
+        call holds/3, other rule heads, comparisons, arithmetic and a few pure builtins only.
+        Subjects, attributes and string values appear as normalised atoms.
+        """
+        if not isinstance(text, str) or not text.strip():
+            msg = f"rule text must be a non-empty str, got {text!r}"
+            raise UnsafeRule(msg)
+        if len(text.encode()) > 65536:
+            msg = "rule text is longer than 65536 bytes"
+            raise UnsafeRule(msg)
+        with self._lock:
+            self._check_open()
+            rid = f"r{len(self._rules) + 1}"
+            kind, message = engine.ask("tk_add_rule(M, Id, T, R)",
+                                       {"M": self._h, "Id": rid, "T": text})["R"]
+            if kind != "ok":
+                msg = f"rule {text!r} refused ({kind}): {message}"
+                self._reject(UnsafeRule(msg), {"rule": text})
+                raise UnsafeRule(msg)
+            self._rules.append((rid, text))
+            self._events.append(("rule", rid, text))
+
+    def rules(self) -> list[str]:
+        """The rule texts, in the order they were added."""
+        return [t for _, t in self._rules]
+
+    def beliefs(self) -> list[Belief]:
+        """Every belief the rules derive from the current facts (kept current incrementally)."""
+        with self._lock:
+            self._check_open()
+            raw = engine.ask("tk_beliefs(M, Bs)", {"M": self._h})["Bs"]
+        return [_belief(b) for b in raw]
+
+    def why(self, item: str | Fact | Belief) -> Justification:
+        """The justification of a fact (who, when, tier, what it dominates / what dominates
+        it) or of a belief (rule and supporting facts, recursively)."""
+        with self._lock:
+            self._check_open()
+            if isinstance(item, Fact):
+                item = item.id
+            if isinstance(item, str) and item in self._facts:
+                return self._why_fact(item)
+            text = str(item) if isinstance(item, Belief) else item
+            if not isinstance(text, str) or not text.strip():
+                msg = f"why() takes a fact id, a Fact or a Belief, got {item!r}"
+                raise InvalidFact(msg)
+            proof = engine.ask("tk_explain(M, T, P)", {"M": self._h, "T": text})["P"]
+            if proof == "none":
+                msg = f"{text!r} is neither a fact id of this memory nor a current belief"
+                raise UnknownFact(msg)
+            return self._proof(proof)
+
+    def _why_fact(self, fid: str) -> Justification:
+        f = self._facts[fid]
+        over, under = engine.ask("tk_links(M, Id, Ds, Dd)",
+                                 {"M": self._h, "Id": fid}).__getitem__, None
+        dominators, dominated = over("Ds"), over("Dd")
+        del under
+        if fid in self._retracted:
+            status = "retracted"
+        elif not dominators:
+            status = "head"
+        else:
+            status = "superseded"
+        label = (f"fact {fid}: {f.subject}.{f.attribute} = {f.value!r} ({status}); "
+                 f"said by {f.source} [{f.tier}], valid from {f.valid_from.isoformat()}, "
+                 f"recorded {f.recorded_at.isoformat()}")
+        children = []
+        if fid in self._retracted:
+            ra, reason = self._retracted[fid]
+            children.append(Justification("retraction", f"retracted at {from_us(ra).isoformat()}: "
+                                          f"{reason}", {"reason": reason}))
+        for d in dominators:
+            g = self._facts[d]
+            children.append(Justification(
+                "dominated_by", f"dominated by {d}: {g.value!r} from {g.source} [{g.tier}], "
+                f"valid from {g.valid_from.isoformat()} ({self._rule_name(g, f)})",
+                {"fact": g}))
+        for d in dominated:
+            g = self._facts[d]
+            children.append(Justification(
+                "dominates", f"dominates {d}: {g.value!r} from {g.source} [{g.tier}], "
+                f"valid from {g.valid_from.isoformat()} ({self._rule_name(f, g)})",
+                {"fact": g}))
+        return Justification("fact", label, {
+            "fact": f, "status": status, "dominated_by": tuple(dominators),
+            "dominates": tuple(dominated)}, tuple(children))
+
+    def _rule_name(self, winner: Fact, loser: Fact) -> str:
+        return "explicit supersedes" if winner.supersedes == loser.id else f"policy {self.policy}"
+
+    def _why_resolution(self, slot: tuple[str, str], ids: tuple[str, ...]) -> Justification:
+        r = self.current(*slot)
+        label = f"{slot[0]}.{slot[1]}: {r.status}" + (
+            f" = {r.value!r}" if r.status == "resolved" else "")
+        return Justification("resolution", label, {"status": r.status},
+                             tuple(self._why_fact(i) for i in ids))
+
+    def _proof(self, node: Any) -> Justification:
+        kind = node[0]
+        if kind == "belief":
+            _, text, rid, rtext, children = node
+            return Justification("belief", f"{text}  [rule {rid}: {rtext}]",
+                                 {"belief": text, "rule": rtext},
+                                 tuple(self._proof(c) for c in children))
+        if kind == "holds":
+            _, s, a, v, heads = node
+            facts = tuple(self._facts[h] for h in heads)
+            return Justification(
+                "holds", f"holds({s}, {a}, {v})", {"facts": facts},
+                tuple(self._why_fact(h) for h in heads))
+        return Justification(kind, f"{'not ' if kind == 'not' else ''}{node[1]}"
+                             if kind != "not" else node[1], {})
+
+    def what_if(
+        self,
+        *,
+        add: Iterable[Mapping[str, Any] | Fact] = (),
+        retract: Iterable[str] = (),
+    ) -> WhatIf:
+        """Which heads and beliefs would change if ``add`` were added and ``retract``
+        retracted. Nothing is written."""
+        with self._lock:
+            self._check_open()
+            now = _now_us()
+            rows = []
+            for i, item in enumerate(add):
+                if isinstance(item, Mapping) and item.get("valid_from") is None:
+                    item = {**item, "valid_from": from_us(now)}
+                _, row = self._coerce(item, i)
+                rows.append(row[:6] + (self._last_ra + 1 + i,) + row[7:])
+            rids = []
+            for fid in retract:
+                if fid not in self._facts:
+                    msg = f"retract: {fid!r} names no fact of this memory"
+                    raise UnknownFact(msg)
+                rids.append(fid)
+            res = engine.ask("tk_what_if(M, As, Rs, C)",
+                             {"M": self._h, "As": rows, "Rs": rids})["C"]
+            if res[0] == "error":
+                self._raise_rejected(res[1], [])
+            _, slots, gained, lost = res
+            return WhatIf(
+                heads=tuple(HeadChange(s, a, tuple(b), tuple(c)) for s, a, b, c in slots),
+                beliefs_gained=tuple(_belief(b) for b in gained),
+                beliefs_lost=tuple(_belief(b) for b in lost),
+            )
+
+    # ------------------------------------------------------------------ inspection
+
+    def graph(self) -> Any:
+        """A ``networkx.DiGraph``: facts and beliefs as nodes; ``supersedes`` edges (winner
+        to loser, under the policy or an explicit link), ``conflicts`` edges between heads of
+        a slot that disagree, ``supports`` edges from head facts to the beliefs they support.
+        """
+        import networkx as nx
+
+        with self._lock:
+            self._check_open()
+            g = nx.DiGraph()
+            for f in self._facts.values():
+                g.add_node(f.id, kind="fact", subject=f.subject, attribute=f.attribute,
+                           value=f.value, source=f.source, tier=f.tier,
+                           retracted=f.id in self._retracted)
+            for fid in self._facts:
+                if fid in self._retracted:
+                    continue
+                for d in engine.ask("tk_links(M, Id, Ds, Dd)",
+                                    {"M": self._h, "Id": fid})["Dd"]:
+                    g.add_edge(fid, d, kind="supersedes")
+            for slot in self.conflicts():
+                heads = self.current(*slot).heads
+                for x in heads:
+                    for y in heads:
+                        if x.id != y.id and value_key(x.value) != value_key(y.value):
+                            g.add_edge(x.id, y.id, kind="conflicts")
+            for b in self.beliefs():
+                g.add_node(b.text, kind="belief", predicate=b.predicate)
+                for fid in _support_ids(self.why(b)):
+                    g.add_edge(fid, b.text, kind="supports")
+            return g
+
+    def audit(self) -> list[AuditEntry]:
+        """The drop log of ``filter`` and the rejected writes, oldest first."""
+        with self._lock:
+            return list(self._audit)
+
+
+_EPOCH_DT = from_us(0)
+
+
+def _hashable(k: Any) -> Any:
+    return k
+
+
+def _describe(item: Any) -> Any:
+    if isinstance(item, Fact):
+        return item.id
+    if isinstance(item, Candidate):
+        return {"subject": item.subject, "attribute": item.attribute, "value": item.value,
+                "valid_from": str(item.valid_from), "source": item.source}
+    return item
+
+
+def _belief(raw: Any) -> Belief:
+    name, args, text = raw
+    return Belief(predicate=name, args=tuple(args), text=text)
+
+
+def _support_ids(j: Justification) -> set[str]:
+    out: set[str] = set()
+    if j.kind == "holds":
+        out.update(f.id for f in j.details["facts"])
+    for c in j.children:
+        if c.kind != "fact":
+            out |= _support_ids(c)
+    return out

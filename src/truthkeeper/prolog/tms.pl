@@ -1,0 +1,201 @@
+:- module(tk_tms,
+          [ add_rule/4,         % +M, +RuleId, +Text, -Result
+            rule_text/3,        % ?M, ?RuleId, ?Text
+            belief/2,           % +M, ?Goal  (tabled, incremental)
+            beliefs/2,          % +M, -Beliefs
+            explain_belief/3,   % +M, +Text, -Proof
+            drop_rules/1        % +M
+          ]).
+:- use_module(store, [holds/4, head/4]).
+:- use_module(library(lists), [member/2, append/3]).
+:- use_module(library(apply), [maplist/3]).
+
+/** <module> Derived beliefs and their justifications
+
+Users add rules over holds(Subject, Attribute, Value), the view of current,
+resolved slots. belief/2 is tabled incrementally over holds/4 and rule/4, so
+when a supporting fact is superseded or retracted the dependent beliefs
+change without a full recomputation.
+
+Rules are data: they are parsed with term_string/3 and interpreted by body/2,
+which calls only holds/3, other rule heads and a short list of pure builtins
+(safe_goal/1). A rule that mentions anything else (halt, shell, assert, ...)
+is refused.
+*/
+
+:- dynamic rule/4 as incremental.       % M, RuleId, Head, Body
+:- dynamic rule_text/3.
+
+:- table belief/2 as incremental.
+
+%!  belief(+M, ?Goal) is nondet.
+belief(M, G) :-
+    rule(M, _, G, B),
+    body(M, B).
+
+body(_, true) :- !.
+body(M, (A, B)) :- !, body(M, A), body(M, B).
+body(M, (C -> T ; E)) :- !, ( body(M, C) -> body(M, T) ; body(M, E) ).
+body(M, (A ; B)) :- !, ( body(M, A) ; body(M, B) ).
+body(M, (C -> T)) :- !, ( body(M, C) -> body(M, T) ).
+body(M, \+ G) :- !, \+ body(M, G).
+body(M, holds(S, A, V)) :- !, holds(M, S, A, V).
+body(_, G) :- builtin(G), !, call(G).
+body(M, G) :- belief(M, G).
+
+%!  builtin(+Goal) is semidet.
+%
+%   The pure builtins a rule body may call.
+builtin(G) :-
+    functor(G, N, A),
+    builtin_pi(N/A).
+
+builtin_pi((==)/2).     builtin_pi((\==)/2).    builtin_pi((=)/2).
+builtin_pi((\=)/2).     builtin_pi((<)/2).      builtin_pi((>)/2).
+builtin_pi((=<)/2).     builtin_pi((>=)/2).     builtin_pi((=:=)/2).
+builtin_pi((=\=)/2).    builtin_pi((is)/2).     builtin_pi((@<)/2).
+builtin_pi((@>)/2).     builtin_pi((@=<)/2).    builtin_pi((@>=)/2).
+builtin_pi(member/2).   builtin_pi(memberchk/2). builtin_pi(atom/1).
+builtin_pi(number/1).   builtin_pi(integer/1).  builtin_pi(float/1).
+builtin_pi(string/1).   builtin_pi(atomic/1).   builtin_pi(fail/0).
+builtin_pi(false/0).    builtin_pi(sub_atom/5). builtin_pi(atom_length/2).
+builtin_pi(atom_concat/3). builtin_pi(atom_number/2). builtin_pi(between/3).
+builtin_pi(length/2).
+
+control_pi((',')/2). control_pi((;)/2). control_pi((->)/2). control_pi((\+)/1).
+control_pi(true/0).  control_pi(holds/3).
+
+%!  add_rule(+M, +RuleId, +Text, -Result) is det.
+%
+%   Parse Text as a clause and add it to memory M. Result is ok(HeadName/Arity)
+%   or error(Kind, Message) with Kind one of syntax, head, unsafe.
+add_rule(M, RuleId, Text, Result) :-
+    catch(term_string(T, Text), E, true),
+    (   nonvar(E)
+    ->  message_to_codes_safe(E, Msg),
+        Result = error(syntax, Msg)
+    ;   clause_parts(T, H, B),
+        (   check_head(H, HP)
+        ->  (   HP == ok
+            ->  (   unsafe_goal(B, Bad)
+                ->  format(string(Msg), "rule body calls ~q, which rules may not call \c
+                         (allowed: holds/3, rule heads, tests and arithmetic)", [Bad]),
+                    Result = error(unsafe, Msg)
+                ;   assertz(rule(M, RuleId, H, B)),
+                    assertz(rule_text(M, RuleId, Text)),
+                    functor(H, N, A),
+                    Result = ok(N/A)
+                )
+            ;   Result = error(head, HP)
+            )
+        ;   Result = error(head, "rule head must be a callable term")
+        )
+    ).
+
+message_to_codes_safe(error(syntax_error(What), _), Msg) :- !,
+    format(string(Msg), "syntax error: ~w", [What]).
+message_to_codes_safe(E, Msg) :-
+    format(string(Msg), "~q", [E]).
+
+clause_parts(T, H, B) :-
+    (   nonvar(T), T = (H0 :- B0)
+    ->  H = H0, B = B0
+    ;   H = T, B = true
+    ).
+
+check_head(H, Problem) :-
+    nonvar(H),
+    callable(H),
+    functor(H, N, A),
+    (   ( control_pi(N/A) ; builtin_pi(N/A) ; system_pred(N/A) )
+    ->  format(string(Problem), "rule head ~w/~w is reserved", [N, A])
+    ;   Problem = ok
+    ).
+
+system_pred(N/A) :-
+    functor(G, N, A),
+    predicate_property(system:G, defined).
+
+%!  unsafe_goal(+Body, -Bad) is semidet.
+%
+%   Bad is a goal of Body that rules may not call.
+unsafe_goal(V, V) :- var(V), !.
+unsafe_goal((A, B), Bad) :- !, ( unsafe_goal(A, Bad) -> true ; unsafe_goal(B, Bad) ).
+unsafe_goal((A ; B), Bad) :- !, ( unsafe_goal(A, Bad) -> true ; unsafe_goal(B, Bad) ).
+unsafe_goal((A -> B), Bad) :- !, ( unsafe_goal(A, Bad) -> true ; unsafe_goal(B, Bad) ).
+unsafe_goal(\+ A, Bad) :- !, unsafe_goal(A, Bad).
+unsafe_goal(G, G) :- \+ callable(G), !.
+unsafe_goal(G, _) :- functor(G, N, A), ( control_pi(N/A) ; builtin_pi(N/A) ), !, fail.
+unsafe_goal(G, N/A) :- functor(G, N, A), system_pred(N/A), !.
+unsafe_goal(G, N/A) :- functor(G, N, A), sub_atom(N, 0, _, _, '$'), !.
+
+%!  drop_rules(+M) is det.
+drop_rules(M) :-
+    retractall(rule(M, _, _, _)),
+    retractall(rule_text(M, _, _)),
+    abolish_all_tables.
+
+%!  beliefs(+M, -Beliefs) is det.
+%
+%   Every derived belief, as -(Name, Args, Text) terms, sorted.
+beliefs(M, Beliefs) :-
+    findall(N/A, ( rule(M, _, H, _), functor(H, N, A) ), PIs0),
+    sort(PIs0, PIs),
+    findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, G) ), Gs0),
+    sort(Gs0, Gs),
+    maplist(belief_out, Gs, Beliefs).
+
+belief_out(G, -(N, Args, Text)) :-
+    G =.. [N|Args0],
+    maplist(arg_out, Args0, Args),
+    term_string(G, Text).
+
+arg_out(X, X) :- atomic(X), !.
+arg_out(X, S) :- term_string(X, S).
+
+%!  explain_belief(+M, +Text, -Proof) is det.
+%
+%   Proof is the justification tree of the belief written as Text, or the atom
+%   none when it does not hold. Nodes (n-ary - terms, tuples in Python):
+%   -(belief, Text, RuleId, RuleText, Children), -(holds, S, A, V, HeadIds),
+%   test-Text, not-Text.
+explain_belief(M, Text, Proof) :-
+    catch(term_string(G, Text), _, fail),
+    callable(G),
+    belief(M, G),
+    prove_belief(M, G, [G], P), !,
+    Proof = P.
+explain_belief(_, _, none).
+
+prove_belief(M, G, Stack, -(belief, Text, Rid, RText, Children)) :-
+    rule(M, Rid, G, B),
+    prove_body(M, B, Stack, Children),
+    rule_text(M, Rid, RText),
+    term_string(G, Text).
+
+prove_body(_, true, _, []) :- !.
+prove_body(M, (A, B), S, Ps) :- !,
+    prove_body(M, A, S, PA), prove_body(M, B, S, PB), append(PA, PB, Ps).
+prove_body(M, (C -> T ; E), S, Ps) :- !,
+    (   prove_body(M, C, S, PC)
+    ->  prove_body(M, T, S, PT), append(PC, PT, Ps)
+    ;   \+ body(M, C), prove_body(M, E, S, Ps)
+    ).
+prove_body(M, (A ; B), S, Ps) :- !,
+    ( prove_body(M, A, S, Ps) ; prove_body(M, B, S, Ps) ).
+prove_body(M, (C -> T), S, Ps) :- !,
+    prove_body(M, C, S, PC), !, prove_body(M, T, S, PT), append(PC, PT, Ps).
+prove_body(M, \+ G, _, [not-Text]) :- !,
+    \+ body(M, G),
+    term_string(\+ G, Text).
+prove_body(M, holds(Sub, A, V), _, [-(holds, Sub, A, V, Heads)]) :- !,
+    holds(M, Sub, A, V),
+    findall(H, head(M, Sub, A, H), Heads).
+prove_body(_, G, _, [test-Text]) :-
+    builtin(G), !,
+    call(G),
+    term_string(G, Text).
+prove_body(M, G, Stack, [P]) :-
+    belief(M, G),
+    \+ ( member(X, Stack), X =@= G ),
+    prove_belief(M, G, [G|Stack], P).
