@@ -66,8 +66,8 @@ def context_story(mem: Memory) -> None:
     print("  drop log (audit):")
     for e in mem.audit():
         if e.kind == "drop":
-            print(f"   x {e.details['item']} dominated by {e.details['dominated_by']}"
-                  f" ({e.details['rule']})")
+            print(f"   x {_show(mem, e.details['item'])}  <-  "
+                  f"{_show(mem, e.details['dominated_by'])} ({e.details['rule']})")
 
 
 def why_story(mem: Memory) -> None:

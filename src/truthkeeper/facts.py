@@ -225,6 +225,18 @@ class AuditEntry:
 
 def normalise_key(value: object, name: str) -> str:
     """Unicode NFC, casefolded, whitespace collapsed; non-empty and bounded."""
+    if type(value) is str and value in _KEYS:
+        return _KEYS[value]
+    key = _normalise_key(value, name)
+    if len(_KEYS) < 100_000:
+        _KEYS[value] = key  # type: ignore[index]
+    return key
+
+
+_KEYS: dict[str, str] = {}
+
+
+def _normalise_key(value: object, name: str) -> str:
     if not isinstance(value, str):
         msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
         raise InvalidFact(msg)

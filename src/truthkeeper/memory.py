@@ -302,7 +302,9 @@ class Memory:
             for fact, row in built:
                 ra = self._next_ra()
                 rows.append(row[:6] + (ra,) + row[7:])
-                out.append(replace(fact, recorded_at=from_us(ra)))
+                # the Fact is not published yet: set the store's transaction time in place
+                object.__setattr__(fact, "recorded_at", from_us(ra))
+                out.append(fact)
             res = engine.ask("tk_add(M, Fs, R)", {"M": self._h, "Fs": rows})["R"]
             if res != "ok":
                 self._raise_rejected(res, out)
@@ -758,12 +760,7 @@ def _hashable(k: Any) -> Any:
 
 
 def _describe(item: Any) -> Any:
-    if isinstance(item, Fact):
-        return item.id
-    if isinstance(item, Candidate):
-        return {"subject": item.subject, "attribute": item.attribute, "value": item.value,
-                "valid_from": str(item.valid_from), "source": item.source}
-    return item
+    return item.id if isinstance(item, Fact) else item
 
 
 def _belief(raw: Any) -> Belief:

@@ -1,0 +1,88 @@
+"""A small pure-Python reference model of the store and the three policies.
+
+It follows DESIGN.md literally and quadratically; the tests check the Prolog layer against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from truthkeeper.facts import value_key
+
+TIERS = ("human", "verified", "agent", "unverified")
+RANK = {t: len(TIERS) - i for i, t in enumerate(TIERS)}
+
+
+@dataclass
+class RFact:
+    id: str
+    slot: tuple[str, str]
+    value: object
+    vf: int
+    ra: int
+    tier: str
+    supersedes: str | None = None
+
+
+def _vk(v: object) -> object:
+    k = value_key(v)
+    return tuple(k) if isinstance(k, list) else k
+
+
+def newer(f: RFact, g: RFact) -> bool:
+    return (f.vf, f.ra) > (g.vf, g.ra)
+
+
+def policy_dominates(policy: str, f: RFact, g: RFact) -> bool:
+    if _vk(f.value) == _vk(g.value):
+        return False
+    rf, rg = RANK[f.tier], RANK[g.tier]
+    if policy == "temporal":
+        return newer(f, g)
+    if policy == "temporal_within_authority":
+        return newer(f, g) and rf >= rg
+    return rf > rg or (rf == rg and newer(f, g))
+
+
+@dataclass
+class Reference:
+    policy: str
+    facts: dict[str, RFact] = field(default_factory=dict)
+    retracted: set[str] = field(default_factory=set)
+
+    def dominates(self, f: RFact, g: RFact) -> bool:
+        if f.supersedes == g.id:
+            return True
+        if g.supersedes == f.id:
+            return False
+        return policy_dominates(self.policy, f, g)
+
+    def live(self, slot: tuple[str, str]) -> list[RFact]:
+        return [f for f in self.facts.values() if f.slot == slot and f.id not in self.retracted]
+
+    def heads(self, slot: tuple[str, str]) -> set[str]:
+        live = self.live(slot)
+        return {f.id for f in live if not any(g is not f and self.dominates(g, f) for g in live)}
+
+    def link_problem(self, f: RFact) -> str | None:
+        if f.supersedes is None:
+            return None
+        g = self.facts.get(f.supersedes)
+        if g is None:
+            return "unknown"
+        if g.slot != f.slot:
+            return "cross_slot"
+        if RANK[f.tier] < RANK[g.tier]:
+            return "lower_tier"
+        return None
+
+
+def phi_reference(cands: list[tuple[tuple[str, str], object, int]]) -> set[int]:
+    """Indices Phi_T drops: a candidate with a strictly newer, conflicting one in its slot."""
+    out = set()
+    for i, (slot, v, t) in enumerate(cands):
+        for j, (slot2, v2, t2) in enumerate(cands):
+            if i != j and slot2 == slot and _vk(v2) != _vk(v) and t2 > t:
+                out.add(i)
+                break
+    return out

@@ -1,0 +1,301 @@
+"""The Memory API: behaviour a user checks, bad input, no change on error."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import networkx as nx
+import pytest
+
+import truthkeeper
+from truthkeeper import (
+    Belief,
+    Candidate,
+    InvalidFact,
+    Memory,
+    PolicyError,
+    SupersessionCycle,
+    SupersessionError,
+    TruthkeeperError,
+    UnknownFact,
+    UnsafeRule,
+)
+
+T = "2026-11-{:02d}T10:00:00Z".format
+
+
+def test_public_surface() -> None:
+    assert set(truthkeeper.__all__) == {
+        "AuditEntry", "Belief", "Candidate", "Drop", "Fact", "FilterResult", "HeadChange",
+        "InvalidFact", "JournalCorrupt", "JournalError", "Justification", "Memory",
+        "PolicyError", "PrologBridgeError", "Resolution", "SupersessionCycle",
+        "SupersessionError", "TierNotAuthorized", "TruthkeeperError", "UnknownFact",
+        "UnsafeRule", "ValueSupport", "WhatIf",
+    }
+    assert truthkeeper.__all__ == sorted(truthkeeper.__all__)
+
+
+def test_invoice_story_under_each_policy() -> None:
+    results = {}
+    for policy in ("temporal", "authority_first", "temporal_within_authority"):
+        with Memory(policy=policy) as mem:
+            mem.add("acme", "invoice_total", 4500, source="billing-email", tier="verified",
+                    valid_from=T(20))
+            mem.add("acme", "invoice_total", 5000, source="agent:planner", tier="agent",
+                    valid_from=T(22))
+            r = mem.current("acme", "invoice_total")
+            results[policy] = (r.status, r.value, sorted(c.value for c in r.candidates))
+    assert results["temporal"] == ("resolved", 5000, [5000])
+    assert results["authority_first"] == ("resolved", 4500, [4500])
+    assert results["temporal_within_authority"] == ("conflict", None, [4500, 5000])
+
+
+def test_chain_history_and_corroboration() -> None:
+    mem = Memory()
+    a = mem.add("acme", "price", 1, source="s1", valid_from=T(1))
+    b = mem.add("acme", "price", 2, source="s1", valid_from=T(2))
+    c = mem.add("Acme", " PRICE", 2, source="s2", valid_from=T(3))
+    r = mem.current("acme", "price")
+    assert r.status == "resolved" and r.value == 2
+    assert {f.id for f in r.heads} == {b.id, c.id}
+    assert r.candidates[0].sources == ("s2", "s1")
+    hist = mem.history("acme", "price")
+    assert [(f.id, f.status) for f in hist] == [(a.id, "superseded"), (b.id, "head"),
+                                                 (c.id, "head")]
+
+
+def test_explicit_supersedes_beats_time_and_is_checked() -> None:
+    mem = Memory(policy="temporal")
+    new = mem.add("acme", "price", 2, source="s", valid_from=T(5))
+    fix = mem.add("acme", "price", 1, source="s", valid_from=T(1), supersedes=new.id)
+    assert [f.id for f in mem.current("acme", "price").heads] == [fix.id]
+    other = mem.add("globex", "price", 3, source="s")
+    with pytest.raises(SupersessionError, match="within one slot"):
+        mem.add("acme", "price", 9, source="s", supersedes=other.id)
+    h = mem.add("acme", "price", 7, source="u", tier="human", valid_from=T(9))
+    with pytest.raises(SupersessionError, match="lower tier"):
+        mem.add("acme", "price", 8, source="s", tier="agent", supersedes=h.id)
+    with pytest.raises(UnknownFact, match="names no fact"):
+        mem.add("acme", "price", 8, source="s", supersedes="nope")
+    assert len(mem) == 4 and mem.current("acme", "price").value == 7
+
+
+def test_cycle_in_a_batch_is_rejected_whole() -> None:
+    mem = Memory()
+    before = len(mem)
+    with pytest.raises(SupersessionCycle):
+        mem.add_many([
+            {"id": "x", "subject": "s", "attribute": "a", "value": 1, "source": "q",
+             "supersedes": "y"},
+            {"id": "y", "subject": "s", "attribute": "a", "value": 2, "source": "q",
+             "supersedes": "x"},
+        ])
+    assert len(mem) == before and mem.current("s", "a").status == "unknown"
+    assert mem.audit()[-1].kind == "rejected_write"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"subject": ""}, "subject must be a non-empty"),
+        ({"subject": 3}, "subject must be a str"),
+        ({"attribute": "   "}, "attribute must be a non-empty"),
+        ({"valid_from": datetime(2026, 1, 1)}, "timezone-aware"),
+        ({"valid_from": "2026-01-01T00:00:00"}, "timezone-aware"),
+        ({"valid_from": "yesterday"}, "ISO 8601"),
+        ({"tier": "god"}, "tier must be one of"),
+        ({"value": "x" * 70000}, "limit is 65536"),
+        ({"value": float("nan")}, "finite"),
+        ({"value": object()}, "JSON-serialisable"),
+        ({"value": 2**70}, "64 bits"),
+        ({"source": ""}, "source must be a non-empty"),
+        ({"meta": [1]}, "meta must be a dict"),
+        ({"valid_to": T(1), "valid_from": T(2)}, "must be after"),
+    ],
+)
+def test_bad_input_raises_and_changes_nothing(kwargs: dict, match: str) -> None:
+    mem = Memory()
+    mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    args = {"subject": "acme", "attribute": "price", "value": 5, "source": "s"} | kwargs
+    with pytest.raises(InvalidFact, match=match):
+        mem.add(args.pop("subject"), args.pop("attribute"), args.pop("value"), **args)
+    assert len(mem) == 1 and mem.current("acme", "price").value == 1
+
+
+def test_prolog_looking_values_are_data() -> None:
+    mem = Memory()
+    evil = "x'), halt. %"
+    f = mem.add(evil, evil, evil, source=evil, valid_from=T(1))
+    r = mem.current(evil, evil)
+    assert r.value == evil and r.heads[0].source == evil
+    mem.add(evil, evil, "foo(X) :- halt.", source="s", valid_from=T(2))
+    assert mem.current(evil, evil).value == "foo(X) :- halt."
+    assert mem.history(evil, evil)[0].id == f.id
+
+
+def test_values_normalise_for_conflict() -> None:
+    mem = Memory(policy="temporal")
+    mem.add("ana", "city", "Lisbon", source="a", valid_from=T(1))
+    mem.add("ana", "city", "  lisbon ", source="b", valid_from=T(2))
+    r = mem.current("ana", "city")
+    assert r.status == "resolved" and len(r.heads) == 2  # corroboration, not conflict
+    mem.add("ana", "city", 1.0, source="c", valid_from=T(3))
+    mem.add("ana", "city", 1, source="d", valid_from=T(4))
+    assert len(mem.current("ana", "city").heads) == 2  # 1.0 == 1
+    mem.add("ana", "city", True, source="e", valid_from=T(5))
+    assert mem.current("ana", "city").value is True
+
+
+def test_retract_is_an_event() -> None:
+    mem = Memory()
+    a = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    b = mem.add("acme", "price", 2, source="s", valid_from=T(2))
+    mem.retract(b.id, reason="typo")
+    assert mem.current("acme", "price").value == 1
+    assert [f.status for f in mem.history("acme", "price")] == ["head", "retracted"]
+    assert "typo" in str(mem.why(b.id))
+    with pytest.raises(InvalidFact, match="already retracted"):
+        mem.retract(b.id, reason="again")
+    with pytest.raises(UnknownFact):
+        mem.retract("nope", reason="x")
+    with pytest.raises(InvalidFact, match="reason"):
+        mem.retract(a.id, reason="")
+    assert mem.current("acme", "price").value == 1
+
+
+def test_as_of_bitemporal() -> None:
+    mem = Memory()
+    mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    known = datetime.now(UTC)
+    mem.add("acme", "price", 2, source="s", valid_from=T(10), valid_to=T(20))
+    assert mem.as_of("acme", "price", known_at=known).value == 1
+    assert mem.as_of("acme", "price", valid_at=T(5)).value == 1
+    assert mem.as_of("acme", "price", valid_at=T(15)).value == 2
+    assert mem.as_of("acme", "price", valid_at=T(25)).value == 1  # 2 stopped being true
+    assert mem.as_of("acme", "price", valid_at="2025-01-01T00:00:00Z").status == "unknown"
+    with pytest.raises(InvalidFact, match="timezone-aware"):
+        mem.as_of("acme", "price", known_at=datetime(2026, 1, 1))
+
+
+def test_filter_store_facts_and_candidates() -> None:
+    mem = Memory(policy="temporal")
+    a = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    b = mem.add("acme", "price", 2, source="s", valid_from=T(2))
+    c = mem.add("acme", "owner", "bob", source="s", valid_from=T(1))
+    mem.retract(c.id, reason="wrong")
+    old = Candidate("ana", "city", "berlin", T(1))
+    new = Candidate("ana", "city", "lisbon", T(3))
+    other = Candidate("ana", "job", "pilot", T(1))
+    res = mem.filter([a.id, b, c.id, old, new, other], query="q1")
+    assert res.kept == (b, new, other)
+    by_item = {(d.item if isinstance(d.item, str) else d.item): d for d in res.dropped}
+    assert by_item[a.id].dominated_by.id == b.id
+    assert by_item[c.id].rule == "retracted"
+    assert by_item[old].dominated_by == new
+    drops = [e for e in mem.audit() if e.kind == "drop"]
+    assert len(drops) == 3 and all(e.details["query"] == "q1" for e in drops)
+    with pytest.raises(UnknownFact):
+        mem.filter(["nope"])
+    with pytest.raises(InvalidFact):
+        mem.filter([42])
+
+
+def test_filter_with_kappa_callable() -> None:
+    mem = Memory(policy="temporal")
+    items = [Candidate("ctx", "text", "Ana lives in Berlin", T(1)),
+             Candidate("ctx", "text", "Ana moved to Lisbon", T(2)),
+             Candidate("ctx", "text", "Bob likes tea", T(3))]
+    calls = []
+
+    def kappa(newer: Candidate, older: Candidate) -> bool:
+        calls.append((newer.value, older.value))
+        return "Ana" in newer.value and "Ana" in older.value
+
+    res = mem.filter(items, kappa=kappa)
+    assert [d.item.value for d in res.dropped] == ["Ana lives in Berlin"]
+    assert res.dropped[0].rule == "kappa"
+
+
+def test_rules_beliefs_and_why() -> None:
+    mem = Memory()
+    mem.add_rule("needs_vpn(U) :- holds(U, location, L), L \\== office")
+    mem.add_rule("alert(U) :- needs_vpn(U), holds(U, role, admin)")
+    loc = mem.add("Ana", "location", "home", source="s", valid_from=T(1))
+    mem.add("ana", "role", "admin", source="s", valid_from=T(1))
+    assert [str(b) for b in mem.beliefs()] == ["alert(ana)", "needs_vpn(ana)"]
+    j = mem.why(Belief("alert", ("ana",), "alert(ana)"))
+    text = str(j)
+    assert "needs_vpn(ana)" in text and loc.id in text and "rule r2" in text
+    mem.add("ana", "location", "office", source="s", valid_from=T(2))
+    assert mem.beliefs() == []
+    with pytest.raises(UnknownFact):
+        mem.why("alert(ana)")
+
+
+@pytest.mark.parametrize("text", ["p :- halt", "p(X) :- holds(X, a, _), shell(X)",
+                                  "x'), halt. %", "holds(a, b, c)", "", "p(X) :- call(X)",
+                                  "p :- assertz(q)"])
+def test_unsafe_rules_refused(text: str) -> None:
+    mem = Memory()
+    with pytest.raises(UnsafeRule):
+        mem.add_rule(text)
+    assert mem.rules() == []
+
+
+def test_what_if_writes_nothing() -> None:
+    mem = Memory()
+    mem.add_rule("remote(U) :- holds(U, location, L), L \\== office")
+    a = mem.add("ana", "location", "home", source="s", valid_from=T(1))
+    w = mem.what_if(add=[{"subject": "ana", "attribute": "location", "value": "office",
+                          "source": "s", "valid_from": T(2)}])
+    assert [str(b) for b in w.beliefs_lost] == ["remote(ana)"] and w.changed
+    assert w.heads[0].heads_before == (a.id,)
+    w2 = mem.what_if(retract=[a.id])
+    assert w2.heads[0].heads_after == ()
+    assert [str(b) for b in mem.beliefs()] == ["remote(ana)"]
+    assert mem.current("ana", "location").value == "home" and len(mem) == 1
+    with pytest.raises(UnknownFact):
+        mem.what_if(retract=["nope"])
+
+
+def test_graph_edges() -> None:
+    mem = Memory()
+    mem.add_rule("known(S) :- holds(S, price, _)")
+    a = mem.add("acme", "price", 1, source="s", tier="verified", valid_from=T(1))
+    b = mem.add("acme", "price", 2, source="s", tier="verified", valid_from=T(2))
+    g1 = mem.add("globex", "price", 1, source="e", tier="verified", valid_from=T(1))
+    g2 = mem.add("globex", "price", 2, source="agent", tier="agent", valid_from=T(2))
+    g = mem.graph()
+    assert isinstance(g, nx.DiGraph)
+    assert g.edges[b.id, a.id]["kind"] == "supersedes"
+    assert g.edges[g1.id, g2.id]["kind"] == "conflicts"
+    assert g.edges[b.id, "known(acme)"]["kind"] == "supports"
+
+
+def test_configuration_errors() -> None:
+    with pytest.raises(PolicyError):
+        Memory(policy="newest")
+    with pytest.raises(PolicyError):
+        Memory(tiers=())
+    with pytest.raises(PolicyError):
+        Memory(tiers=("a", "A"))
+    mem = Memory(tiers=("boss", "staff"), protected_tiers=())
+    mem.add("x", "y", 1, source="s", tier="staff")
+    with pytest.raises(InvalidFact, match="boss, staff"):
+        mem.add("x", "y", 1, source="s", tier="agent")
+
+
+def test_memories_are_isolated_and_closed() -> None:
+    m1, m2 = Memory(), Memory()
+    m1.add("x", "y", 1, source="s")
+    assert m2.current("x", "y").status == "unknown"
+    m1.close()
+    with pytest.raises(TruthkeeperError, match="closed"):
+        m1.add("x", "y", 2, source="s")
+
+
+def test_resolution_why() -> None:
+    mem = Memory()
+    f = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    j = mem.current("acme", "price").why()
+    assert f.id in str(j) and "resolved" in str(j)
