@@ -28,9 +28,9 @@ def test_public_surface() -> None:
     assert set(truthkeeper.__all__) == {
         "AuditEntry", "Belief", "Candidate", "Drop", "Fact", "FilterResult", "HeadChange",
         "InvalidFact", "JournalCorrupt", "JournalError", "Justification", "Memory",
-        "PolicyError", "PrologBridgeError", "Resolution", "SupersessionCycle",
+        "PolicyError", "PrologBridgeError", "Resolution", "Signer", "SupersessionCycle",
         "SupersessionError", "TierNotAuthorized", "TruthkeeperError", "UnknownFact",
-        "UnsafeRule", "ValueSupport", "WhatIf",
+        "UnsafeRule", "ValueSupport", "Verification", "WhatIf",
     }
     assert truthkeeper.__all__ == sorted(truthkeeper.__all__)
 
@@ -65,7 +65,7 @@ def test_chain_history_and_corroboration() -> None:
 
 
 def test_explicit_supersedes_beats_time_and_is_checked() -> None:
-    mem = Memory(policy="temporal")
+    mem = Memory(policy="temporal", protected_tiers=())
     new = mem.add("acme", "price", 2, source="s", valid_from=T(5))
     fix = mem.add("acme", "price", 1, source="s", valid_from=T(1), supersedes=new.id)
     assert [f.id for f in mem.current("acme", "price").heads] == [fix.id]

@@ -24,7 +24,7 @@ def test_chain_collapses_in_every_insertion_order(policy, tier, subject, attribu
     keys = [value_key(v) for v in vals]
     if len({repr(k) for k in keys}) < 3:  # values equal after normalisation corroborate
         return
-    with Memory(policy=policy) as mem:
+    with Memory(policy=policy, protected_tiers=()) as mem:
         ids = {}
         for i in order:
             ids[i] = mem.add(subject, attribute, vals[i], source="s", tier=tier,
@@ -103,7 +103,7 @@ def test_newest_fact_drops_every_older_conflicting_fact(raw) -> None:
                               values, offsets, tiers), min_size=1, max_size=15),
        cut=st.integers(0, 15))
 def test_as_of_known_at_equals_a_store_that_saw_only_earlier_events(policy, ops, cut) -> None:
-    with Memory(policy=policy) as live:
+    with Memory(policy=policy, protected_tiers=()) as live:
         log = []  # (kind, payload, recorded_at)
         for kind, subject, value, t, tier in ops:
             if kind == "add":
@@ -121,7 +121,7 @@ def test_as_of_known_at_equals_a_store_that_saw_only_earlier_events(policy, ops,
         from truthkeeper.facts import from_us
 
         known_dt = known_at if not isinstance(known_at, int) else from_us(known_at)
-        with Memory(policy=policy) as replay:
+        with Memory(policy=policy, protected_tiers=()) as replay:
             for kind, payload, _ in log[:cut]:
                 if kind == "add":
                     replay.add_many([payload])
@@ -139,7 +139,7 @@ def test_all_insertion_orders_of_a_mixed_tier_slot_agree() -> None:
     for policy in ("temporal", "authority_first", "temporal_within_authority"):
         seen = set()
         for order in itertools.permutations(range(len(specs))):
-            with Memory(policy=policy) as mem:
+            with Memory(policy=policy, protected_tiers=()) as mem:
                 got = {}
                 for i in order:
                     v, tier, t = specs[i]

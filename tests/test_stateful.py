@@ -17,7 +17,7 @@ SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city")]
 class MemoryMachine(RuleBasedStateMachine):
     @initialize(policy=policies)
     def setup(self, policy: str) -> None:
-        self.mem = Memory(policy=policy)
+        self.mem = Memory(policy=policy, protected_tiers=())
         self.ref = Reference(policy)
 
     def teardown(self) -> None:

@@ -29,9 +29,11 @@ from .facts import (
     Justification,
     Resolution,
     ValueSupport,
+    Verification,
     WhatIf,
 )
 from .memory import Memory
+from .signing import Signer
 
 __all__ = [
     "AuditEntry",
@@ -49,6 +51,7 @@ __all__ = [
     "PolicyError",
     "PrologBridgeError",
     "Resolution",
+    "Signer",
     "SupersessionCycle",
     "SupersessionError",
     "TierNotAuthorized",
@@ -56,6 +59,7 @@ __all__ = [
     "UnknownFact",
     "UnsafeRule",
     "ValueSupport",
+    "Verification",
     "WhatIf",
 ]
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from .facts import Candidate
 from .memory import POLICIES, Memory
+from .errors import TierNotAuthorized
+from .signing import Signer
 
 
 def _h(title: str) -> None:
@@ -14,16 +18,23 @@ def invoice_story() -> None:
     _h("Seed 003: the Acme invoice under each policy")
     print("verified email (Nov 20): 4500; agent's newer guess (Nov 22): 5000;"
           " human decision (Nov 21): 4800")
+    owner = Signer(Ed25519PrivateKey.generate())  # the human's channel holds the private key
     for policy in POLICIES:
-        with Memory(policy=policy) as mem:
+        with Memory(policy=policy, trusted_keys=[owner.public_key]) as mem:
             mem.add("Acme", "invoice_total", 4500, source="billing-email", tier="verified",
                     valid_from="2026-11-20T10:00:00Z")
             mem.add("acme", "Invoice_Total", 5000, source="agent:planner", tier="agent",
                     valid_from="2026-11-22T09:00:00Z")
             before = mem.current("acme", "invoice_total")
-            mem.add("ACME", "Invoice_Total ", 4800, source="user:ana", tier="human",
-                    valid_from="2026-11-21T16:00:00Z")
+            mem.add_many([owner.sign({
+                "subject": "ACME", "attribute": "Invoice_Total ", "value": 4800,
+                "source": "user:ana", "tier": "human", "valid_from": "2026-11-21T16:00:00Z"})])
             after = mem.current("acme", "invoice_total")
+            if policy == POLICIES[0]:
+                try:
+                    mem.add("acme", "invoice_total", 1, source="agent:planner", tier="human")
+                except TierNotAuthorized as exc:
+                    print(f"  (an agent claiming the human tier is refused: {exc})")
             vals = [c.value for c in before.candidates]
             print(f"  {policy:26s} email+guess -> {before.status} {vals if before.status == 'conflict' else before.value}; "
                   f"+ human -> {after.status} "

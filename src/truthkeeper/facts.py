@@ -26,6 +26,7 @@ __all__ = [
     "Justification",
     "Resolution",
     "ValueSupport",
+    "Verification",
     "WhatIf",
 ]
 
@@ -59,6 +60,7 @@ class Fact:
     valid_to: datetime | None = None
     text: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    signature: Mapping[str, str] | None = field(default=None, compare=False, hash=False)
     status: str | None = field(default=None, compare=False)
 
     @property
@@ -81,6 +83,7 @@ class Fact:
             "valid_to": None if self.valid_to is None else self.valid_to.isoformat(),
             "text": self.text,
             "meta": dict(self.meta),
+            "signature": None if self.signature is None else dict(self.signature),
         }
 
 
@@ -209,6 +212,19 @@ class WhatIf:
     @property
     def changed(self) -> bool:
         return bool(self.heads or self.beliefs_gained or self.beliefs_lost)
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The result of ``Memory.verify()``: ``ok``, events checked, the first bad event (its
+    seq) and why, and the hash of the last good event (record it elsewhere to anchor the
+    chain)."""
+
+    ok: bool
+    events: int
+    first_bad: int | None
+    reason: str | None
+    head_hash: str
 
 
 @dataclass(frozen=True, slots=True)

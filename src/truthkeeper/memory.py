@@ -13,9 +13,12 @@ from typing import Any
 from . import engine
 from .errors import (
     InvalidFact,
+    JournalCorrupt,
+    JournalError,
     PolicyError,
     SupersessionCycle,
     SupersessionError,
+    TierNotAuthorized,
     TruthkeeperError,
     UnknownFact,
     UnsafeRule,
@@ -31,6 +34,7 @@ from .facts import (
     Justification,
     Resolution,
     ValueSupport,
+    Verification,
     WhatIf,
     check_label,
     check_meta,
@@ -41,6 +45,8 @@ from .facts import (
     to_us,
     value_key,
 )
+from .journal import GENESIS, Event, Journal, check_row
+from .signing import public_key_hex, verify_signature
 
 __all__ = ["DEFAULT_TIERS", "POLICIES", "Memory"]
 
@@ -48,7 +54,7 @@ POLICIES = ("temporal", "authority_first", "temporal_within_authority")
 DEFAULT_TIERS = ("human", "verified", "agent", "unverified")
 _FACT_KEYS = frozenset(
     {"subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
-     "supersedes", "text", "meta", "id"}
+     "supersedes", "text", "meta", "id", "signature"}
 )
 
 
@@ -90,6 +96,8 @@ class Memory:
         tiers: Sequence[str] = DEFAULT_TIERS,
         protected_tiers: Sequence[str] = ("human",),
         trusted_keys: Sequence[Any] = (),
+        synchronous: str = "FULL",
+        readonly: bool = False,
     ) -> None:
         if policy not in POLICIES:
             msg = f"policy must be one of {', '.join(POLICIES)}; got {policy!r}"
@@ -108,6 +116,17 @@ class Memory:
         self.policy = policy
         self.tiers = tier_names
         self.protected_tiers = tuple(normalise_key(t, "protected_tiers[]") for t in protected_tiers)
+        lowest = max((tier_names.index(t) for t in self.protected_tiers), default=-1)
+        self._guarded = frozenset(tier_names[: lowest + 1])  # at or above a protected tier
+        try:
+            self._trusted = {public_key_hex(k): k for k in trusted_keys}
+        except InvalidFact as exc:
+            raise PolicyError(str(exc)) from None
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        self._trusted = {h: Ed25519PublicKey.from_public_bytes(bytes.fromhex(h))
+                         for h in self._trusted}
+        self._nonces: set[str] = set()
         self.path = None if path is None else os.fspath(path)
         self._lock = threading.RLock()
         self._h = engine.new_handle()
@@ -117,12 +136,17 @@ class Memory:
         self._retracted: dict[str, tuple[int, str]] = {}
         self._cache: dict[tuple[str, str], Resolution] = {}
         self._audit: list[AuditEntry] = []
-        self._events: list[tuple[Any, ...]] = []
+        self._events: list[tuple[str, int, dict[str, Any]]] = []
         self._rules: list[tuple[str, str]] = []
         self._last_ra = 0
         self._id_prefix = os.urandom(4).hex()
         self._seq = 0
         self._closed = False
+        self._journal: Journal | None = None
+        self._jseq, self._jhash = 0, GENESIS
+        self.corruption: str | None = None
+        if self.path is not None:
+            self._open_journal(synchronous, readonly)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -131,6 +155,8 @@ class Memory:
         with self._lock:
             if not self._closed:
                 self._closed = True
+                if self._journal is not None:
+                    self._journal.close()
                 try:
                     engine.ask("tk_close(M)", {"M": self._h})
                 except TruthkeeperError:  # pragma: no cover - interpreter shutdown
@@ -188,6 +214,7 @@ class Memory:
         text: object = None,
         meta: object = None,
         id: object = None,  # noqa: A002 - the field's name
+        signature: object = None,
         now_us: int | None = None,
     ) -> tuple[Fact, tuple[Any, ...]]:
         """Validate one fact; return it and the tuple Prolog receives (recorded_at unset)."""
@@ -204,10 +231,25 @@ class Memory:
             raise InvalidFact(msg)
         sup = None if supersedes is None else check_label(supersedes, "supersedes")
         fid = self._new_id() if id is None else check_label(id, "id")
+        txt, mt = check_text(text, "text"), check_meta(meta)
+        sig = None
+        if t in self._guarded:
+            fields = {"subject": s, "attribute": a, "value": value, "valid_from": vf_dt,
+                      "valid_to": vt_dt, "supersedes": sup, "source": src, "tier": t,
+                      "text": txt, "meta": mt}
+            problem = verify_signature(fields, signature, self._trusted) \
+                if signature is not None else "it carries no signature"
+            if problem is None and signature["nonce"] in self._nonces:  # type: ignore[index]
+                problem = "its nonce was already used (a replayed signature)"
+            if problem is not None:
+                msg = (f"a write at tier {t!r} (protected: {', '.join(sorted(self._guarded))}) "
+                       f"must be signed by a trusted key; refused: {problem}")
+                raise TierNotAuthorized(msg)
+            sig = dict(signature)  # type: ignore[call-overload]
         fact = Fact(
             id=fid, subject=s, attribute=a, value=value, valid_from=vf_dt,
             recorded_at=_EPOCH_DT, source=src, tier=t, supersedes=sup, valid_to=vt_dt,
-            text=check_text(text, "text"), meta=check_meta(meta),
+            text=txt, meta=mt, signature=sig,
         )
         row = (fid, s, a, vk, to_us(vf_dt), None if vt_dt is None else to_us(vt_dt), 0, t, src,
                sup)
@@ -218,7 +260,7 @@ class Memory:
             return self._build(
                 item.subject, item.attribute, item.value, source=item.source, tier=item.tier,
                 valid_from=item.valid_from, valid_to=item.valid_to, supersedes=item.supersedes,
-                text=item.text, meta=item.meta, id=item.id,
+                text=item.text, meta=item.meta, id=item.id, signature=item.signature,
             )
         if not isinstance(item, Mapping):
             msg = f"facts[{index}] must be a dict or a Fact, got {type(item).__name__}"
@@ -251,8 +293,12 @@ class Memory:
         supersedes: str | None = None,
         text: str | None = None,
         meta: Mapping[str, Any] | None = None,
+        signature: Mapping[str, str] | None = None,
     ) -> Fact:
         """Add one fact and return it (with its id and recorded_at).
+
+        A write at a protected tier needs ``signature`` from :class:`~truthkeeper.Signer`
+        (or use ``add_many([signer.sign({...})])``).
 
         Raises
         ------
@@ -263,11 +309,15 @@ class Memory:
         SupersessionError, SupersessionCycle
             ``supersedes`` crosses slots, goes from a lower tier over a higher one, or closes
             a cycle.
+        TierNotAuthorized
+            A protected-tier write without a valid, fresh signature by a trusted key.
         """
+        self._check_open()
         try:
             built = self._build(
                 subject, attribute, value, source=source, tier=tier, valid_from=valid_from,
                 valid_to=valid_to, supersedes=supersedes, text=text, meta=meta,
+                signature=signature,
             )
         except TruthkeeperError as exc:
             self._reject(exc, {"subject": subject, "attribute": attribute})
@@ -295,30 +345,76 @@ class Memory:
         return self._commit(built)
 
     def _commit(self, built: list[tuple[Fact, tuple[Any, ...]]]) -> list[Fact]:
+        nonces = [f.signature["nonce"] for f, _ in built if f.signature is not None]
+        if len(set(nonces)) != len(nonces):
+            err = TierNotAuthorized("two facts of one batch carry the same signature nonce")
+            self._reject(err, {"facts": [f.id for f, _ in built]})
+            raise err
         with self._lock:
             self._check_open()
-            rows = []
-            out = []
-            for fact, row in built:
-                ra = self._next_ra()
-                rows.append(row[:6] + (ra,) + row[7:])
-                # the Fact is not published yet: set the store's transaction time in place
-                object.__setattr__(fact, "recorded_at", from_us(ra))
-                out.append(fact)
-            res = engine.ask("tk_add(M, Fs, R)", {"M": self._h, "Fs": rows})["R"]
-            if res != "ok":
-                self._raise_rejected(res, out)
-            for f in out:
-                self._facts[f.id] = f
-                slot = (f.subject, f.attribute)
-                ids = self._slots.get(slot)
-                if ids is None:
-                    self._slots[slot] = [f.id]
-                else:
-                    ids.append(f.id)
-                self._cache.pop(slot, None)
-                self._events.append(("fact", f))
-            return out
+            if self._journal is None:
+                ras = [self._next_ra() for _ in built]
+                out = self._apply_facts(built, ras)
+                for f in out:
+                    self._events.append(("fact", to_us(f.recorded_at), _fact_body(f)))
+                return out
+            applied: list[Fact] = []
+            try:
+                with self._journal.transaction() as txn:
+                    self._catch_up()
+                    base = max(txn.last_ra, self._last_ra)
+                    start = max(_now_us(), base + 1)
+                    ras = [start + i for i in range(len(built))]
+                    applied = self._apply_facts(built, ras)
+                    for f in applied:
+                        txn.append("fact", to_us(f.recorded_at), _fact_body(f))
+            except JournalError:
+                if applied:
+                    self._undo_facts(applied)
+                raise
+            self._jseq, self._jhash = txn.seq, txn.hash
+            return applied
+
+    def _apply_facts(self, built: list[tuple[Fact, tuple[Any, ...]]],
+                     ras: list[int]) -> list[Fact]:
+        """Add validated facts with the given transaction times to Prolog and the indexes."""
+        rows = []
+        out = []
+        for (fact, row), ra in zip(built, ras, strict=True):
+            rows.append(row[:6] + (ra,) + row[7:])
+            # the Fact is not published yet: set the store's transaction time in place
+            object.__setattr__(fact, "recorded_at", from_us(ra))
+            out.append(fact)
+        res = engine.ask("tk_add(M, Fs, R)", {"M": self._h, "Fs": rows})["R"]
+        if res != "ok":
+            self._raise_rejected(res, out)
+        for f in out:
+            self._facts[f.id] = f
+            slot = (f.subject, f.attribute)
+            ids = self._slots.get(slot)
+            if ids is None:
+                self._slots[slot] = [f.id]
+            else:
+                ids.append(f.id)
+            self._cache.pop(slot, None)
+            if f.signature is not None:
+                self._nonces.add(f.signature["nonce"])
+        if ras:
+            self._last_ra = max(self._last_ra, ras[-1])
+        return out
+
+    def _undo_facts(self, facts: list[Fact]) -> None:
+        """Take back facts whose journal commit failed (never acknowledged)."""
+        engine.ask("tk_undo_facts(M, Ids)", {"M": self._h, "Ids": [f.id for f in facts]})
+        for f in facts:
+            self._facts.pop(f.id, None)
+            slot = (f.subject, f.attribute)
+            ids = self._slots.get(slot, [])
+            if f.id in ids:
+                ids.remove(f.id)
+            self._cache.pop(slot, None)
+            if f.signature is not None:
+                self._nonces.discard(f.signature["nonce"])
 
     def _raise_rejected(self, res: Any, facts: list[Fact]) -> None:
         kind, fid, other = res
@@ -360,18 +456,255 @@ class Memory:
             self._check_open()
             fid = check_label(fact_id, "fact_id")
             why = check_label(reason, "reason")
-            ra = self._next_ra()
-            res = engine.ask("tk_retract(M, Id, RA, R)", {"M": self._h, "Id": fid, "RA": ra})["R"]
-            if res == "unknown_fact":
-                msg = f"fact_id {fact_id!r} names no fact of this memory"
-                raise UnknownFact(msg)
-            if res == "already_retracted":
-                msg = f"fact {fact_id!r} is already retracted"
-                raise InvalidFact(msg)
-            self._retracted[fid] = (ra, why)
-            f = self._facts[fid]
-            self._cache.pop((f.subject, f.attribute), None)
-            self._events.append(("retract", fid, ra, why))
+            if self._journal is None:
+                ra = self._next_ra()
+                self._apply_retract(fid, ra, why)
+                self._events.append(("retract", ra, {"id": fid, "reason": why}))
+                return
+            done = False
+            try:
+                with self._journal.transaction() as txn:
+                    self._catch_up()
+                    ra = max(_now_us(), txn.last_ra + 1, self._last_ra + 1)
+                    self._apply_retract(fid, ra, why)
+                    done = True
+                    txn.append("retract", ra, {"id": fid, "reason": why})
+            except JournalError:
+                if done:
+                    engine.ask("tk_unretract(M, Id)", {"M": self._h, "Id": fid})
+                    self._retracted.pop(fid, None)
+                    f = self._facts[fid]
+                    self._cache.pop((f.subject, f.attribute), None)
+                raise
+            self._jseq, self._jhash = txn.seq, txn.hash
+
+    def _apply_retract(self, fid: str, ra: int, why: str) -> None:
+        res = engine.ask("tk_retract(M, Id, RA, R)", {"M": self._h, "Id": fid, "RA": ra})["R"]
+        if res == "unknown_fact":
+            msg = f"fact_id {fid!r} names no fact of this memory"
+            raise UnknownFact(msg)
+        if res == "already_retracted":
+            msg = f"fact {fid!r} is already retracted"
+            raise InvalidFact(msg)
+        self._retracted[fid] = (ra, why)
+        self._last_ra = max(self._last_ra, ra)
+        f = self._facts[fid]
+        self._cache.pop((f.subject, f.attribute), None)
+
+    # ------------------------------------------------------------------ journal
+
+    def _config_body(self) -> dict[str, Any]:
+        return {"policy": self.policy, "tiers": list(self.tiers),
+                "protected_tiers": list(self.protected_tiers)}
+
+    def _open_journal(self, synchronous: str, readonly: bool) -> None:
+        assert self.path is not None
+        if readonly and not os.path.exists(self.path):
+            msg = f"journal {self.path!r} does not exist (readonly=True opens existing journals)"
+            raise JournalError(msg)
+        self._journal = Journal(self.path, synchronous=synchronous, readonly=readonly)
+        self._readonly = readonly
+        if self._journal.tail()[0] == 0 and not readonly:
+            with self._journal.transaction() as txn:
+                if txn.seq == 0:
+                    txn.append("config", max(_now_us(), txn.last_ra + 1), self._config_body())
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Apply the journal's events that this Memory has not seen (replay, refresh)."""
+        assert self._journal is not None
+        batch: list[Event] = []
+        try:
+            for ev in self._journal.read_checked(self._jseq, self._jhash):
+                if ev.kind == "fact":
+                    batch.append(ev)
+                    continue
+                self._replay_facts(batch)
+                batch = []
+                self._replay_other(ev)
+                self._jseq, self._jhash = ev.seq, ev.hash
+            self._replay_facts(batch)
+        except (JournalCorrupt, TruthkeeperError) as exc:
+            if not isinstance(exc, JournalCorrupt):
+                bad = batch[0].seq if batch else self._jseq + 1
+                exc = JournalCorrupt(f"journal {self.path!r} is corrupt at event {bad}: {exc}")
+            if getattr(self, "_readonly", False):
+                self.corruption = str(exc)
+                return
+            raise exc from None
+
+    def _replay_facts(self, events: list[Event]) -> None:
+        if not events:
+            return
+        built = []
+        for ev in events:
+            b = dict(ev.body)
+            try:
+                built.append(self._build(
+                    b.pop("subject"), b.pop("attribute"), b.pop("value"), source=b.pop("source"),
+                    tier=b.pop("tier"), valid_from=b.pop("valid_from"),
+                    valid_to=b.pop("valid_to", None), supersedes=b.pop("supersedes", None),
+                    text=b.pop("text", None), meta=b.pop("meta", None), id=b.pop("id"),
+                    signature=b.pop("signature", None)))
+            except (KeyError, TruthkeeperError) as exc:
+                msg = f"journal {self.path!r} is corrupt at event {ev.seq}: {exc}"
+                raise JournalCorrupt(msg) from None
+        try:
+            self._apply_facts(built, [ev.recorded_at for ev in events])
+        except TruthkeeperError as exc:
+            msg = (f"journal {self.path!r} is corrupt in events {events[0].seq}.."
+                   f"{events[-1].seq}: {exc}")
+            raise JournalCorrupt(msg) from None
+        self._jseq, self._jhash = events[-1].seq, events[-1].hash
+
+    def _replay_other(self, ev: Event) -> None:
+        b = ev.body
+        if ev.kind == "config":
+            want = self._config_body()
+            if b != want:
+                msg = (f"journal {self.path!r} was created with {b}; open it with the same "
+                       f"policy, tiers and protected_tiers (got {want})")
+                raise PolicyError(msg)
+        elif ev.kind == "retract":
+            self._apply_retract(b["id"], ev.recorded_at, b["reason"])
+        elif ev.kind == "rule":
+            self._apply_rule(b["id"], b["text"])
+        else:
+            msg = f"unknown event kind {ev.kind!r}"
+            raise JournalCorrupt(msg)
+        self._last_ra = max(self._last_ra, ev.recorded_at)
+
+    def refresh(self) -> int:
+        """Apply events that other processes appended to the journal; returns how many."""
+        with self._lock:
+            self._check_open()
+            if self._journal is None:
+                return 0
+            before = self._jseq
+            self._catch_up()
+            return self._jseq - before
+
+    def verify(self) -> Verification:
+        """Check the journal's hash chain and every signature; report the first bad event."""
+        with self._lock:
+            self._check_open()
+            if self._journal is None:
+                return Verification(True, len(self._events), None, None, "")
+            prev, expected = GENESIS, 1
+            nonces: set[str] = set()
+            n = 0
+            try:
+                rows = self._journal._conn.execute(
+                    "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
+                    "ORDER BY seq").fetchall()
+            except Exception as exc:  # noqa: BLE001 - report any read failure
+                return Verification(False, 0, expected, f"cannot read: {exc}", prev)
+            for seq, kind, ra, body, p, h in rows:
+                problem = check_row(seq, kind, ra, body, p, h, expected, prev)
+                if problem is None and kind == "fact":
+                    problem = self._check_signed(body, nonces)
+                if problem is not None:
+                    return Verification(False, n, seq, problem, prev)
+                prev, expected, n = h, seq + 1, n + 1
+            return Verification(True, n, None, None, prev)
+
+    def _check_signed(self, body_text: str, nonces: set[str]) -> str | None:
+        import json
+
+        body = json.loads(body_text)
+        try:
+            tier = normalise_key(body.get("tier"), "tier")
+        except InvalidFact as exc:
+            return str(exc)
+        if tier not in self._guarded:
+            return None
+        sig = body.get("signature")
+        if sig is None:
+            return f"a {tier}-tier fact without a signature"
+        problem = verify_signature(body, sig, self._trusted)
+        if problem is None:
+            if sig["nonce"] in nonces:
+                return "a replayed signature nonce"
+            nonces.add(sig["nonce"])
+        return problem
+
+    def export_jsonl(self, path: str | os.PathLike[str]) -> int:
+        """Write every event, oldest first, as JSON Lines; returns the number of lines.
+
+        Line format: ``{"kind": "fact"|"retract"|"rule", "recorded_at": <microseconds since
+        the epoch>, "body": {...}}``. A fact body has the keys of ``Fact.to_dict()`` (with
+        ``signature`` when signed); a retract body ``{"id", "reason"}``; a rule body
+        ``{"id", "text"}``.
+        """
+        import json
+
+        with self._lock:
+            self._check_open()
+            if self._journal is not None:
+                events = [(e.kind, e.recorded_at, e.body) for e in self._journal.read()
+                          if e.kind != "config"]
+            else:
+                events = list(self._events)
+        with open(path, "w", encoding="utf-8") as fh:
+            for kind, ra, body in events:
+                fh.write(json.dumps({"kind": kind, "recorded_at": ra, "body": body},
+                                    sort_keys=True, ensure_ascii=False) + "\n")
+        return len(events)
+
+    def import_jsonl(self, path: str | os.PathLike[str]) -> int:
+        """Import a JSON Lines file written by :meth:`export_jsonl`.
+
+        Every line is validated first (facts as ``add_many`` validates them, signatures
+        included); one bad line rejects the whole file with an error naming the line. Facts
+        are then added in one batch (keeping their ids; recorded_at is this store's), then
+        rules, then retractions. Returns the number of lines imported.
+        """
+        import json
+
+        lines = []
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                    if not isinstance(obj, dict) or not isinstance(obj.get("body"), dict):
+                        raise ValueError("not an object with a body")
+                    if obj.get("kind") not in ("fact", "retract", "rule"):
+                        raise ValueError(f"unknown kind {obj.get('kind')!r}")
+                except ValueError as exc:
+                    msg = f"{os.fspath(path)} line {n}: {exc}"
+                    raise InvalidFact(msg) from None
+                lines.append((n, obj["kind"], obj["body"]))
+        facts, rules, retracts = [], [], []
+        fact_ids = set()
+        for n, kind, body in lines:
+            try:
+                if kind == "fact":
+                    item = {k: body[k] for k in body if k in _FACT_KEYS and body[k] is not None}
+                    self._coerce(item, 0)
+                    facts.append(item)
+                    fact_ids.add(body.get("id"))
+                elif kind == "rule":
+                    if not isinstance(body.get("text"), str):
+                        raise InvalidFact("a rule line needs a text")
+                    rules.append(body["text"])
+                else:
+                    fid = check_label(body.get("id"), "id")
+                    check_label(body.get("reason"), "reason")
+                    if fid not in fact_ids and fid not in self._facts:
+                        raise UnknownFact(f"retracts {fid!r}, which is neither in the file "
+                                          "nor in this memory")
+                    retracts.append((fid, body["reason"]))
+            except (TruthkeeperError, KeyError) as exc:
+                msg = f"{os.fspath(path)} line {n}: {exc}"
+                raise InvalidFact(msg) from None
+        self.add_many(facts)
+        for text in rules:
+            self.add_rule(text)
+        for fid, reason in retracts:
+            self.retract(fid, reason=reason)
+        return len(lines)
 
     # ------------------------------------------------------------------ reads
 
@@ -576,15 +909,36 @@ class Memory:
             raise UnsafeRule(msg)
         with self._lock:
             self._check_open()
-            rid = f"r{len(self._rules) + 1}"
-            kind, message = engine.ask("tk_add_rule(M, Id, T, R)",
-                                       {"M": self._h, "Id": rid, "T": text})["R"]
-            if kind != "ok":
-                msg = f"rule {text!r} refused ({kind}): {message}"
-                self._reject(UnsafeRule(msg), {"rule": text})
-                raise UnsafeRule(msg)
-            self._rules.append((rid, text))
-            self._events.append(("rule", rid, text))
+            if self._journal is None:
+                rid = f"r{len(self._rules) + 1}"
+                self._apply_rule(rid, text)
+                self._events.append(("rule", self._next_ra(), {"id": rid, "text": text}))
+                return
+            done = False
+            try:
+                with self._journal.transaction() as txn:
+                    self._catch_up()
+                    rid = f"r{txn.seq + 1}"
+                    self._apply_rule(rid, text)
+                    done = True
+                    ra = max(_now_us(), txn.last_ra + 1, self._last_ra + 1)
+                    self._last_ra = ra
+                    txn.append("rule", ra, {"id": rid, "text": text})
+            except JournalError:
+                if done:
+                    engine.ask("tk_drop_rule(M, Id)", {"M": self._h, "Id": rid})
+                    self._rules.pop()
+                raise
+            self._jseq, self._jhash = txn.seq, txn.hash
+
+    def _apply_rule(self, rid: str, text: str) -> None:
+        kind, message = engine.ask("tk_add_rule(M, Id, T, R)",
+                                   {"M": self._h, "Id": rid, "T": text})["R"]
+        if kind != "ok":
+            msg = f"rule {text!r} refused ({kind}): {message}"
+            self._reject(UnsafeRule(msg), {"rule": text})
+            raise UnsafeRule(msg)
+        self._rules.append((rid, text))
 
     def rules(self) -> list[str]:
         """The rule texts, in the order they were added."""
@@ -757,6 +1111,14 @@ _EPOCH_DT = from_us(0)
 
 def _hashable(k: Any) -> Any:
     return k
+
+
+def _fact_body(f: Fact) -> dict[str, Any]:
+    body = f.to_dict()
+    del body["recorded_at"]
+    if body["signature"] is None:
+        del body["signature"]
+    return body
 
 
 def _describe(item: Any) -> Any:

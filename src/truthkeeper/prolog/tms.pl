@@ -4,7 +4,8 @@
             belief/2,           % +M, ?Goal  (tabled, incremental)
             beliefs/2,          % +M, -Beliefs
             explain_belief/3,   % +M, +Text, -Proof
-            drop_rules/1        % +M
+            drop_rules/1,       % +M
+            drop_rule/2         % +M, +RuleId
           ]).
 :- use_module(store, [holds/4, head/4]).
 :- use_module(library(lists), [member/2, append/3]).
@@ -134,6 +135,11 @@ drop_rules(M) :-
     retractall(rule(M, _, _, _)),
     retractall(rule_text(M, _, _)),
     abolish_all_tables.
+
+%!  drop_rule(+M, +RuleId) is det.
+drop_rule(M, RuleId) :-
+    retractall(rule(M, RuleId, _, _)),
+    retractall(rule_text(M, RuleId, _)).
 
 %!  beliefs(+M, -Beliefs) is det.
 %

@@ -13,6 +13,9 @@
             tk_beliefs/2,         % +M, -Beliefs
             tk_explain/3,         % +M, +Text, -Proof
             tk_what_if/4,         % +M, +Adds, +Retracts, -Changes
+            tk_undo_facts/2,      % +M, +Ids
+            tk_unretract/2,       % +M, +Id
+            tk_drop_rule/2,       % +M, +RuleId
             tk_run_tests/2        % -Passed, -Failed
           ]).
 :- use_module(store).
@@ -114,6 +117,38 @@ tk_retract(M, IdS, RA, Result) :-
         recompute_slot(M, S, A),
         Result = ok
     ).
+
+%!  tk_undo_facts(+M, +Ids) is det.
+%
+%   Remove facts whose journal commit failed (they were never acknowledged)
+%   and recompute the heads of their slots.
+tk_undo_facts(M, IdSs) :-
+    maplist([S, A]>>atom_string(A, S), IdSs, Ids),
+    findall(S-A, ( member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
+    sort(Slots0, Slots),
+    forall(member(Id, Ids),
+           ( retractall(fact(M, Id, _, _, _, _, _, _, _, _)),
+             retractall(sup(M, Id, _)),
+             retractall(head(M, _, _, Id)) )),
+    forall(member(S-A, Slots), recompute_slot(M, S, A)).
+
+%!  tk_unretract(+M, +Id) is det.
+%
+%   Undo a retraction whose journal commit failed.
+tk_unretract(M, IdS) :-
+    atom_string(Id, IdS),
+    retractall(retracted(M, Id, _)),
+    (   fact(M, Id, S, A, _, _, _, _, _, _)
+    ->  recompute_slot(M, S, A)
+    ;   true
+    ).
+
+%!  tk_drop_rule(+M, +RuleId) is det.
+%
+%   Undo a rule whose journal commit failed.
+tk_drop_rule(M, RuleIdS) :-
+    atom_string(RuleId, RuleIdS),
+    drop_rule(M, RuleId).
 
 %!  tk_heads(+M, +S, +A, -Heads) is det.
 tk_heads(M, SS, AS, Heads) :-

@@ -1,0 +1,125 @@
+"""Unforgeable tiers: Ed25519 signatures over a fact's canonical bytes and a nonce.
+
+The private key stays with the owner's channel (another process, a key file the agent cannot
+read); a :class:`~truthkeeper.Memory` holds only public keys (``trusted_keys``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from .errors import InvalidFact
+from .facts import normalise_key, parse_time, to_us
+
+__all__ = ["Signer", "canonical_bytes", "public_key_hex", "verify_signature"]
+
+_DOMAIN = b"truthkeeper-fact-v1\n"
+
+
+def canonical_bytes(fact: Mapping[str, Any], nonce: str) -> bytes:
+    """The bytes a signature covers: a content hash, the slot, value, valid time,
+    supersedes, source, tier and the nonce, as canonical JSON."""
+    valid_to = fact.get("valid_to")
+    content = {
+        "value": fact["value"],
+        "text": fact.get("text"),
+        "meta": dict(fact.get("meta") or {}),
+    }
+    content_hash = hashlib.sha256(
+        json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    body = {
+        "content_hash": content_hash,
+        "subject": normalise_key(fact["subject"], "subject"),
+        "attribute": normalise_key(fact["attribute"], "attribute"),
+        "value": fact["value"],
+        "valid_from": to_us(parse_time(fact["valid_from"], "valid_from")),
+        "valid_to": None if valid_to is None else to_us(parse_time(valid_to, "valid_to")),
+        "supersedes": fact.get("supersedes"),
+        "source": fact["source"],
+        "tier": normalise_key(fact.get("tier", "agent"), "tier"),
+        "nonce": nonce,
+    }
+    return _DOMAIN + json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def public_key_hex(key: Ed25519PublicKey | bytes | str) -> str:
+    """A public key (object, 32 raw bytes or 64 hex chars) as hex."""
+    if isinstance(key, Ed25519PublicKey):
+        return key.public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    if isinstance(key, bytes) and len(key) == 32:
+        return key.hex()
+    if isinstance(key, str) and len(key) == 64:
+        try:
+            bytes.fromhex(key)
+        except ValueError:
+            pass
+        else:
+            return key.lower()
+    msg = (f"trusted key must be an Ed25519PublicKey, 32 raw bytes or 64 hex characters, "
+           f"got {type(key).__name__}")
+    raise InvalidFact(msg)
+
+
+def verify_signature(fact: Mapping[str, Any], signature: Mapping[str, Any],
+                     trusted: Mapping[str, Ed25519PublicKey]) -> str | None:
+    """None when ``signature`` is a valid signature of ``fact`` by a trusted key, else why not."""
+    if not isinstance(signature, Mapping):
+        return "signature must be a dict with key, nonce and sig"
+    key, nonce, sig = signature.get("key"), signature.get("nonce"), signature.get("sig")
+    if not (isinstance(key, str) and isinstance(nonce, str) and isinstance(sig, str)):
+        return "signature must carry key, nonce and sig as strings"
+    pub = trusted.get(key.lower())
+    if pub is None:
+        return f"key {key[:16]}... is not a trusted key of this memory"
+    try:
+        pub.verify(bytes.fromhex(sig), canonical_bytes(fact, nonce))
+    except (InvalidSignature, ValueError):
+        return "signature does not match the fact"
+    return None
+
+
+class Signer:
+    """Signs facts for a protected tier with an Ed25519 private key (the owner's channel).
+
+    Examples
+    --------
+    >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    >>> signer = Signer(Ed25519PrivateKey.generate())
+    >>> fact = signer.sign({"subject": "acme", "attribute": "invoice_total", "value": 4800,
+    ...                     "source": "user:ana", "tier": "human",
+    ...                     "valid_from": "2026-11-21T16:00:00Z"})
+    >>> sorted(fact["signature"])
+    ['key', 'nonce', 'sig']
+    """
+
+    def __init__(self, private_key: Ed25519PrivateKey | bytes) -> None:
+        if isinstance(private_key, bytes):
+            private_key = Ed25519PrivateKey.from_private_bytes(private_key)
+        if not isinstance(private_key, Ed25519PrivateKey):
+            msg = "private_key must be an Ed25519PrivateKey or its 32 raw bytes"
+            raise InvalidFact(msg)
+        self._key = private_key
+        self.public_key = private_key.public_key()
+        self.public_key_hex = public_key_hex(self.public_key)
+
+    def sign(self, fact: Mapping[str, Any]) -> dict[str, Any]:
+        """A copy of ``fact`` (a dict as ``add_many`` takes it) with a ``signature`` block.
+
+        ``valid_from`` is required (it is signed). The nonce is fresh random bytes, so a
+        signature cannot be replayed.
+        """
+        if fact.get("valid_from") is None:
+            msg = "a signed fact needs an explicit valid_from"
+            raise InvalidFact(msg)
+        nonce = os.urandom(16).hex()
+        sig = self._key.sign(canonical_bytes(fact, nonce)).hex()
+        return {**fact, "signature": {"key": self.public_key_hex, "nonce": nonce, "sig": sig}}
