@@ -515,15 +515,20 @@ class Memory:
         assert self._journal is not None
         batch: list[Event] = []
         try:
-            for ev in self._journal.read_checked(self._jseq, self._jhash):
-                if ev.kind == "fact":
-                    batch.append(ev)
-                    continue
-                self._replay_facts(batch)
-                batch = []
-                self._replay_other(ev)
-                self._jseq, self._jhash = ev.seq, ev.hash
-            self._replay_facts(batch)
+            try:
+                for ev in self._journal.read_checked(self._jseq, self._jhash):
+                    if ev.kind == "fact":
+                        batch.append(ev)
+                        continue
+                    self._replay_facts(batch)
+                    batch = []
+                    self._replay_other(ev)
+                    self._jseq, self._jhash = ev.seq, ev.hash
+            finally:
+                pending, batch = batch, []
+                self._replay_facts(pending)  # the events read so far verified
+        except PolicyError:
+            raise
         except (JournalCorrupt, TruthkeeperError) as exc:
             if not isinstance(exc, JournalCorrupt):
                 bad = batch[0].seq if batch else self._jseq + 1

@@ -1,0 +1,313 @@
+"""The durable journal: replay, append-only, tamper evidence, refresh, export/import, faults."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truthkeeper import (
+    InvalidFact,
+    JournalCorrupt,
+    JournalError,
+    Memory,
+    PolicyError,
+    Signer,
+    TierNotAuthorized,
+)
+
+T = "2026-11-{:02d}T10:00:00Z".format
+
+
+def _state(mem: Memory, slots) -> dict:
+    return {
+        "heads": {s: sorted(f.id for f in mem.current(*s).heads) for s in slots},
+        "history": {s: [(f.id, f.status) for f in mem.history(*s)] for s in slots},
+        "as_of": {s: mem.as_of(*s, valid_at=T(5)).value for s in slots},
+        "beliefs": [str(b) for b in mem.beliefs()],
+    }
+
+
+def test_reopen_replays_everything(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    slots = [("acme", "price"), ("ana", "location")]
+    with Memory(db) as mem:
+        mem.add_rule("remote(U) :- holds(U, location, L), L \\== office")
+        a = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+        mem.add("acme", "price", 2, source="s", valid_from=T(6), supersedes=None)
+        mem.add_many([{"subject": "ana", "attribute": "location", "value": v, "source": "s",
+                       "valid_from": T(d)} for v, d in (("home", 1), ("office", 3), ("cafe", 7))])
+        mem.retract(a.id, reason="wrong")
+        live = _state(mem, slots)
+        live_known = mem.as_of("acme", "price", known_at=a.recorded_at).value
+    with Memory(db) as again:
+        assert _state(again, slots) == live
+        assert again.as_of("acme", "price", known_at=a.recorded_at).value == live_known == 1
+        assert again.verify().ok and again.verify().events == 8  # config, rule, 5 facts, retract
+
+
+def test_journal_is_append_only(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add("acme", "price", 1, source="s")
+    con = sqlite3.connect(db)
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        con.execute("UPDATE events SET body = '{}' WHERE seq = 2")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        con.execute("DELETE FROM events")
+    con.close()
+
+
+def _tamper(db: Path, seq: int, column: str, value: object) -> None:
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER events_append_only_update")
+    con.execute(f"UPDATE events SET {column} = ? WHERE seq = ?", (value, seq))
+    con.commit()
+    con.close()
+
+
+def test_tampering_is_detected_and_named(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        for i in range(5):
+            mem.add("acme", "price", i, source="s", valid_from=T(i + 1))
+    body = sqlite3.connect(db).execute("SELECT body FROM events WHERE seq = 4").fetchone()[0]
+    _tamper(db, 4, "body", body.replace('"value":2', '"value":99'))
+    with pytest.raises(JournalCorrupt, match="event 4"):
+        Memory(db)
+    ro = Memory(db, readonly=True)  # forensics: what verifies is loaded
+    assert ro.corruption is not None and "event 4" in ro.corruption
+    assert [f.value for f in ro.history("acme", "price")] == [0, 1]
+    v = ro.verify()
+    assert not v.ok and v.first_bad == 4 and "edited" in (v.reason or "")
+    with pytest.raises(JournalError, match="read-only"):
+        ro.add("acme", "price", 7, source="s")
+    ro.close()
+
+
+def test_config_mismatch_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    Memory(db).close()
+    with pytest.raises(PolicyError, match="created with"):
+        Memory(db, policy="temporal")
+
+
+def test_refresh_sees_other_writers(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    m1, m2 = Memory(db), Memory(db)
+    f = m1.add("acme", "price", 1, source="s", valid_from=T(1))
+    assert m2.current("acme", "price").status == "unknown"
+    assert m2.refresh() == 1
+    assert m2.current("acme", "price").value == 1
+    g = m2.add("acme", "price", 2, source="s", valid_from=T(2))  # m2 writes after catching up
+    h = m1.add("acme", "price", 3, source="s", valid_from=T(3))  # m1 catches up inside its write
+    assert [x.id for x in m1.history("acme", "price")] == [f.id, g.id, h.id]
+    assert g.recorded_at < h.recorded_at
+    m1.close()
+    m2.close()
+
+
+def test_export_import_roundtrip_and_bad_line(tmp_path: Path) -> None:
+    src = Memory()
+    src.add_rule("known(S) :- holds(S, price, _)")
+    a = src.add("acme", "price", 1, source="s", valid_from=T(1), meta={"k": [1]})
+    src.add("acme", "price", 2, source="s", valid_from=T(2), text="price went up")
+    src.retract(a.id, reason="dup")
+    out = tmp_path / "x.jsonl"
+    assert src.export_jsonl(out) == 4
+    dst = Memory(tmp_path / "d.db")
+    assert dst.import_jsonl(out) == 4
+    assert [(f.id, f.status) for f in dst.history("acme", "price")] == \
+           [(f.id, f.status) for f in src.history("acme", "price")]
+    assert [str(b) for b in dst.beliefs()] == ["known(acme)"]
+    bad = tmp_path / "bad.jsonl"
+    lines = out.read_text().splitlines()
+    lines.insert(1, json.dumps({"kind": "fact", "recorded_at": 1,
+                                "body": {"subject": "", "attribute": "a", "value": 1,
+                                         "source": "s", "valid_from": T(1)}}))
+    bad.write_text("\n".join(lines) + "\n")
+    fresh = Memory()
+    with pytest.raises(InvalidFact, match="line 2"):
+        fresh.import_jsonl(bad)
+    assert len(fresh) == 0 and fresh.rules() == []
+
+
+class _FailingCommit:
+    """A connection wrapper whose COMMIT fails like a full or failing disk."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.fail = True
+
+    def execute(self, sql: str, *args: object) -> object:
+        if sql == "COMMIT" and self.fail:
+            self.fail = False
+            raise OSError(28, "No space left on device")
+        return self.conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.conn, name)
+
+
+def test_failed_commit_reaches_caller_and_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    mem = Memory(db)
+    mem.add_rule("known(S) :- holds(S, price, _)")
+    a = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    before = _state(mem, [("acme", "price")])
+    journal = mem._journal
+    assert journal is not None
+    real = journal._conn
+    for write in (lambda: mem.add("acme", "price", 2, source="s", valid_from=T(2)),
+                  lambda: mem.retract(a.id, reason="x"),
+                  lambda: mem.add_rule("other(S) :- holds(S, price, _)")):
+        journal._conn = _FailingCommit(real)  # type: ignore[assignment]
+        with pytest.raises(JournalError, match="No space left"):
+            write()
+        assert _state(mem, [("acme", "price")]) == before and len(mem) == 1
+    journal._conn = real
+    b = mem.add("acme", "price", 3, source="s", valid_from=T(3))
+    mem.close()
+    with Memory(db) as again:
+        assert [f.id for f in again.history("acme", "price")] == [a.id, b.id]
+        assert again.rules() == ["known(S) :- holds(S, price, _)"]
+        assert again.verify().ok
+
+
+def test_full_disk_via_page_limit(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    mem = Memory(db)
+    mem.add("acme", "price", 0, source="s")
+    journal = mem._journal
+    assert journal is not None
+    pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+    journal._conn.execute(f"PRAGMA max_page_count={pages}")
+    with pytest.raises(JournalError):
+        mem.add_many([{"subject": "acme", "attribute": "price", "value": i, "source": "s",
+                       "text": "x" * 60000} for i in range(20)])
+    assert len(mem) == 1 and mem.current("acme", "price").value == 0
+    journal._conn.execute("PRAGMA max_page_count=1073741823")
+    mem.add("acme", "price", 5, source="s")
+    assert mem.current("acme", "price").value == 5
+    mem.close()
+
+
+# ---------------------------------------------------------------- unforgeable tiers
+
+OWNER = Signer(Ed25519PrivateKey.generate())
+STRANGER = Signer(Ed25519PrivateKey.generate())
+
+
+def _human(value: object, day: int = 1) -> dict:
+    return {"subject": "acme", "attribute": "invoice_total", "value": value,
+            "source": "user:ana", "tier": "human", "valid_from": T(day)}
+
+
+def test_signed_human_write_accepted_and_survives_replay(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, trusted_keys=[OWNER.public_key_hex]) as mem:
+        [f] = mem.add_many([OWNER.sign(_human(4800))])
+        assert f.signature is not None and mem.current("acme", "invoice_total").value == 4800
+    with Memory(db, trusted_keys=[OWNER.public_key]) as again:
+        assert again.current("acme", "invoice_total").value == 4800
+        assert again.verify().ok
+    with pytest.raises(JournalCorrupt, match="not a trusted key"):
+        Memory(db, trusted_keys=[STRANGER.public_key])
+
+
+def _forgeries(mem: Memory, value: int) -> list[dict]:
+    good = OWNER.sign(_human(value))
+    mem.add_many([good])  # the genuine one is used once
+    altered = {**good, "value": value + 1}
+    other = OWNER.sign(_human(value + 2))
+    swapped = {**_human(value + 3), "signature": other["signature"]}
+    return [
+        _human(value + 4),                                   # unsigned
+        STRANGER.sign(_human(value + 5)),                    # untrusted key
+        good,                                                # replayed nonce
+        altered,                                             # altered value
+        swapped,                                             # another fact's signature
+        {**good, "signature": {**good["signature"], "sig": "00" * 64}},  # garbage signature
+        {**OWNER.sign(_human(value + 6)), "tier": "HUMAN ", "valid_from": T(9)},  # altered time
+    ]
+
+
+@settings(max_examples=40)
+@given(value=st.integers(0, 10**6))
+def test_forged_human_writes_are_all_rejected(value: int) -> None:
+    with Memory(trusted_keys=[OWNER.public_key]) as mem:
+        forgeries = _forgeries(mem, value)
+        state = (len(mem), mem.current("acme", "invoice_total").value)
+        for forged in forgeries:
+            with pytest.raises(TierNotAuthorized):
+                mem.add_many([forged])
+            with pytest.raises(TierNotAuthorized):
+                mem.add(**{k: v for k, v in forged.items() if k != "signature"},
+                        signature=forged.get("signature"))
+        assert (len(mem), mem.current("acme", "invoice_total").value) == state == (1, value)
+        rejected = [e for e in mem.audit() if e.kind == "rejected_write"]
+        assert len(rejected) == 2 * len(forgeries)
+        assert all(e.details["error"] == "TierNotAuthorized" for e in rejected)
+
+
+@settings(max_examples=30)
+@given(data=st.data())
+def test_random_byte_edits_are_detected_by_verify(tmp_path_factory, data) -> None:
+    db = tmp_path_factory.mktemp("j") / "m.db"
+    with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
+        mem.add_many([{"subject": "s", "attribute": "a", "value": i, "source": "x",
+                       "valid_from": T(i + 1)} for i in range(4)])
+        mem.add_many([OWNER.sign(_human(7))])
+        mem.add_rule("p(S) :- holds(S, a, _)")
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT seq, body FROM events").fetchall()
+    con.close()
+    seq, body = data.draw(st.sampled_from(rows))
+    column = data.draw(st.sampled_from(["body", "kind", "recorded_at", "hash"]))
+    raw = {"body": body, "kind": "fact", "recorded_at": "1", "hash": "0" * 64}[column]
+    pos = data.draw(st.integers(0, len(raw) - 1))
+    new_char = data.draw(st.characters(codec="ascii").filter(lambda c: c != raw[pos]))
+    edited = raw[:pos] + new_char + raw[pos + 1:]
+    if column == "recorded_at":
+        edited = int(data.draw(st.integers(2, 10**15)))
+    elif column == "kind":
+        edited = data.draw(st.sampled_from(["fact", "retract", "rule", "config", "x"]))
+        current = sqlite3.connect(db).execute(
+            "SELECT kind FROM events WHERE seq = ?", (seq,)).fetchone()[0]
+        if edited == current:
+            edited = edited + "!"
+    _tamper(db, seq, column, edited)
+    ro = Memory(db, readonly=True, trusted_keys=[OWNER.public_key])
+    v = ro.verify()
+    assert not v.ok and v.first_bad == seq
+    ro.close()
+
+
+@settings(max_examples=15)
+@given(ops=st.lists(st.tuples(st.sampled_from(["add", "add", "retract", "rule"]),
+                              st.sampled_from(["acme", "ana"]), st.integers(0, 3),
+                              st.integers(1, 9)), min_size=1, max_size=12))
+def test_reopen_equals_live_memory(tmp_path_factory, ops) -> None:
+    db = tmp_path_factory.mktemp("r") / "m.db"
+    slots = [("acme", "price"), ("ana", "price")]
+    rules = iter(["cheap(S) :- holds(S, price, P), P < 2", "known(S) :- holds(S, price, _)"])
+    with Memory(db) as live:
+        for kind, subject, value, day in ops:
+            if kind == "add":
+                live.add(subject, "price", value, source="s", valid_from=T(day))
+            elif kind == "retract":
+                heads = live.current(subject, "price").heads
+                if heads:
+                    live.retract(heads[0].id, reason="r")
+            else:
+                text = next(rules, None)
+                if text:
+                    live.add_rule(text)
+        state = _state(live, slots)
+    with Memory(db) as again:
+        assert _state(again, slots) == state
