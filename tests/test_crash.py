@@ -1,0 +1,102 @@
+"""Crash and concurrency tests of the journal (slow; still run by make test and CI)."""
+
+from __future__ import annotations
+
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from truthkeeper import Memory
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _spawn(db: Path, start: int, count: int, mode: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests._writer", str(db), str(start), str(count), mode],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _close(p: subprocess.Popen[str]) -> None:
+    for stream in (p.stdout, p.stderr):
+        if stream is not None:
+            stream.close()
+
+
+@pytest.mark.slow
+def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
+    db = tmp_path / "crash.db"
+    rnd = random.Random(20261129)
+    acked: set[str] = set()
+    written = 0
+    kills = 0
+    target = 10_000
+    while written < target:
+        p = _spawn(db, written, target - written, "batches")
+        assert p.stdout is not None
+        # kill after a random number of acknowledged commits (or a random delay)
+        stop_after = rnd.randint(1, 8)
+        lines = 0
+        deadline = time.monotonic() + rnd.uniform(0.0, 0.05)
+        for line in p.stdout:
+            acked.update(line.split())
+            lines += 1
+            if lines >= stop_after and time.monotonic() >= deadline:
+                break
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            kills += 1
+        p.wait()
+        for line in p.stdout:  # acknowledgements already in the pipe count too
+            acked.update(line.split())
+        _close(p)
+        with Memory(db) as mem:
+            ids = set(mem._facts)
+            assert acked <= ids, f"lost {len(acked - ids)} acknowledged facts after kill {kills}"
+            assert mem.verify().ok
+            written = len(ids)
+        con = sqlite3.connect(db)
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        con.close()
+    assert kills >= 50, f"only {kills} kills happened"
+    with Memory(db) as mem:
+        assert len(mem) == written >= target
+
+
+@pytest.mark.slow
+def test_four_processes_write_in_turn_without_loss_or_duplicates(tmp_path: Path) -> None:
+    db = tmp_path / "multi.db"
+    Memory(db).close()
+    procs = [_spawn(db, k * 1000, 1000, "single") for k in range(4)]
+    outs: list[list[str]] = [[] for _ in procs]
+
+    def drain(k: int) -> None:
+        assert procs[k].stdout is not None
+        outs[k] = procs[k].stdout.read().split()
+
+    threads = [threading.Thread(target=drain, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for p in procs:
+        code = p.wait()
+        err = p.stderr.read() if p.stderr else ""
+        _close(p)
+        assert code == 0, err
+    acked = [i for out in outs for i in out]
+    assert len(acked) == 4000 == len(set(acked))
+    with Memory(db) as mem:
+        assert set(mem._facts) == set(acked)
+        assert sorted(f.value for f in mem._facts.values()) == list(range(4000))
+        v = mem.verify()
+        assert v.ok and v.events == 4001
+        ras = [f.recorded_at for f in sorted(mem._facts.values(), key=lambda f: f.recorded_at)]
+        assert len(set(ras)) == 4000  # transaction time strictly increasing across processes
