@@ -43,11 +43,9 @@ def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
         assert p.stdout is not None
         # kill after a random number of acknowledged commits (or a random delay)
         stop_after = rnd.randint(1, 8)
-        lines = 0
         deadline = time.monotonic() + rnd.uniform(0.0, 0.05)
-        for line in p.stdout:
+        for lines, line in enumerate(p.stdout, 1):
             acked.update(line.split())
-            lines += 1
             if lines >= stop_after and time.monotonic() >= deadline:
                 break
         if p.poll() is None:

@@ -88,7 +88,7 @@ def test_newest_fact_drops_every_older_conflicting_fact(raw) -> None:
     with Memory(policy="temporal") as mem:
         items = _candidates(raw)
         dropped = _dropped(mem, items)
-        for i, (s, a, v, t) in enumerate(raw):
+        for _i, (s, a, v, t) in enumerate(raw):
             same = [j for j, (s2, a2, _, _) in enumerate(raw)
                     if normalise_key(s2, "s") == normalise_key(s, "s") and a2 == a]
             newest_t = max(raw[j][3] for j in same)

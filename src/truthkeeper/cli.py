@@ -18,6 +18,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     perf = bsub.add_parser("perf", help="current, filter and add_many speed in memory")
     perf.add_argument("--n", type=int, default=100_000, help="facts for add_many (default 100000)")
     perf.add_argument("--repeat", type=int, default=5, help="repetitions (default 5)")
+    jb = bsub.add_parser("journal", help="durable add_many rate and reopen time")
+    jb.add_argument("--n", type=int, default=100_000, help="facts (default 100000)")
+    jb.add_argument("--repeat", type=int, default=3, help="repetitions (default 3)")
+    jb.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
     args = parser.parse_args(argv)
 
     if args.command == "demo":
@@ -35,6 +39,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .bench.perf import run
 
         print(json.dumps(run(n=args.n, repeat=args.repeat), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "journal":
+        from .bench.journal import run as run_journal
+
+        print(json.dumps(run_journal(n=args.n, repeat=args.repeat,
+                                     synchronous=args.synchronous), indent=2))
         return 0
     return 2  # pragma: no cover - argparse enforces the choices
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .facts import Candidate
-from .memory import POLICIES, Memory
 from .errors import TierNotAuthorized
+from .facts import Candidate, Resolution
+from .memory import POLICIES, Memory
 from .signing import Signer
 
 
@@ -35,10 +35,13 @@ def invoice_story() -> None:
                     mem.add("acme", "invoice_total", 1, source="agent:planner", tier="human")
                 except TierNotAuthorized as exc:
                     print(f"  (an agent claiming the human tier is refused: {exc})")
-            vals = [c.value for c in before.candidates]
-            print(f"  {policy:26s} email+guess -> {before.status} {vals if before.status == 'conflict' else before.value}; "
-                  f"+ human -> {after.status} "
-                  f"{[c.value for c in after.candidates] if after.status == 'conflict' else after.value}")
+            print(f"  {policy:26s} email+guess -> {_answer(before)}; + human -> {_answer(after)}")
+
+
+def _answer(r: Resolution) -> str:
+    if r.status == "conflict":
+        return f"conflict {[c.value for c in r.candidates]}"
+    return f"{r.status} {r.value}"
 
 
 def chain_story(mem: Memory) -> None:

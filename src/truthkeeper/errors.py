@@ -37,7 +37,7 @@ class UnknownFact(TruthkeeperError, KeyError):
 
 
 class SupersessionError(TruthkeeperError, ValueError):
-    """An explicit ``supersedes`` link that the policy forbids (cross-slot, lower tier over higher)."""
+    """An explicit ``supersedes`` link the policy forbids (cross-slot, lower over higher tier)."""
 
 
 class SupersessionCycle(SupersessionError):

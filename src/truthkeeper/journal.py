@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,10 +155,8 @@ class Journal:
             yield txn
             self._commit()
         except BaseException:
-            try:
+            with suppress(sqlite3.Error):
                 self._conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             raise
 
     def _commit(self) -> None:

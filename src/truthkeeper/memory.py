@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -157,10 +158,8 @@ class Memory:
                 self._closed = True
                 if self._journal is not None:
                     self._journal.close()
-                try:
+                with contextlib.suppress(TruthkeeperError):  # interpreter shutdown
                     engine.ask("tk_close(M)", {"M": self._h})
-                except TruthkeeperError:  # pragma: no cover - interpreter shutdown
-                    pass
 
     def __enter__(self) -> Memory:
         return self
@@ -169,10 +168,8 @@ class Memory:
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # never raise from a finaliser
             self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finaliser
-            pass
 
     def __len__(self) -> int:
         return len(self._facts)
@@ -267,7 +264,8 @@ class Memory:
             raise InvalidFact(msg)
         unknown = set(item) - _FACT_KEYS
         if unknown:
-            msg = f"facts[{index}] has unknown keys {sorted(unknown)}; accepted: {sorted(_FACT_KEYS)}"
+            msg = (f"facts[{index}] has unknown keys {sorted(unknown)}; "
+                   f"accepted: {sorted(_FACT_KEYS)}")
             raise InvalidFact(msg)
         for k in ("subject", "attribute", "value", "source"):
             if k not in item:
