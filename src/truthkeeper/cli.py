@@ -22,6 +22,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     jb.add_argument("--n", type=int, default=100_000, help="facts (default 100000)")
     jb.add_argument("--repeat", type=int, default=3, help="repetitions (default 3)")
     jb.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
+    ev = sub.add_parser("eval", help="evaluations on real data (JSON on stdout)")
+    esub = ev.add_subparsers(dest="eval", required=True)
+    ec = esub.add_parser("crowd", help="source reliability from agreement on crowd data sets")
+    ec.add_argument("--data", default=None,
+                    help="folder of data sets (default ../shared/data/crowd)")
+    ec.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    ec.add_argument("--no-crowdkit", action="store_true", help="skip crowd-kit peers")
     args = parser.parse_args(argv)
 
     if args.command == "demo":
@@ -45,6 +52,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(json.dumps(run_journal(n=args.n, repeat=args.repeat,
                                      synchronous=args.synchronous), indent=2))
+        return 0
+    if args.command == "eval" and args.eval == "crowd":
+        from pathlib import Path
+
+        from .reliability.evaluate import evaluate_crowd
+
+        root = Path(args.data) if args.data else Path("../shared/data/crowd")
+        if not root.is_dir():
+            print(f"truthkeeper eval crowd: no data folder at {root} (use --data DIR)",
+                  file=sys.stderr)
+            return 2
+        print(json.dumps(evaluate_crowd(root, crowdkit=not args.no_crowdkit), indent=2))
         return 0
     return 2  # pragma: no cover - argparse enforces the choices
 

@@ -16,15 +16,19 @@ from .errors import InvalidFact
 __all__ = [
     "MAX_KEY_CHARS",
     "MAX_VALUE_BYTES",
+    "Alternative",
     "AuditEntry",
     "Belief",
     "Candidate",
+    "Decision",
     "Drop",
     "Fact",
     "FilterResult",
     "HeadChange",
     "Justification",
     "Resolution",
+    "SourceReliability",
+    "Utility",
     "ValueSupport",
     "Verification",
     "WhatIf",
@@ -212,6 +216,50 @@ class WhatIf:
     @property
     def changed(self) -> bool:
         return bool(self.heads or self.beliefs_gained or self.beliefs_lost)
+
+
+@dataclass(frozen=True, slots=True)
+class Utility:
+    """Gain for a right answer, loss for a wrong one, value of abstaining."""
+
+    correct: float = 1.0
+    wrong: float = -1.0
+    abstain: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """One possible answer with its probability and expected utility."""
+
+    value: Any
+    p: float
+    expected_utility: float
+    interval: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """``action`` is ``"answer"`` or ``"abstain"``; ``value`` and ``p`` are the chosen (or,
+    when abstaining, the most probable) answer; ``alternatives`` every candidate, best first."""
+
+    action: str
+    value: Any
+    p: float
+    expected_utility: float
+    alternatives: tuple[Alternative, ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReliability:
+    """Posterior summary of one source's reliability: mean, 90% interval, outcomes, tier."""
+
+    source: str
+    tier: str
+    mean: float
+    low: float
+    high: float
+    n: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,15 +25,19 @@ from .errors import (
     UnsafeRule,
 )
 from .facts import (
+    Alternative,
     AuditEntry,
     Belief,
     Candidate,
+    Decision,
     Drop,
     Fact,
     FilterResult,
     HeadChange,
     Justification,
     Resolution,
+    SourceReliability,
+    Utility,
     ValueSupport,
     Verification,
     WhatIf,
@@ -47,6 +51,7 @@ from .facts import (
     value_key,
 )
 from .journal import GENESIS, Event, Journal, check_row
+from .reliability.book import ReliabilityBook
 from .signing import public_key_hex, verify_signature
 
 __all__ = ["DEFAULT_TIERS", "POLICIES", "Memory"]
@@ -99,6 +104,7 @@ class Memory:
         trusted_keys: Sequence[Any] = (),
         synchronous: str = "FULL",
         readonly: bool = False,
+        discount: float = 1.0,
     ) -> None:
         if policy not in POLICIES:
             msg = f"policy must be one of {', '.join(POLICIES)}; got {policy!r}"
@@ -128,6 +134,11 @@ class Memory:
         self._trusted = {h: Ed25519PublicKey.from_public_bytes(bytes.fromhex(h))
                          for h in self._trusted}
         self._nonces: set[str] = set()
+        if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
+            msg = f"discount must be a number in (0, 1], got {discount!r}"
+            raise PolicyError(msg)
+        self._book = ReliabilityBook(tier_names, discount=float(discount))
+        self._rel_version = 0
         self.path = None if path is None else os.fspath(path)
         self._lock = threading.RLock()
         self._h = engine.new_handle()
@@ -136,6 +147,7 @@ class Memory:
         self._slots: dict[tuple[str, str], list[str]] = {}
         self._retracted: dict[str, tuple[int, str]] = {}
         self._cache: dict[tuple[str, str], Resolution] = {}
+        self._cache_rel: dict[tuple[str, str], int] = {}
         self._audit: list[AuditEntry] = []
         self._events: list[tuple[str, int, dict[str, Any]]] = []
         self._rules: list[tuple[str, str]] = []
@@ -572,6 +584,10 @@ class Memory:
             self._apply_retract(b["id"], ev.recorded_at, b["reason"])
         elif ev.kind == "rule":
             self._apply_rule(b["id"], b["text"])
+        elif ev.kind == "outcome":
+            self._apply_outcome(b)
+        elif ev.kind == "prior":
+            self._apply_prior(b)
         else:
             msg = f"unknown event kind {ev.kind!r}"
             raise JournalCorrupt(msg)
@@ -673,7 +689,7 @@ class Memory:
                     obj = json.loads(line)
                     if not isinstance(obj, dict) or not isinstance(obj.get("body"), dict):
                         raise ValueError("not an object with a body")
-                    if obj.get("kind") not in ("fact", "retract", "rule"):
+                    if obj.get("kind") not in ("fact", "retract", "rule", "outcome", "prior"):
                         raise ValueError(f"unknown kind {obj.get('kind')!r}")
                 except ValueError as exc:
                     msg = f"{os.fspath(path)} line {n}: {exc}"
@@ -726,17 +742,22 @@ class Memory:
         """The slot's current value: resolved, conflict (every candidate) or unknown."""
         slot = (subject, attribute)
         r = self._cache.get(slot)
-        if r is not None:
+        if r is not None and (r.status != "conflict" or self._cache_rel.get(slot)
+                              == self._rel_version):
             return r
         slot = self._slot_key(subject, attribute)
         r = self._cache.get(slot)
-        if r is not None:
+        if r is not None and (r.status != "conflict" or self._cache_rel.get(slot)
+                              == self._rel_version):
             return r
         with self._lock:
             self._check_open()
             heads = engine.ask("tk_heads(M, S, A, Hs)",
                                {"M": self._h, "S": slot[0], "A": slot[1]})["Hs"]
             r = self._resolution(slot, heads)
+            if r.status == "conflict":
+                r = self._with_probabilities(r)
+                self._cache_rel[slot] = self._rel_version
             self._cache[slot] = r
             return r
 
@@ -1069,6 +1090,212 @@ class Memory:
                 beliefs_lost=tuple(_belief(b) for b in lost),
             )
 
+    # ------------------------------------------------------------------ reliability
+
+    def _log(self, events: list[tuple[str, dict[str, Any]]], apply: Callable[[], None]) -> None:
+        """Journal events that cannot be refused, then apply them (outcomes, priors)."""
+        with self._lock:
+            self._check_open()
+            if self._journal is None:
+                for kind, body in events:
+                    self._events.append((kind, self._next_ra(), body))
+                apply()
+                return
+            with self._journal.transaction() as txn:
+                self._catch_up()
+                for kind, body in events:
+                    ra = max(_now_us(), txn.last_ra + 1, self._last_ra + 1)
+                    self._last_ra = ra
+                    txn.append(kind, ra, body)
+            self._jseq, self._jhash = txn.seq, txn.hash
+            apply()
+
+    def _apply_outcome(self, body: Mapping[str, Any]) -> None:
+        self._book.record(body["source"], body["tier"], bool(body["correct"]))
+        self._rel_version += 1
+
+    def _apply_prior(self, body: Mapping[str, Any]) -> None:
+        self._book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
+        self._rel_version += 1
+
+    def record_outcome(self, fact_id: str, *, correct: bool) -> None:
+        """Feedback that a fact was right or wrong; it updates its source's reliability."""
+        f = self.get(fact_id)
+        if not isinstance(correct, bool):
+            msg = f"correct must be a bool, got {correct!r}"
+            raise InvalidFact(msg)
+        body = {"id": f.id, "source": f.source, "tier": f.tier, "correct": correct}
+        self._log([("outcome", body)], lambda: self._apply_outcome(body))
+
+    def record_source_outcome(self, source: str, *, correct: bool, tier: str = "agent") -> None:
+        """Feedback on a source that has no fact here (a retrieved context, the model's own
+        parametric answer: ``"model:parametric"``)."""
+        src = check_label(source, "source")
+        t = self._tier(tier)
+        if not isinstance(correct, bool):
+            msg = f"correct must be a bool, got {correct!r}"
+            raise InvalidFact(msg)
+        body = {"id": None, "source": src, "tier": t, "correct": correct}
+        self._log([("outcome", body)], lambda: self._apply_outcome(body))
+
+    def confirm(self, subject: str, attribute: str, value: Any) -> int:
+        """Label the slot's truth: every head is recorded right or wrong at once (one
+        transaction). Returns how many outcomes were recorded."""
+        heads = self.current(subject, attribute).heads
+        key = value_key(value)
+        bodies = [{"id": f.id, "source": f.source, "tier": f.tier,
+                   "correct": value_key(f.value) == key} for f in heads]
+
+        def apply() -> None:
+            for b in bodies:
+                self._apply_outcome(b)
+
+        self._log([("outcome", b) for b in bodies], apply)
+        return len(bodies)
+
+    def reliability(self) -> list[SourceReliability]:
+        """Per-source posterior summaries: mean, 90% interval, outcomes, tier (sorted by
+        source); sources of facts without outcomes show their tier prior."""
+        with self._lock:
+            names = {f.source: f.tier for f in self._facts.values()}
+            names.update({s: st.tier for s, st in self._book.sources.items()})
+            out = []
+            for src in sorted(names):
+                tier = names[src]
+                lo, hi = self._book.interval(src, tier)
+                st = self._book.sources.get(src)
+                out.append(SourceReliability(src, st.tier if st else tier,
+                                             self._book.mean(src, tier), lo, hi,
+                                             st.n if st else 0))
+            return out
+
+    def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
+                        num_samples: int = 500) -> dict[str, tuple[float, float]]:
+        """Refit the tier hyperparameters (ordered tier means, concentrations) of the
+        hierarchical model on every source's outcomes, with NUTS (default) or SVI. The
+        result is journalled, so a reopen reproduces it exactly without refitting."""
+        if method not in ("nuts", "svi"):
+            msg = f"method must be 'nuts' or 'svi', got {method!r}"
+            raise InvalidFact(msg)
+        import jax
+        import numpy as np
+
+        from .reliability.inference import run_nuts, run_svi
+        from .reliability.models import hierarchical_reliability
+
+        data = self._book.fit_data()
+        if not data["names"]:
+            msg = "no outcomes recorded yet: nothing to fit"
+            raise InvalidFact(msg)
+        key = jax.random.key(rng_seed)
+        args = {"tier": data["tier"], "trials": data["trials"], "successes": data["successes"],
+                "n_tiers": len(self.tiers)}
+        if method == "nuts":
+            post = run_nuts(hierarchical_reliability, rng_key=key, num_warmup=num_samples,
+                            num_samples=num_samples, **args)
+        else:
+            post = run_svi(hierarchical_reliability, rng_key=key, num_samples=num_samples,
+                           **args)
+        mu = np.asarray(post["tier_mean"]).mean(axis=0)
+        k = np.asarray(post["tier_concentration"]).mean(axis=0)
+        prior = {t: (float(mu[i]), float(k[i])) for i, t in enumerate(self.tiers)}
+        body = {"tier_prior": {t: [m, c] for t, (m, c) in prior.items()}, "method": method}
+        self._log([("prior", body)], lambda: self._apply_prior(body))
+        return prior
+
+    def _claim_probabilities(self, claims: list[tuple[Any, list[tuple[str, str]]]],
+                             draws: int = 400) -> list[tuple[float, tuple[float, float]]]:
+        """P(value is the truth) for each claimed value (one-coin, single truth), averaged over
+        draws of the sources' reliabilities; with one value an implicit "something else"
+        competes. Returns (mean, 90% interval) per value."""
+        import numpy as np
+
+        rng = np.random.default_rng(20261129)
+        m = max(len(claims), 2)
+        srcs = sorted({s for _, ss in claims for s in ss})
+        ab = np.array([self._book.params(s, t) for s, t in srcs]).reshape(-1, 2)
+        theta = np.clip(rng.beta(ab[:, 0], ab[:, 1], size=(draws, len(srcs))), 1e-9, 1 - 1e-9)
+        idx = {s: i for i, s in enumerate(srcs)}
+        support = np.zeros((len(claims) + (1 if len(claims) == 1 else 0), len(srcs)))
+        for v, (_, ss) in enumerate(claims):
+            for s in ss:
+                support[v, idx[s]] = 1.0
+        claimed = support.sum(axis=0) > 0
+        log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
+        # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
+        score = log_t @ support.T + log_f @ (claimed[None, :] - support).T
+        score -= score.max(axis=1, keepdims=True)
+        p = np.exp(score)
+        p /= p.sum(axis=1, keepdims=True)
+        return [(float(p[:, v].mean()), (float(np.quantile(p[:, v], 0.05)),
+                                         float(np.quantile(p[:, v], 0.95))))
+                for v in range(len(claims))]
+
+    def _with_probabilities(self, r: Resolution) -> Resolution:
+        heads = {f.id: f for f in r.heads}
+        claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
+                  for c in r.candidates]
+        probs = self._claim_probabilities(claims)
+        best = max(range(len(probs)), key=lambda i: probs[i][0])
+        cands = tuple(replace(c, p=pm, interval=iv, best=(i == best))
+                      for i, (c, (pm, iv)) in enumerate(zip(r.candidates, probs, strict=True)))
+        return replace(r, candidates=cands)
+
+    def decide(self, subject: str, attribute: str, *,
+               utility: Utility | None = None) -> Decision:
+        """Answer with the value of highest expected utility, or abstain when no answer beats
+        the value of abstaining. Probabilities come from the sources' reliabilities."""
+        u = _check_utility(utility)
+        r = self.current(subject, attribute)
+        if r.status == "unknown":
+            return Decision("abstain", None, 0.0, u.abstain, (), "the slot has no facts")
+        heads = {f.id: f for f in r.heads}
+        claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
+                  for c in r.candidates]
+        probs = self._claim_probabilities(claims)
+        return _decision(u, [(v, p, iv) for (v, _), (p, iv) in zip(claims, probs, strict=True)],
+                         r.status)
+
+    def resolve_context(
+        self,
+        *,
+        question: str,
+        context_value: Any,
+        context_source: str,
+        parametric_value: Any,
+        parametric_confidence: float,
+        context_tier: str = "unverified",
+        utility: Utility | None = None,
+    ) -> Decision:
+        """Decide between a retrieved context and the model's own (parametric) answer.
+
+        The context's reliability is the running posterior of ``context_source`` (its tier
+        prior at first: a prior, not a fixed rule); the model's is the stated confidence,
+        pulled toward the track record of ``"model:parametric"`` as outcomes accumulate
+        (``record_source_outcome``). With one-coin evidence from both, P(context right) =
+        r_c (1 - q) / (r_c (1 - q) + q (1 - r_c)).
+        """
+        check_label(question, "question")
+        src = check_label(context_source, "context_source")
+        tier = self._tier(context_tier)
+        q = parametric_confidence
+        if not isinstance(q, (int, float)) or isinstance(q, bool) or not 0.0 <= q <= 1.0:
+            msg = f"parametric_confidence must be a number in [0, 1], got {q!r}"
+            raise InvalidFact(msg)
+        u = _check_utility(utility)
+        r_c = self._book.mean(src, tier)
+        st = self._book.sources.get(_MODEL_SOURCE)
+        n_m = st.n if st else 0
+        r_m = self._book.mean(_MODEL_SOURCE, "agent")
+        q_eff = (10.0 * q + n_m * r_m) / (10.0 + n_m)
+        q_eff = min(max(q_eff, 1e-6), 1 - 1e-6)
+        if value_key(context_value) == value_key(parametric_value):
+            p = 1.0 - (1.0 - r_c) * (1.0 - q_eff)
+            return _decision(u, [(context_value, p, None)], "agree")
+        pc = r_c * (1 - q_eff) / (r_c * (1 - q_eff) + q_eff * (1 - r_c))
+        return _decision(u, [(context_value, pc, None), (parametric_value, 1 - pc, None)],
+                         "context and parametric answers disagree")
+
     # ------------------------------------------------------------------ inspection
 
     def graph(self) -> Any:
@@ -1110,6 +1337,27 @@ class Memory:
 
 
 _EPOCH_DT = from_us(0)
+_MODEL_SOURCE = "model:parametric"
+
+
+def _check_utility(u: Utility | None) -> Utility:
+    if u is None:
+        return Utility()
+    if not isinstance(u, Utility):
+        msg = f"utility must be a truthkeeper.Utility, got {type(u).__name__}"
+        raise InvalidFact(msg)
+    return u
+
+
+def _decision(u: Utility, options: list[tuple[Any, float, tuple[float, float] | None]],
+              why: str) -> Decision:
+    alts = sorted((Alternative(v, p, p * u.correct + (1 - p) * u.wrong, iv)
+                   for v, p, iv in options), key=lambda a: -a.expected_utility)
+    best = alts[0]
+    if best.expected_utility > u.abstain:
+        return Decision("answer", best.value, best.p, best.expected_utility, tuple(alts), why)
+    return Decision("abstain", best.value, best.p, u.abstain, tuple(alts),
+                    f"{why}; no answer beats abstaining ({u.abstain})")
 
 
 def _hashable(k: Any) -> Any:

@@ -1,0 +1,100 @@
+"""Per-source reliability kept current between refits by conjugate Beta updates.
+
+For a source s of tier t the posterior is Beta(mu_t k_t + successes, (1 - mu_t) k_t + failures)
+given the tier hyperparameters (mu_t, k_t): a new source starts from its tier. A refit of the
+hierarchical model (NUTS or SVI, :mod:`.models`) re-estimates (mu_t, k_t) from every source's
+outcomes; between refits each outcome costs one addition. With ``discount`` < 1 old evidence
+decays geometrically (for drifting sources).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DEFAULT_TIER_MEANS", "ReliabilityBook", "SourceState"]
+
+DEFAULT_TIER_MEANS = (0.95, 0.85, 0.65, 0.5)
+"""Prior mean reliability of the default tiers, most authoritative first (ordered)."""
+DEFAULT_CONCENTRATION = 10.0
+
+
+@dataclass
+class SourceState:
+    tier: str
+    successes: float = 0.0
+    failures: float = 0.0
+    n: int = 0
+
+
+@dataclass
+class ReliabilityBook:
+    """Conjugate Beta state per source under tier-level priors."""
+
+    tiers: tuple[str, ...]
+    discount: float = 1.0
+    tier_prior: dict[str, tuple[float, float]] = field(default_factory=dict)
+    sources: dict[str, SourceState] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.tier_prior:
+            n = len(self.tiers)
+            for i, t in enumerate(self.tiers):
+                if n == len(DEFAULT_TIER_MEANS):
+                    mu = DEFAULT_TIER_MEANS[i]
+                else:  # evenly spaced, ordered
+                    mu = 0.95 - 0.45 * (i / max(n - 1, 1))
+                self.tier_prior[t] = (mu, DEFAULT_CONCENTRATION)
+
+    def record(self, source: str, tier: str, correct: bool) -> None:
+        st = self.sources.get(source)
+        if st is None:
+            st = self.sources[source] = SourceState(tier)
+        if self.discount != 1.0:
+            st.successes *= self.discount
+            st.failures *= self.discount
+        if correct:
+            st.successes += 1.0
+        else:
+            st.failures += 1.0
+        st.n += 1
+
+    def params(self, source: str, tier: str | None = None) -> tuple[float, float]:
+        """The Beta(a, b) posterior of a source (its tier prior when it has no outcomes)."""
+        st = self.sources.get(source)
+        t = st.tier if st is not None else (tier or self.tiers[-1])
+        mu, k = self.tier_prior[t]
+        a, b = mu * k, (1.0 - mu) * k
+        if st is not None:
+            a += st.successes
+            b += st.failures
+        return a, b
+
+    def mean(self, source: str, tier: str | None = None) -> float:
+        a, b = self.params(source, tier)
+        return a / (a + b)
+
+    def interval(self, source: str, tier: str | None = None,
+                 mass: float = 0.9) -> tuple[float, float]:
+        from scipy.stats import beta
+
+        a, b = self.params(source, tier)
+        lo = (1.0 - mass) / 2.0
+        return float(beta.ppf(lo, a, b)), float(beta.ppf(1.0 - lo, a, b))
+
+    def set_tier_prior(self, prior: dict[str, tuple[float, float]]) -> None:
+        for t, (mu, k) in prior.items():
+            if t in self.tier_prior and 0.0 < mu < 1.0 and k > 0.0 and math.isfinite(k):
+                self.tier_prior[t] = (float(mu), float(k))
+
+    def fit_data(self) -> dict[str, Any]:
+        """Arrays for the hierarchical model: tier index, trials, successes per source."""
+        import numpy as np
+
+        names = sorted(self.sources)
+        tier = np.array([self.tiers.index(self.sources[s].tier) for s in names], dtype=np.int32)
+        succ = np.array([round(self.sources[s].successes) for s in names], dtype=np.int32)
+        trials = np.array([round(self.sources[s].successes + self.sources[s].failures)
+                           for s in names], dtype=np.int32)
+        return {"names": names, "tier": tier, "trials": trials, "successes": succ}

@@ -1,0 +1,81 @@
+"""Calibration tools: Brier score, log loss, ECE, reliability-diagram bins, interval coverage.
+
+All take plain sequences or numpy arrays; no JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["brier", "ece", "interval_coverage", "log_loss", "reliability_diagram"]
+
+
+def _arrays(p: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    pa = np.asarray(p, dtype=float)
+    ya = np.asarray(y)
+    if pa.shape[0] != ya.shape[0]:
+        msg = f"p and y must have the same length, got {pa.shape[0]} and {ya.shape[0]}"
+        raise ValueError(msg)
+    return pa, ya
+
+
+def brier(p: Any, y: Any) -> float:
+    """Mean squared error of probabilities.
+
+    ``p`` is either a vector of P(y = 1) with ``y`` in {0, 1}, or an (n, K) matrix of class
+    probabilities with ``y`` the true class indices (multi-class Brier, summed over classes).
+    """
+    pa, ya = _arrays(p, y)
+    if pa.ndim == 1:
+        return float(np.mean((pa - ya.astype(float)) ** 2))
+    onehot = np.zeros_like(pa)
+    onehot[np.arange(len(ya)), ya.astype(int)] = 1.0
+    return float(np.mean(np.sum((pa - onehot) ** 2, axis=1)))
+
+
+def log_loss(p: Any, y: Any, *, eps: float = 1e-12) -> float:
+    """Mean negative log probability of the truth (binary vector or (n, K) matrix)."""
+    pa, ya = _arrays(p, y)
+    if pa.ndim == 1:
+        yf = ya.astype(float)
+        q = np.clip(pa, eps, 1 - eps)
+        return float(-np.mean(yf * np.log(q) + (1 - yf) * np.log(1 - q)))
+    q = np.clip(pa[np.arange(len(ya)), ya.astype(int)], eps, 1.0)
+    return float(-np.mean(np.log(q)))
+
+
+def reliability_diagram(confidence: Any, correct: Any, *, bins: int = 10) -> list[dict[str, float]]:
+    """Equal-width bins over [0, 1] of the stated confidence: per non-empty bin its range,
+    count, mean confidence and observed accuracy."""
+    c, ok = _arrays(confidence, correct)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    idx = np.clip(np.digitize(c, edges[1:-1], right=True), 0, bins - 1)
+    out = []
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            out.append({"low": float(edges[b]), "high": float(edges[b + 1]), "count": int(m.sum()),
+                        "confidence": float(c[m].mean()), "accuracy": float(ok[m].mean())})
+    return out
+
+
+def ece(confidence: Any, correct: Any, *, bins: int = 10) -> float:
+    """Expected calibration error: the count-weighted mean |accuracy - confidence| over
+    ``bins`` equal-width confidence bins on [0, 1] (default 10). ``confidence`` is the
+    probability given to the chosen answer, ``correct`` whether it was right."""
+    c, _ = _arrays(confidence, correct)
+    n = len(c)
+    if n == 0:
+        return 0.0
+    return float(sum(b["count"] / n * abs(b["accuracy"] - b["confidence"])
+                     for b in reliability_diagram(confidence, correct, bins=bins)))
+
+
+def interval_coverage(low: Sequence[float], high: Sequence[float],
+                      truth: Sequence[float]) -> float:
+    """Fraction of true values inside [low, high]."""
+    lo, hi, t = (np.asarray(x, dtype=float) for x in (low, high, truth))
+    return float(np.mean((t >= lo) & (t <= hi)))

@@ -1,0 +1,103 @@
+"""Loaders for the crowd-labelling data sets in ``../shared/data/crowd`` (read at run time).
+
+A zheng-style folder holds ``answer.csv`` (item, worker, answer; header names vary) and
+``truth.csv`` (item, truth). A Snow et al. file ``*.standardized.tsv`` has the columns
+``!amt_annotation_ids, !amt_worker_ids, orig_id, response, gold``.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["CrowdData", "find_sets", "load_set"]
+
+
+@dataclass(frozen=True)
+class CrowdData:
+    """Answers as integer arrays, with the names they index."""
+
+    name: str
+    items: list[str]
+    workers: list[str]
+    classes: list[str]
+    item_idx: np.ndarray      # (n_answers,)
+    worker_idx: np.ndarray    # (n_answers,)
+    label: np.ndarray         # (n_answers,) class index
+    gold: dict[int, int]      # item index -> class index
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_workers(self) -> int:
+        return len(self.workers)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+
+def _build(name: str, rows: list[tuple[str, str, str]], truth: dict[str, str]) -> CrowdData:
+    items: dict[str, int] = {}
+    workers: dict[str, int] = {}
+    classes = sorted({r[2] for r in rows} | set(truth.values()), key=_class_key)
+    cls = {c: i for i, c in enumerate(classes)}
+    ii, ww, ll = [], [], []
+    for item, worker, answer in rows:
+        ii.append(items.setdefault(item, len(items)))
+        ww.append(workers.setdefault(worker, len(workers)))
+        ll.append(cls[answer])
+    gold = {items[i]: cls[t] for i, t in truth.items() if i in items}
+    return CrowdData(name, list(items), list(workers), classes, np.array(ii), np.array(ww),
+                     np.array(ll), gold)
+
+
+def _class_key(c: str) -> tuple[int, float | str]:
+    try:
+        return (0, float(c))
+    except ValueError:
+        return (1, c)
+
+
+def load_zheng(folder: Path) -> CrowdData:
+    with open(folder / "answer.csv", newline="", encoding="utf-8") as fh:
+        r = csv.reader(fh)
+        next(r)
+        rows = [(a.strip(), b.strip(), c.strip()) for a, b, c, *_ in r if a]
+    with open(folder / "truth.csv", newline="", encoding="utf-8") as fh:
+        r = csv.reader(fh)
+        next(r)
+        truth = {a.strip(): b.strip() for a, b, *_ in r if a}
+    return _build(folder.name, rows, truth)
+
+
+def load_snow(path: Path) -> CrowdData:
+    rows, truth = [], {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        r = csv.reader(fh, delimiter="\t")
+        header = next(r)
+        col = {h: i for i, h in enumerate(header)}
+        for rec in r:
+            if not rec:
+                continue
+            item = rec[col["orig_id"]].strip()
+            rows.append((item, rec[col["!amt_worker_ids"]].strip(), rec[col["response"]].strip()))
+            truth[item] = rec[col["gold"]].strip()
+    return _build(path.name.removesuffix(".standardized.tsv"), rows, truth)
+
+
+def find_sets(root: Path) -> list[Path]:
+    """Every data set under root: folders with answer.csv and truth.csv, and *.standardized.tsv."""
+    out = [p for p in sorted(root.iterdir())
+           if p.is_dir() and (p / "answer.csv").exists() and (p / "truth.csv").exists()]
+    out += sorted(root.glob("*.standardized.tsv"))
+    return out
+
+
+def load_set(path: Path) -> CrowdData:
+    return load_zheng(path) if path.is_dir() else load_snow(path)

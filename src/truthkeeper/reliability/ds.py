@@ -1,0 +1,139 @@
+"""Reliability from agreement: the Bayesian Dawid-Skene family, fitted by variational Bayes.
+
+Model (the same as :func:`truthkeeper.reliability.models.dawid_skene`): each item i has a
+latent true class z_i ~ Categorical(pi), pi ~ Dirichlet(a_pi). Full confusion: each worker w
+has a row CM[w, k] ~ Dirichlet(b_k) for every true class k, with more prior mass on the
+diagonal (workers are better than chance); the answer of w on i is ~ Categorical(CM[w, z_i]).
+One-coin: worker accuracy acc_w ~ Beta, wrong answers uniform over the other classes.
+
+Inference here is mean-field variational Bayes (closed-form updates; the discrete truths are
+summed out in each update), which gives posterior class probabilities averaged over the
+uncertainty in the confusion matrices rather than plugged in at a point estimate. Revealed gold
+labels (logged outcomes) are observed truths: their rows are clamped (semi-supervised).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import digamma
+
+from .crowd import CrowdData
+
+__all__ = ["DSFit", "majority_vote", "vb_dawid_skene"]
+
+PRIOR_DIAG = 0.5
+"""Prior pseudo-count on a confusion row's diagonal (one configuration for every data set)."""
+PRIOR_OFF = 0.1
+"""Prior pseudo-count on each off-diagonal cell."""
+
+
+@dataclass(frozen=True)
+class DSFit:
+    """Posterior class probabilities per item and the workers' expected confusion matrices."""
+
+    posterior: np.ndarray          # (n_items, K)
+    confusion: np.ndarray          # (n_workers, K, K) posterior mean, rows sum to 1
+    class_prior: np.ndarray        # (K,)
+    iterations: int
+
+    @property
+    def labels(self) -> np.ndarray:
+        return np.asarray(self.posterior.argmax(axis=1))
+
+    @property
+    def worker_accuracy(self) -> np.ndarray:
+        """Expected probability that each worker answers correctly (class-prior weighted)."""
+        diag = np.einsum("wkk->wk", self.confusion)
+        return np.asarray(diag @ self.class_prior)
+
+
+def majority_vote(data: CrowdData, *, gold: dict[int, int] | None = None) -> np.ndarray:
+    """Vote shares per item (n_items, K). Ties are broken by argmax, i.e. the lowest class
+    index wins; revealed gold rows are one-hot."""
+    counts = np.zeros((data.n_items, data.n_classes))
+    np.add.at(counts, (data.item_idx, data.label), 1.0)
+    shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+    for i, k in (gold or {}).items():
+        shares[i] = 0.0
+        shares[i, k] = 1.0
+    return shares
+
+
+def vb_dawid_skene(
+    data: CrowdData,
+    *,
+    one_coin: bool = False,
+    gold: dict[int, int] | None = None,
+    prior_diag: float = PRIOR_DIAG,
+    prior_off: float = PRIOR_OFF,
+    max_iter: int = 200,
+    tol: float = 1e-6,
+) -> DSFit:
+    """Fit the Bayesian Dawid-Skene model by variational Bayes (see the module docstring)."""
+    K, W, n = data.n_classes, data.n_workers, data.n_items
+    ii, ww, ll = data.item_idx, data.worker_idx, data.label
+    prior = np.full((K, K), prior_off)
+    np.fill_diagonal(prior, prior_diag)
+    gold = gold or {}
+    g_items = np.array(list(gold), dtype=int)
+    g_cls = np.array([gold[i] for i in g_items], dtype=int)
+    T = majority_vote(data, gold=gold)
+    it = 0
+    for it in range(1, max_iter + 1):
+        # M-like step: Dirichlet posteriors of confusion rows and class prior
+        counts = _counts(T, ii, ww, ll, W, K)
+        if one_coin:
+            correct = np.einsum("wkk->w", counts)
+            total = counts.sum(axis=(1, 2))
+            a = correct + (prior_diag - 1.0) + 1.0
+            b = total - correct + (prior_off - 1.0) * (K - 1) + 1.0
+            e_log_acc = digamma(a) - digamma(a + b)
+            e_log_err = digamma(b) - digamma(a + b) - np.log(max(K - 1, 1))
+            e_log_cm = np.repeat(e_log_err[:, None, None], K, axis=1).repeat(K, axis=2)
+            idx = np.arange(K)
+            e_log_cm[:, idx, idx] = e_log_acc[:, None]
+            post = None
+        else:
+            post = counts + prior[None, :, :]
+            e_log_cm = digamma(post) - digamma(post.sum(axis=2, keepdims=True))
+        pi_post = T.sum(axis=0) + 1.0
+        e_log_pi = digamma(pi_post) - digamma(pi_post.sum())
+        # E step: item posteriors, truths summed out
+        logT = np.tile(e_log_pi, (n, 1))
+        contrib = e_log_cm[ww, :, ll]  # (n_answers, K)
+        for k in range(K):
+            logT[:, k] += np.bincount(ii, weights=contrib[:, k], minlength=n)
+        logT -= logT.max(axis=1, keepdims=True)
+        newT = np.exp(logT)
+        newT /= newT.sum(axis=1, keepdims=True)
+        if len(g_items):
+            newT[g_items] = 0.0
+            newT[g_items, g_cls] = 1.0
+        delta = float(np.abs(newT - T).max())
+        T = newT
+        if delta < tol:
+            break
+    counts = _counts(T, ii, ww, ll, W, K)
+    if one_coin:
+        correct = np.einsum("wkk->w", counts)
+        total = counts.sum(axis=(1, 2))
+        acc = (correct + prior_diag - 1.0 + 1.0) / (total + prior_diag + (prior_off - 1) * (K - 1) + 1.0)
+        cm = np.repeat(((1 - acc) / max(K - 1, 1))[:, None, None], K, axis=1).repeat(K, axis=2)
+        cm[:, np.arange(K), np.arange(K)] = acc[:, None]
+    else:
+        post = counts + prior[None, :, :]
+        cm = post / post.sum(axis=2, keepdims=True)
+    pi = (T.sum(axis=0) + 1.0) / (n + K)
+    return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it)
+
+
+def _counts(T: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndarray, W: int,
+            K: int) -> np.ndarray:
+    """counts[w, k, l] = sum of T[i, k] over the answers l of worker w on items i."""
+    key = ww * K + ll
+    out = np.empty((W, K, K))
+    for k in range(K):
+        out[:, k, :] = np.bincount(key, weights=T[ii, k], minlength=W * K).reshape(W, K)
+    return out

@@ -1,0 +1,73 @@
+"""NumPyro models: pure functions of their data (``obs=None`` turns them into prediction).
+
+Imported lazily: ``import truthkeeper`` never imports JAX.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpyro
+import numpyro.distributions as dist
+from jax.nn import sigmoid
+from jax.scipy.special import logsumexp
+
+__all__ = ["dawid_skene", "fixed_prior_reliability", "hierarchical_reliability"]
+
+
+def hierarchical_reliability(tier: Any, trials: Any, successes: Any = None, *,
+                             n_tiers: int) -> None:
+    """Per-source reliability theta_s ~ Beta(mu_t k_t, (1 - mu_t) k_t) for the source's tier
+    t (index 0 = most authoritative). Tier means are ordered: the logit of each tier's mean is
+    the next lower tier's plus a positive step. Binomial likelihood on per-source sufficient
+    statistics (successes out of trials)."""
+    base = numpyro.sample("base", dist.Normal(0.0, 1.5))  # logit mean of the lowest tier
+    if n_tiers > 1:
+        steps = numpyro.sample("steps", dist.HalfNormal(1.0).expand([n_tiers - 1]))
+        above = jnp.concatenate([jnp.cumsum(steps[::-1])[::-1], jnp.zeros(1)])
+    else:
+        above = jnp.zeros(1)
+    mu = numpyro.deterministic("tier_mean", sigmoid(base + above))
+    k = numpyro.sample("tier_concentration", dist.LogNormal(jnp.log(10.0), 1.0).expand([n_tiers]))
+    with numpyro.plate("sources", tier.shape[0]):
+        theta = numpyro.sample("theta", dist.Beta(mu[tier] * k[tier], (1.0 - mu[tier]) * k[tier]))
+        numpyro.sample("obs", dist.Binomial(trials, probs=theta), obs=successes)
+
+
+def fixed_prior_reliability(a: float, b: float, trials: Any, successes: Any = None) -> None:
+    """theta_s ~ Beta(a, b), successes ~ Binomial(trials, theta_s): the conjugate reference."""
+    with numpyro.plate("sources", trials.shape[0]):
+        theta = numpyro.sample("theta", dist.Beta(a, b))
+        numpyro.sample("obs", dist.Binomial(trials, probs=theta), obs=successes)
+
+
+def dawid_skene(item: Any, worker: Any, label: Any, *, n_items: int, n_workers: int,
+                n_classes: int, gold: Any = None, one_coin: bool = False,
+                prior_diag: float = 2.0, prior_off: float = 1.0) -> None:
+    """The Bayesian Dawid-Skene model with the discrete truths summed out.
+
+    ``gold`` is an (n_items,) int array with -1 where the truth is not observed; observed
+    truths replace the sum over classes by their own term (semi-supervised).
+    """
+    K = n_classes
+    pi = numpyro.sample("pi", dist.Dirichlet(jnp.ones(K)))
+    if one_coin:
+        acc = numpyro.sample("accuracy", dist.Beta(prior_diag, prior_off * (K - 1))
+                             .expand([n_workers]).to_event(1))
+        off = (1.0 - acc) / max(K - 1, 1)
+        cm = off[:, None, None] * jnp.ones((1, K, K)) + jnp.eye(K)[None] * (acc - off)[:, None, None]
+    else:
+        conc = jnp.full((K, K), prior_off) + jnp.eye(K) * (prior_diag - prior_off)
+        cm = numpyro.sample("confusion", dist.Dirichlet(conc).expand([n_workers, K]).to_event(2))
+    numpyro.deterministic("cm", cm)
+    log_cm = jnp.log(jnp.clip(cm, 1e-12))
+    contrib = log_cm[worker, :, label]                          # (n_answers, K)
+    per_item = jnp.zeros((n_items, K)).at[item].add(contrib) + jnp.log(pi)[None, :]
+    if gold is None:
+        lik = logsumexp(per_item, axis=1)
+    else:
+        observed = gold >= 0
+        lik = jnp.where(observed, jnp.take_along_axis(
+            per_item, jnp.clip(gold, 0)[:, None], axis=1)[:, 0], logsumexp(per_item, axis=1))
+    numpyro.factor("answers", lik.sum())
