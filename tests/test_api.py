@@ -26,11 +26,12 @@ T = "2026-11-{:02d}T10:00:00Z".format
 
 def test_public_surface() -> None:
     assert set(truthkeeper.__all__) == {
-        "AuditEntry", "Belief", "Candidate", "Drop", "Fact", "FilterResult", "HeadChange",
-        "InvalidFact", "JournalCorrupt", "JournalError", "Justification", "Memory",
-        "PolicyError", "PrologBridgeError", "Resolution", "Signer", "SupersessionCycle",
-        "SupersessionError", "TierNotAuthorized", "TruthkeeperError", "UnknownFact",
-        "UnsafeRule", "ValueSupport", "Verification", "WhatIf",
+        "Alternative", "AuditEntry", "Belief", "Candidate", "Decision", "Drop", "Fact",
+        "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
+        "Justification", "Memory", "PolicyError", "PrologBridgeError", "Resolution", "Signer",
+        "SourceReliability", "SupersessionCycle", "SupersessionError", "TierNotAuthorized",
+        "TruthkeeperError", "UnknownFact", "UnsafeRule", "Utility", "ValueSupport",
+        "Verification", "WhatIf",
     }
     assert truthkeeper.__all__ == sorted(truthkeeper.__all__)
 

@@ -4,7 +4,8 @@ Model (the same as :func:`truthkeeper.reliability.models.dawid_skene`): each ite
 latent true class z_i ~ Categorical(pi), pi ~ Dirichlet(a_pi). Full confusion: each worker w
 has a row CM[w, k] ~ Dirichlet(b_k) for every true class k, with more prior mass on the
 diagonal (workers are better than chance); the answer of w on i is ~ Categorical(CM[w, z_i]).
-One-coin: worker accuracy acc_w ~ Beta, wrong answers uniform over the other classes.
+One-coin: worker accuracy acc_w ~ Beta(prior_diag, prior_off (K - 1)), wrong answers uniform
+over the other classes.
 
 Inference here is mean-field variational Bayes (closed-form updates; the discrete truths are
 summed out in each update), which gives posterior class probabilities averaged over the
@@ -21,7 +22,7 @@ from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "majority_vote", "vb_dawid_skene"]
+__all__ = ["DSFit", "calibrate_temperature", "majority_vote", "vb_dawid_skene"]
 
 PRIOR_DIAG = 0.5
 """Prior pseudo-count on a confusion row's diagonal (one configuration for every data set)."""
@@ -37,6 +38,16 @@ class DSFit:
     confusion: np.ndarray          # (n_workers, K, K) posterior mean, rows sum to 1
     class_prior: np.ndarray        # (K,)
     iterations: int
+    answer_loglik: np.ndarray      # (n_items, K): sum over answers of E[log CM[w, k, l]]
+    log_prior: np.ndarray          # (K,): E[log pi]
+
+    def tempered(self, tau: float) -> np.ndarray:
+        """Item posteriors with their log-odds scaled by tau (temperature scaling: the most
+        probable class never changes; tau = 1 is the fit before clamping revealed truths)."""
+        z = tau * (self.log_prior[None, :] + self.answer_loglik)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return np.asarray(p / p.sum(axis=1, keepdims=True))
 
     @property
     def labels(self) -> np.ndarray:
@@ -68,8 +79,8 @@ def vb_dawid_skene(
     gold: dict[int, int] | None = None,
     prior_diag: float = PRIOR_DIAG,
     prior_off: float = PRIOR_OFF,
-    max_iter: int = 200,
-    tol: float = 1e-6,
+    max_iter: int = 100,
+    tol: float = 1e-5,
 ) -> DSFit:
     """Fit the Bayesian Dawid-Skene model by variational Bayes (see the module docstring)."""
     K, W, n = data.n_classes, data.n_workers, data.n_items
@@ -81,14 +92,14 @@ def vb_dawid_skene(
     g_cls = np.array([gold[i] for i in g_items], dtype=int)
     T = majority_vote(data, gold=gold)
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported after the loop
         # M-like step: Dirichlet posteriors of confusion rows and class prior
         counts = _counts(T, ii, ww, ll, W, K)
         if one_coin:
             correct = np.einsum("wkk->w", counts)
             total = counts.sum(axis=(1, 2))
-            a = correct + (prior_diag - 1.0) + 1.0
-            b = total - correct + (prior_off - 1.0) * (K - 1) + 1.0
+            a = correct + prior_diag
+            b = total - correct + prior_off * max(K - 1, 1)
             e_log_acc = digamma(a) - digamma(a + b)
             e_log_err = digamma(b) - digamma(a + b) - np.log(max(K - 1, 1))
             e_log_cm = np.repeat(e_log_err[:, None, None], K, axis=1).repeat(K, axis=2)
@@ -101,10 +112,11 @@ def vb_dawid_skene(
         pi_post = T.sum(axis=0) + 1.0
         e_log_pi = digamma(pi_post) - digamma(pi_post.sum())
         # E step: item posteriors, truths summed out
-        logT = np.tile(e_log_pi, (n, 1))
+        ans = np.zeros((n, K))
         contrib = e_log_cm[ww, :, ll]  # (n_answers, K)
         for k in range(K):
-            logT[:, k] += np.bincount(ii, weights=contrib[:, k], minlength=n)
+            ans[:, k] = np.bincount(ii, weights=contrib[:, k], minlength=n)
+        logT = ans + e_log_pi[None, :]
         logT -= logT.max(axis=1, keepdims=True)
         newT = np.exp(logT)
         newT /= newT.sum(axis=1, keepdims=True)
@@ -119,14 +131,32 @@ def vb_dawid_skene(
     if one_coin:
         correct = np.einsum("wkk->w", counts)
         total = counts.sum(axis=(1, 2))
-        acc = (correct + prior_diag - 1.0 + 1.0) / (total + prior_diag + (prior_off - 1) * (K - 1) + 1.0)
+        acc = (correct + prior_diag) / (total + prior_diag + prior_off * max(K - 1, 1))
         cm = np.repeat(((1 - acc) / max(K - 1, 1))[:, None, None], K, axis=1).repeat(K, axis=2)
         cm[:, np.arange(K), np.arange(K)] = acc[:, None]
     else:
         post = counts + prior[None, :, :]
         cm = post / post.sum(axis=2, keepdims=True)
     pi = (T.sum(axis=0) + 1.0) / (n + K)
-    return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it)
+    return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
+                 log_prior=e_log_pi)
+
+
+def calibrate_temperature(fit: DSFit, gold: dict[int, int]) -> float:
+    """The temperature in (0, 1] that minimises the log loss of the revealed truths
+    (logged outcomes) under the unclamped posteriors: correlated annotators make the
+    independence model overconfident, and the revealed labels measure by how much."""
+    if not gold:
+        return 1.0
+    items = np.array(list(gold))
+    y = np.array([gold[i] for i in items])
+    best, best_loss = 1.0, np.inf
+    for tau in np.linspace(0.02, 1.0, 50):
+        p = fit.tempered(float(tau))[items, y]
+        loss = -np.mean(np.log(np.clip(p, 1e-12, 1.0)))
+        if loss < best_loss:
+            best, best_loss = float(tau), loss
+    return best
 
 
 def _counts(T: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndarray, W: int,

@@ -10,7 +10,7 @@ import numpy as np
 
 from .calibration import ece
 from .crowd import CrowdData, find_sets, load_set
-from .ds import majority_vote, vb_dawid_skene
+from .ds import calibrate_temperature, majority_vote, vb_dawid_skene
 
 __all__ = ["evaluate_crowd", "evaluate_set"]
 
@@ -45,10 +45,14 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
         shown = rng.choice(gold_items, size=k, replace=False)
         rest = np.setdiff1d(gold_items, shown)
         t = time.perf_counter()
-        semi = vb_dawid_skene(data, gold={int(i): data.gold[int(i)] for i in shown})
-        s_acc, s_cal = _score(semi.posterior, data, rest)
+        revealed = {int(i): data.gold[int(i)] for i in shown}
+        semi = vb_dawid_skene(data, gold=revealed)
+        tau = calibrate_temperature(semi, revealed)
+        post = semi.tempered(tau)
+        post[shown] = semi.posterior[shown]
+        s_acc, s_cal = _score(post, data, rest)
         out["semi_supervised"][f"{round(frac * 100)}%"] = {
-            "revealed": k, "accuracy": s_acc, "ece": s_cal,
+            "revealed": k, "accuracy": s_acc, "ece": s_cal, "temperature": tau,
             "seconds": time.perf_counter() - t}
     if crowdkit:
         out["crowdkit"] = _crowdkit(data, gold_items)

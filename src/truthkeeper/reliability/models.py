@@ -56,7 +56,8 @@ def dawid_skene(item: Any, worker: Any, label: Any, *, n_items: int, n_workers: 
         acc = numpyro.sample("accuracy", dist.Beta(prior_diag, prior_off * (K - 1))
                              .expand([n_workers]).to_event(1))
         off = (1.0 - acc) / max(K - 1, 1)
-        cm = off[:, None, None] * jnp.ones((1, K, K)) + jnp.eye(K)[None] * (acc - off)[:, None, None]
+        eye = jnp.eye(K)[None]
+        cm = off[:, None, None] * jnp.ones((1, K, K)) + eye * (acc - off)[:, None, None]
     else:
         conc = jnp.full((K, K), prior_off) + jnp.eye(K) * (prior_diag - prior_off)
         cm = numpyro.sample("confusion", dist.Dirichlet(conc).expand([n_workers, K]).to_event(2))

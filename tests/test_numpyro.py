@@ -1,0 +1,77 @@
+"""The NumPyro models and their inference (slow: JAX compiles; still run by make test)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from truthkeeper import Memory
+
+from .test_reliability import _synthetic
+
+pytestmark = pytest.mark.slow
+
+
+def test_conjugate_update_agrees_with_nuts() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from truthkeeper.reliability.inference import run_nuts
+    from truthkeeper.reliability.models import fixed_prior_reliability
+
+    a, b = 6.5, 3.5
+    trials = jnp.array([0, 4, 20, 50])
+    succ = jnp.array([0, 1, 18, 20])
+    post = run_nuts(fixed_prior_reliability, rng_key=jax.random.key(1), num_warmup=500,
+                    num_samples=4000, a=a, b=b, trials=trials, successes=succ)
+    theta = np.asarray(post["theta"])
+    ca, cb = a + np.asarray(succ), b + np.asarray(trials - succ)
+    mean = ca / (ca + cb)
+    sd = np.sqrt(ca * cb / ((ca + cb) ** 2 * (ca + cb + 1)))
+    assert np.allclose(theta.mean(0), mean, atol=0.02)
+    assert np.allclose(theta.std(0), sd, atol=0.02)
+
+
+def test_fit_reliability_orders_tiers_and_is_journalled(tmp_path: Path) -> None:
+    db = tmp_path / "fit.db"
+    rng = np.random.default_rng(0)
+    truth = {"human": 0.97, "verified": 0.9, "agent": 0.6, "unverified": 0.4}
+    with Memory(db) as mem:
+        for tier, p in truth.items():
+            for s in range(4):
+                for _ in range(25):
+                    mem.record_source_outcome(f"{tier}{s}", correct=bool(rng.random() < p),
+                                              tier=tier)
+        prior = mem.fit_reliability(method="nuts", num_samples=300)
+        means = [prior[t][0] for t in ("human", "verified", "agent", "unverified")]
+        assert means == sorted(means, reverse=True)
+        assert abs(prior["agent"][0] - 0.6) < 0.15
+        live = mem.reliability()
+    with Memory(db) as again:  # the refit is replayed from the journal, not recomputed
+        assert again.reliability() == live
+
+
+def test_numpyro_dawid_skene_matches_vb() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from truthkeeper.reliability.ds import vb_dawid_skene
+    from truthkeeper.reliability.inference import run_svi
+    from truthkeeper.reliability.models import dawid_skene
+
+    data, truth, _ = _synthetic(n_items=120, n_workers=8, k=2, seed=5, low=0.6)
+    post = run_svi(dawid_skene, rng_key=jax.random.key(0), steps=1500, num_samples=200,
+                   item=jnp.array(data.item_idx), worker=jnp.array(data.worker_idx),
+                   label=jnp.array(data.label), n_items=data.n_items,
+                   n_workers=data.n_workers, n_classes=2)
+    cm = np.asarray(post["cm"]).mean(0)
+    acc_svi = np.einsum("wkk->w", cm) / 2
+    vb = vb_dawid_skene(data)
+    assert np.corrcoef(acc_svi, vb.worker_accuracy)[0, 1] > 0.8
+    log_t = np.zeros((data.n_items, 2))
+    np.add.at(log_t, data.item_idx, np.log(cm[data.worker_idx, :, data.label]))
+    svi_labels = log_t.argmax(1)
+    assert (svi_labels == vb.labels).mean() > 0.9
+    assert (vb.labels == truth).mean() > 0.8 and (svi_labels == truth).mean() > 0.8

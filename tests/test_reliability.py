@@ -1,0 +1,215 @@
+"""The Bayesian layer: conjugate updates, outcomes, conflicts, decisions, calibration, DS."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from truthkeeper import InvalidFact, Memory, Utility
+from truthkeeper.reliability.book import ReliabilityBook
+from truthkeeper.reliability.calibration import (
+    brier,
+    ece,
+    interval_coverage,
+    log_loss,
+    reliability_diagram,
+)
+from truthkeeper.reliability.crowd import CrowdData
+from truthkeeper.reliability.ds import calibrate_temperature, majority_vote, vb_dawid_skene
+
+T = "2026-11-{:02d}T10:00:00Z".format
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "crowd"
+
+
+def _conflict(mem: Memory) -> None:
+    mem.add("acme", "total", 4500, source="email", tier="verified", valid_from=T(1))
+    mem.add("acme", "total", 5000, source="planner", tier="agent", valid_from=T(2))
+
+
+def test_outcomes_update_reliability_and_order_does_not_matter() -> None:
+    outcomes = [True, False, True, True, False, True]
+    states = set()
+    for perm in set(itertools.permutations(outcomes)):
+        book = ReliabilityBook(("human", "verified", "agent", "unverified"))
+        for ok in perm:
+            book.record("s", "agent", ok)
+        states.add(book.params("s"))
+    assert len(states) == 1
+    a, b = states.pop()
+    assert (a, b) == pytest.approx((0.65 * 10 + 4, 0.35 * 10 + 2))
+
+
+def test_discounting_forgets_old_evidence() -> None:
+    book = ReliabilityBook(("a",), discount=0.5)
+    for _ in range(20):
+        book.record("s", "a", False)
+    for _ in range(5):
+        book.record("s", "a", True)
+    plain = ReliabilityBook(("a",))
+    for ok in [False] * 20 + [True] * 5:
+        plain.record("s", "a", ok)
+    assert book.mean("s") > 0.8 > 0.45 > plain.mean("s")
+
+
+def test_a_source_that_keeps_being_wrong_loses() -> None:
+    mem = Memory()
+    _conflict(mem)
+    r = mem.current("acme", "total")
+    assert r.status == "conflict" and r.value is None
+    p = {c.value: c.p for c in r.candidates}
+    assert p[4500] > p[5000]  # tier prior: verified above agent
+    for _ in range(15):
+        mem.record_source_outcome("email", correct=False, tier="verified")
+        mem.record_source_outcome("planner", correct=True)
+    r = mem.current("acme", "total")
+    assert r.status == "conflict" and r.value is None  # never silently chosen
+    best = [c for c in r.candidates if c.best]
+    assert [c.value for c in best] == [5000] and best[0].p > 0.8
+    assert all(c.interval is not None and c.interval[0] <= c.p <= c.interval[1]
+               for c in r.candidates)
+    assert mem.decide("acme", "total").value == 5000
+
+
+def test_confirm_labels_every_head() -> None:
+    mem = Memory()
+    _conflict(mem)
+    assert mem.confirm("acme", "total", 5000) == 2
+    rel = {r.source: r for r in mem.reliability()}
+    assert rel["planner"].n == 1 and rel["email"].n == 1
+    assert rel["planner"].mean > 0.65 and rel["email"].mean < 0.85
+    assert rel["email"].low < rel["email"].mean < rel["email"].high
+
+
+def test_decide_abstains_when_the_utility_says_so() -> None:
+    mem = Memory()
+    _conflict(mem)
+    cautious = mem.decide("acme", "total", utility=Utility(correct=1, wrong=-20, abstain=0))
+    assert cautious.action == "abstain" and cautious.expected_utility == 0
+    bold = mem.decide("acme", "total", utility=Utility(correct=1, wrong=0, abstain=0))
+    assert bold.action == "answer" and bold.value == 4500
+    assert bold.expected_utility == pytest.approx(bold.p)
+    assert mem.decide("nobody", "total").action == "abstain"
+    with pytest.raises(InvalidFact):
+        mem.decide("acme", "total", utility=(1, -1, 0))  # type: ignore[arg-type]
+
+
+def test_resolve_context_shifts_with_the_context_record() -> None:
+    mem = Memory()
+    args = {"question": "capital?", "context_value": "paris", "context_source": "wiki",
+            "parametric_value": "lyon", "parametric_confidence": 0.6}
+    first = mem.resolve_context(**args)
+    for _ in range(30):
+        mem.record_source_outcome("wiki", correct=True, tier="unverified")
+    later = mem.resolve_context(**args)
+    p_first = {a.value: a.p for a in first.alternatives}["paris"]
+    p_later = {a.value: a.p for a in later.alternatives}["paris"]
+    assert p_later > p_first and later.value == "paris"
+    for _ in range(40):
+        mem.record_source_outcome("model:parametric", correct=True)
+    trusted_model = mem.resolve_context(**args)
+    assert {a.value: a.p for a in trusted_model.alternatives}["paris"] < p_later
+    agree = mem.resolve_context(**{**args, "parametric_value": "Paris"})
+    assert agree.value == "paris" and agree.p > 0.95
+    with pytest.raises(InvalidFact):
+        mem.resolve_context(**{**args, "parametric_confidence": 1.5})
+
+
+def test_replay_reproduces_reliabilities_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    with Memory(db) as mem:
+        _conflict(mem)
+        mem.confirm("acme", "total", 4500)
+        f = mem.add("ana", "city", "lisbon", source="chat", valid_from=T(3))
+        mem.record_outcome(f.id, correct=False)
+        mem.record_source_outcome("wiki", correct=True)
+        live = mem.reliability()
+        live_p = [c.p for c in mem.current("acme", "total").candidates]
+    with Memory(db) as again:
+        assert again.reliability() == live
+        assert [c.p for c in again.current("acme", "total").candidates] == live_p
+
+
+def test_interval_coverage_on_synthetic_sources() -> None:
+    rng = np.random.default_rng(7)
+    book = ReliabilityBook(("human", "verified", "agent", "unverified"))
+    truths, names = [], []
+    for s in range(400):
+        tier = book.tiers[s % 4]
+        mu, k = book.tier_prior[tier]
+        theta = rng.beta(mu * k, (1 - mu) * k)
+        for _ in range(rng.integers(0, 30)):
+            book.record(f"s{s}", tier, bool(rng.random() < theta))
+        truths.append(theta)
+        names.append((f"s{s}", tier))
+    iv = [book.interval(n, t) for n, t in names]
+    cov = interval_coverage([a for a, _ in iv], [b for _, b in iv], truths)
+    assert 0.85 <= cov <= 0.95
+
+
+def test_calibration_tools() -> None:
+    assert brier([1.0, 0.0], [1, 0]) == 0.0
+    assert brier([0.5, 0.5], [1, 0]) == 0.25
+    assert brier(np.array([[1.0, 0.0], [0.5, 0.5]]), [0, 1]) == pytest.approx(0.25)
+    assert log_loss([0.5], [1]) == pytest.approx(np.log(2))
+    assert ece([0.9] * 10, [True] * 9 + [False]) == pytest.approx(0.0)
+    assert ece([0.9] * 10, [True] * 5 + [False] * 5) == pytest.approx(0.4)
+    bins = reliability_diagram([0.05, 0.95, 0.96], [False, True, True])
+    assert [b["count"] for b in bins] == [1, 2]
+    with pytest.raises(ValueError):
+        brier([0.1], [1, 0])
+
+
+def _synthetic(n_items: int = 300, n_workers: int = 12, k: int = 3, seed: int = 0,
+               low: float = 0.35, high: float = 0.95):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, n_items)
+    acc = rng.uniform(low, high, n_workers)
+    ii, ww, ll = [], [], []
+    for i in range(n_items):
+        for w in rng.choice(n_workers, 5, replace=False):
+            right = rng.random() < acc[w]
+            lab = truth[i] if right else rng.choice([c for c in range(k) if c != truth[i]])
+            ii.append(i)
+            ww.append(w)
+            ll.append(lab)
+    data = CrowdData("synthetic", [str(i) for i in range(n_items)],
+                     [str(w) for w in range(n_workers)], [str(c) for c in range(k)],
+                     np.array(ii), np.array(ww), np.array(ll),
+                     {i: int(truth[i]) for i in range(n_items)})
+    return data, truth, acc
+
+
+def test_dawid_skene_recovers_truth_and_worker_accuracy() -> None:
+    data, truth, acc = _synthetic()
+    mv = (majority_vote(data).argmax(1) == truth).mean()
+    for one_coin in (False, True):
+        fit = vb_dawid_skene(data, one_coin=one_coin)
+        assert (fit.labels == truth).mean() >= mv
+        assert np.corrcoef(fit.worker_accuracy, acc)[0, 1] > 0.9
+        assert np.allclose(fit.posterior.sum(1), 1.0)
+
+
+def test_semi_supervised_clamps_and_calibrates() -> None:
+    data, truth, _ = _synthetic(seed=3)
+    gold = {i: int(truth[i]) for i in range(0, 300, 10)}
+    fit = vb_dawid_skene(data, gold=gold)
+    assert all(fit.posterior[i].argmax() == c and fit.posterior[i].max() == 1.0
+               for i, c in gold.items())
+    tau = calibrate_temperature(fit, gold)
+    assert 0.0 < tau <= 1.0
+    assert (fit.tempered(tau).argmax(1) == fit.tempered(1.0).argmax(1)).all()
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"crowd data not found at {DATA}")
+def test_crowd_eval_on_real_sets() -> None:
+    from truthkeeper.reliability.crowd import load_set
+    from truthkeeper.reliability.evaluate import evaluate_set
+
+    for name in ("duck_bluebirds", "temp.standardized.tsv"):
+        res = evaluate_set(load_set(DATA / name), crowdkit=False)
+        assert res["accuracy"] >= res["majority_vote_accuracy"]
+        assert res["accuracy"] >= 0.88 and 0.0 <= res["ece"] <= 0.2
+        assert set(res["semi_supervised"]) == {"5%", "10%", "20%"}
