@@ -246,8 +246,10 @@ class Memory:
             fields = {"subject": s, "attribute": a, "value": value, "valid_from": vf_dt,
                       "valid_to": vt_dt, "supersedes": sup, "source": src, "tier": t,
                       "text": txt, "meta": mt}
-            problem = verify_signature(fields, signature, self._trusted) \
-                if signature is not None else "it carries no signature"
+            problem = (verify_signature(fields, signature, self._trusted)
+                       if isinstance(signature, Mapping) else
+                       "it carries no signature" if signature is None else
+                       "signature must be a dict with key, nonce and sig")
             if problem is None and signature["nonce"] in self._nonces:  # type: ignore[index]
                 problem = "its nonce was already used (a replayed signature)"
             if problem is not None:

@@ -51,7 +51,8 @@ class DSFit:
 
     @property
     def labels(self) -> np.ndarray:
-        return np.asarray(self.posterior.argmax(axis=1))
+        out: np.ndarray = self.posterior.argmax(axis=1)
+        return out
 
     @property
     def worker_accuracy(self) -> np.ndarray:
@@ -65,7 +66,7 @@ def majority_vote(data: CrowdData, *, gold: dict[int, int] | None = None) -> np.
     index wins; revealed gold rows are one-hot."""
     counts = np.zeros((data.n_items, data.n_classes))
     np.add.at(counts, (data.item_idx, data.label), 1.0)
-    shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+    shares: np.ndarray = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
     for i, k in (gold or {}).items():
         shares[i] = 0.0
         shares[i, k] = 1.0
