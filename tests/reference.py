@@ -86,3 +86,25 @@ def phi_reference(cands: list[tuple[tuple[str, str], object, int]]) -> set[int]:
                 out.add(i)
                 break
     return out
+
+
+def phi_policy_reference(policy: str,
+                         cands: list[tuple[tuple[str, str], object, int, str]]) -> set[int]:
+    """Indices the policy's filter drops (ties in time dominate neither way)."""
+    out = set()
+    for i, (slot, v, t, tier) in enumerate(cands):
+        for j, (slot2, v2, t2, tier2) in enumerate(cands):
+            if i == j or slot2 != slot or _vk(v2) == _vk(v):
+                continue
+            r2, r = RANK[tier2], RANK[tier]
+            newer_ = t2 > t
+            if policy == "temporal":
+                hit = newer_
+            elif policy == "temporal_within_authority":
+                hit = newer_ and r2 >= r
+            else:
+                hit = r2 > r or (r2 == r and newer_)
+            if hit:
+                out.add(i)
+                break
+    return out

@@ -146,3 +146,16 @@ def test_all_insertion_orders_of_a_mixed_tier_slot_agree() -> None:
                     got[mem.add("s", "a", v, source="x", tier=tier, valid_from=at(t)).id] = i
                 seen.add(frozenset(got[f.id] for f in mem.current("s", "a").heads))
         assert len(seen) == 1, (policy, seen)
+
+
+@given(policy=policies,
+       raw=st.lists(st.tuples(subjects, st.sampled_from(["price", "city"]), values, offsets,
+                              tiers), min_size=0, max_size=25))
+def test_filter_matches_each_policy_definition(policy, raw) -> None:
+    from .reference import phi_policy_reference
+
+    with Memory(policy=policy, protected_tiers=()) as mem:
+        items = [Candidate(s, a, v, at(t), tier=tier) for s, a, v, t, tier in raw]
+        expected = phi_policy_reference(
+            policy, [((normalise_key(s, "s"), a), v, t, tier) for s, a, v, t, tier in raw])
+        assert _dropped(mem, items) == expected

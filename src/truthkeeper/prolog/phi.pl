@@ -1,10 +1,7 @@
 :- module(tk_phi,
           [ phi_filter/3          % +Policy, +Candidates, -Drops
           ]).
-:- use_module(library(pairs), [group_pairs_by_key/2, pairs_values/2]).
-:- use_module(library(assoc), [empty_assoc/1, get_assoc/3, put_assoc/4, assoc_to_list/2]).
 :- use_module(library(lists), [member/2]).
-:- use_module(library(apply), [foldl/4]).
 
 /** <module> The dominance filter over a retrieved context (Phi_T and its policy variants)
 
@@ -21,49 +18,63 @@ values seen so far are kept per tier rank.
 
 %!  phi_filter(+Policy, +Candidates, -Drops) is det.
 %
-%   Drops is a list of Index-DominatorIndex pairs.
+%   Drops is a list of Index-DominatorIndex pairs, one per dropped index.
 phi_filter(Policy, Cands, Drops) :-
-    findall(K-C, ( member(C0, Cands), normalise(Policy, C0, C), C = c(_, K, _, _, _) ), KCs),
-    keysort(KCs, Sorted),
-    group_pairs_by_key(Sorted, Groups),
-    foldl(slot_drops(Policy), Groups, Drops0, []),
-    sort(1, @<, Drops0, Drops).                 % one dominator per dropped index
+    keyed(Cands, Policy, KCs),
+    keysort(KCs, Sorted),                       % by slot, then newest first
+    slots(Sorted, Policy, Drops0, []),
+    sort(1, @<, Drops0, Drops).
 
-normalise(temporal, c(I, K, V, T, _), c(I, K, V, T, 0)) :- !.
-normalise(_, C, C).
+% Key = Slot-NegTau so one keysort groups slots and orders each newest first.
+keyed([], _, []).
+keyed([c(I, K, V, T, R0)|Cs], P, [(K-NT)-c(I, V, T, R)|KCs]) :-
+    NT is -T,
+    ( P == temporal -> R = 0 ; R = R0 ),
+    keyed(Cs, P, KCs).
 
-slot_drops(Policy, _-Cs, Drops, Tail) :-
-    findall(NT-C, ( member(C, Cs), C = c(_, _, _, T, _), NT is -T ), TCs),
-    keysort(TCs, ByTime),                     % newest first
-    group_pairs_by_key(ByTime, TimeGroups),
-    empty_assoc(S0),
-    sweep(TimeGroups, Policy, S0, S, Drops, Tail1),
-    (   Policy == authority_first
-    ->  pairs_values(ByTime, All),
-        higher_tier_drops(All, S, Tail1, Tail)
-    ;   Tail1 = Tail
+slots([], _, D, D).
+slots([(K-_)-C|Rest], P, D0, D) :-
+    take_slot(Rest, K, Cs, Rest1),
+    slot_drops(P, [C|Cs], D0, D1),
+    slots(Rest1, P, D1, D).
+
+take_slot([(K0-_)-C|Rest], K, [C|Cs], Rest1) :-
+    K0 == K, !,
+    take_slot(Rest, K, Cs, Rest1).
+take_slot(Rest, _, [], Rest).
+
+% slot_drops(+Policy, +CandsNewestFirst, -Drops, ?Tail)
+slot_drops(P, Cs, D0, D) :-
+    sweep(Cs, P, [], State, D0, D1),
+    (   P == authority_first
+    ->  higher_tier_drops(Cs, State, D1, D)
+    ;   D1 = D
     ).
 
-% sweep(+TimeGroups, +Policy, +State0, -State, -Drops, ?Tail)
-sweep([], _, S, S, T, T).
-sweep([_-Group|Rest], P, S0, S, Drops, Tail) :-
-    check_group(Group, P, S0, Drops, Mid),
-    foldl(add_state, Group, S0, S1),
-    sweep(Rest, P, S1, S, Mid, Tail).
+% State: a list of Rank-s(B1, B2), the newest two distinct values seen per rank.
+% Candidates of equal time are checked against the state before any of them is added.
+sweep([], _, S, S, D, D).
+sweep([C|Cs], P, S0, S, D0, D) :-
+    C = c(_, _, T, _),
+    same_time(Cs, T, Same, Rest),
+    check_group([C|Same], P, S0, D0, D1),
+    add_all([C|Same], S0, S1),
+    sweep(Rest, P, S1, S, D1, D).
 
-check_group([], _, _, T, T).
-check_group([C|Cs], P, S, Drops, Tail) :-
-    (   in_sweep_dominator(P, C, S, D)
-    ->  C = c(I, _, _, _, _), Drops = [I-D|Mid]
-    ;   Drops = Mid
+same_time([C|Cs], T, [C|Same], Rest) :-
+    C = c(_, _, T1, _), T1 =:= T, !,
+    same_time(Cs, T, Same, Rest).
+same_time(Rest, _, [], Rest).
+
+check_group([], _, _, D, D).
+check_group([c(I, V, _, R)|Cs], P, S, D0, D) :-
+    (   member(R2-St, S),
+        rank_ok(P, R2, R),
+        other_value(St, V, By)
+    ->  D0 = [I-By|D1]
+    ;   D0 = D1
     ),
-    check_group(Cs, P, S, Mid, Tail).
-
-in_sweep_dominator(P, c(_, _, V, _, R), S, D) :-
-    assoc_to_list(S, RankStates),
-    member(R2-St, RankStates),
-    rank_ok(P, R2, R),
-    other_value(St, V, D), !.
+    check_group(Cs, P, S, D1, D).
 
 rank_ok(authority_first, R2, R) :- !, R2 =:= R.
 rank_ok(_, R2, R) :- R2 >= R.
@@ -75,26 +86,28 @@ other_value(s(b(V1, I1), B2), V, D) :-
     ;   B2 = b(_, D)
     ).
 
-add_state(c(I, _, V, _, R), S0, S) :-
-    (   get_assoc(R, S0, St0)
-    ->  true
-    ;   St0 = s(none, none)
-    ),
-    push(St0, V, I, St),
-    put_assoc(R, S0, St, S).
+add_all([], S, S).
+add_all([c(I, V, _, R)|Cs], S0, S) :-
+    add_state(S0, R, V, I, S1),
+    add_all(Cs, S1, S).
 
-push(s(none, none), V, I, s(b(V, I), none)) :- !.
+add_state([], R, V, I, [R-s(b(V, I), none)]).
+add_state([R0-St0|S0], R, V, I, S) :-
+    (   R0 =:= R
+    ->  push(St0, V, I, St), S = [R0-St|S0]
+    ;   S = [R0-St0|S1],
+        add_state(S0, R, V, I, S1)
+    ).
+
 push(s(b(V1, I1), none), V, I, St) :- !,
     ( V1 \== V -> St = s(b(V1, I1), b(V, I)) ; St = s(b(V1, I1), none) ).
 push(St, _, _, St).
 
-higher_tier_drops([], _, T, T).
-higher_tier_drops([C|Cs], S, Drops, Tail) :-
-    C = c(I, _, V, _, R),
-    (   assoc_to_list(S, RankStates),
-        member(R2-St, RankStates), R2 > R,
-        other_value(St, V, D)
-    ->  Drops = [I-D|Mid]
-    ;   Drops = Mid
+higher_tier_drops([], _, D, D).
+higher_tier_drops([c(I, V, _, R)|Cs], S, D0, D) :-
+    (   member(R2-St, S), R2 > R,
+        other_value(St, V, By)
+    ->  D0 = [I-By|D1]
+    ;   D0 = D1
     ),
-    higher_tier_drops(Cs, S, Mid, Tail).
+    higher_tier_drops(Cs, S, D1, D).

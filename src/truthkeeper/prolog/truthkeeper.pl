@@ -78,11 +78,34 @@ add_recs(M, Recs) :-
     forall(member(R, Recs), assert_rec(M, R)),
     forall(member(f(Id, _, _, _, _, _, _, _, _, Sup), Recs),
            check_rec_link(M, Id, Sup)),
-    forall(member(f(Id, _, _, _, _, _, _, _, _, _), Recs),
-           insert_update(M, Id)),
-    findall(S-A, member(f(_, S, A, _, _, _, _, _, _, _), Recs), Slots0),
-    sort(Slots0, Slots),
-    forall(member(S-A, Slots), refresh_holds(M, S, A)).
+    findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _), Recs), Keyed0),
+    msort(Keyed0, Keyed),
+    slot_groups(Keyed, Groups),
+    forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)).
+
+% slot_groups(+SortedSlotIdTriples, -Groups): S-A-[Id...] per slot
+slot_groups([], []).
+slot_groups([S-A-Id|T], [S-A-[Id|Ids]|Gs]) :-
+    same_slot(T, S, A, Ids, Rest),
+    slot_groups(Rest, Gs).
+
+same_slot([S0-A0-Id|T], S, A, [Id|Ids], Rest) :-
+    S0 == S, A0 == A, !,
+    same_slot(T, S, A, Ids, Rest).
+same_slot(Rest, _, _, [], Rest).
+
+% A fact alone in a slot that had nothing is its head and its value holds: the common case
+% of a bulk load, done without the general dominance pass.
+update_slot(M, S, A, [Id]) :-
+    \+ sup(M, Id, _),
+    \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id ),
+    !,
+    fact(M, Id, _, _, V, _, _, _, _, _),
+    assertz(head(M, S, A, Id)),
+    assertz(holds(M, S, A, V)).
+update_slot(M, S, A, Ids) :-
+    forall(member(Id, Ids), insert_update(M, Id)),
+    refresh_holds(M, S, A).
 
 assert_rec(M, f(Id, S, A, V, VF, VT, RA, Tier, Src, Sup)) :-
     (   fact(M, Id, _, _, _, _, _, _, _, _)
