@@ -29,6 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="folder of data sets (default ../shared/data/crowd)")
     ec.add_argument("--json", action="store_true", help="print JSON (the only format)")
     ec.add_argument("--no-crowdkit", action="store_true", help="skip crowd-kit peers")
+    et = esub.add_parser("temporal", help="heads, as_of and history on PAT and SituatedQA")
+    et.add_argument("--data", default=None,
+                    help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
+    et.add_argument("--json", action="store_true", help="print JSON (the only format)")
     args = parser.parse_args(argv)
 
     if args.command == "demo":
@@ -64,6 +68,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         print(json.dumps(evaluate_crowd(root, crowdkit=not args.no_crowdkit), indent=2))
+        return 0
+    if args.command == "eval" and args.eval == "temporal":
+        from pathlib import Path
+
+        from .bench.temporal import evaluate_temporal
+
+        root = Path(args.data) if args.data else Path("../shared/data/temporal")
+        if not root.is_dir():
+            print(f"truthkeeper eval temporal: no data folder at {root} (use --data DIR)",
+                  file=sys.stderr)
+            return 2
+        print(json.dumps(evaluate_temporal(root), indent=2))
         return 0
     return 2  # pragma: no cover - argparse enforces the choices
 

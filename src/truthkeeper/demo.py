@@ -5,7 +5,7 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .errors import TierNotAuthorized
-from .facts import Candidate, Resolution
+from .facts import Candidate, Resolution, Utility
 from .memory import POLICIES, Memory
 from .signing import Signer
 
@@ -99,6 +99,31 @@ def why_story(mem: Memory) -> None:
           f" still {mem.current('ana', 'location').value})")
 
 
+def reliability_story() -> None:
+    _h("The Bayesian layer decides what the rules leave open")
+    with Memory() as mem:
+        mem.add("acme", "invoice_total", 4500, source="billing-email", tier="verified",
+                valid_from="2026-11-20T10:00:00Z")
+        mem.add("acme", "invoice_total", 5000, source="agent:planner", tier="agent",
+                valid_from="2026-11-22T09:00:00Z")
+        cautious = Utility(correct=1, wrong=-4, abstain=0)
+
+        def show(when: str) -> None:
+            r = mem.current("acme", "invoice_total")
+            probs = ", ".join(f"{c.value}: p={c.p:.2f} [{c.interval[0]:.2f}, {c.interval[1]:.2f}]"
+                              for c in r.candidates if c.p is not None and c.interval)
+            d = mem.decide("acme", "invoice_total", utility=cautious)
+            print(f"  {when}: {r.status} ({probs}) -> decide: {d.action} {d.value}")
+
+        show("tier priors only")
+        for _ in range(8):
+            mem.record_source_outcome("agent:planner", correct=False)
+            mem.record_source_outcome("billing-email", correct=True, tier="verified")
+        show("after 8 outcomes each")
+        print("  reliability:", ", ".join(f"{r.source} {r.mean:.2f} [{r.low:.2f}, {r.high:.2f}]"
+                                          for r in mem.reliability()))
+
+
 def _show(mem: Memory, item: object) -> str:
     if isinstance(item, str):
         f = mem.get(item)
@@ -113,6 +138,7 @@ def main() -> None:
         chain_story(mem)
         context_story(mem)
         why_story(mem)
+    reliability_story()
 
 
 if __name__ == "__main__":
