@@ -300,3 +300,22 @@ def test_resolution_why() -> None:
     f = mem.add("acme", "price", 1, source="s", valid_from=T(1))
     j = mem.current("acme", "price").why()
     assert f.id in str(j) and "resolved" in str(j)
+
+
+def test_threads_share_one_memory() -> None:
+    import threading
+
+    mem = Memory()
+
+    def work(k: int) -> None:
+        for i in range(150):
+            mem.add(f"s{i % 7}", "a", k * 1000 + i, source=f"t{k}")
+            mem.current(f"s{i % 7}", "a")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(mem) == 600
+    assert all(mem.current(f"s{i}", "a").status == "resolved" for i in range(7))

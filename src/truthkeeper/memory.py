@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import threading
 import time
@@ -153,7 +154,7 @@ class Memory:
         self._rules: list[tuple[str, str]] = []
         self._last_ra = 0
         self._id_prefix = os.urandom(4).hex()
-        self._seq = 0
+        self._ids = itertools.count(1)  # next() is atomic: ids stay unique across threads
         self._closed = False
         self._journal: Journal | None = None
         self._jseq, self._jhash = 0, GENESIS
@@ -199,8 +200,7 @@ class Memory:
         return ra
 
     def _new_id(self) -> str:
-        self._seq += 1
-        return f"f{self._id_prefix}{self._seq:x}"
+        return f"f{self._id_prefix}{next(self._ids):x}"
 
     def _tier(self, tier: object) -> str:
         t = normalise_key(tier, "tier")
