@@ -273,10 +273,10 @@ class Memory:
                 valid_from=item.valid_from, valid_to=item.valid_to, supersedes=item.supersedes,
                 text=item.text, meta=item.meta, id=item.id, signature=item.signature,
             )
-        if not isinstance(item, Mapping):
+        if type(item) is not dict and not isinstance(item, Mapping):
             msg = f"facts[{index}] must be a dict or a Fact, got {type(item).__name__}"
             raise InvalidFact(msg)
-        unknown = set(item) - _FACT_KEYS
+        unknown = item.keys() - _FACT_KEYS
         if unknown:
             msg = (f"facts[{index}] has unknown keys {sorted(unknown)}; "
                    f"accepted: {sorted(_FACT_KEYS)}")
@@ -285,9 +285,13 @@ class Memory:
             if k not in item:
                 msg = f"facts[{index}] is missing {k!r}"
                 raise InvalidFact(msg)
-        kw = {k: v for k, v in item.items() if k not in ("subject", "attribute", "value")}
+        g = item.get
         try:
-            return self._build(item["subject"], item["attribute"], item["value"], **kw)
+            return self._build(
+                item["subject"], item["attribute"], item["value"], source=item["source"],
+                tier=g("tier", "agent"), valid_from=g("valid_from"), valid_to=g("valid_to"),
+                supersedes=g("supersedes"), text=g("text"), meta=g("meta"), id=g("id"),
+                signature=g("signature"))
         except InvalidFact as exc:
             msg = f"facts[{index}]: {exc}"
             raise InvalidFact(msg) from None
@@ -347,9 +351,11 @@ class Memory:
         now = _now_us()
         built = []
         try:
+            now_dt = from_us(now)
             for i, item in enumerate(facts):
-                if isinstance(item, Mapping) and item.get("valid_from") is None:
-                    item = {**item, "valid_from": from_us(now)}
+                if (type(item) is dict or isinstance(item, Mapping)) and \
+                        item.get("valid_from") is None:
+                    item = {**item, "valid_from": now_dt}
                 built.append(self._coerce(item, i))
         except TruthkeeperError as exc:
             self._reject(exc, {"batch": True})
