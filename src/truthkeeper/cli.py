@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,29 +58,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(run_journal(n=args.n, repeat=args.repeat,
                                      synchronous=args.synchronous), indent=2))
         return 0
-    if args.command == "eval" and args.eval == "crowd":
-        from pathlib import Path
-
-        from .reliability.evaluate import evaluate_crowd
-
-        root = Path(args.data) if args.data else Path("../shared/data/crowd")
+    if args.command == "eval":
+        root = Path(args.data) if args.data else Path(f"../shared/data/{args.eval}")
         if not root.is_dir():
-            print(f"truthkeeper eval crowd: no data folder at {root} (use --data DIR)",
+            print(f"truthkeeper eval {args.eval}: no data folder at {root} (use --data DIR)",
                   file=sys.stderr)
             return 2
-        print(json.dumps(evaluate_crowd(root, crowdkit=not args.no_crowdkit), indent=2))
-        return 0
-    if args.command == "eval" and args.eval == "temporal":
-        from pathlib import Path
+        if args.eval == "crowd":
+            from .reliability.evaluate import evaluate_crowd
 
-        from .bench.temporal import evaluate_temporal
+            result = evaluate_crowd(root, crowdkit=not args.no_crowdkit)
+        else:
+            from .bench.temporal import evaluate_temporal
 
-        root = Path(args.data) if args.data else Path("../shared/data/temporal")
-        if not root.is_dir():
-            print(f"truthkeeper eval temporal: no data folder at {root} (use --data DIR)",
-                  file=sys.stderr)
-            return 2
-        print(json.dumps(evaluate_temporal(root), indent=2))
+            result = evaluate_temporal(root)
+        print(json.dumps(result, indent=2))
         return 0
     return 2  # pragma: no cover - argparse enforces the choices
 

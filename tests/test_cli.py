@@ -1,0 +1,57 @@
+"""The command line: each command runs and prints what README says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from truthkeeper.cli import main
+
+
+def test_selftest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selftest"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["failed"] == 0 and out["passed"] >= 40
+
+
+def test_demo_tells_the_story(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for text in ("Seed 003", "authority_first", "history: 100 [superseded], 120 [superseded], "
+                 "135 [head]", "drop log", "needs_vpn(ana)", "decide: answer 4500"):
+        assert text in out
+
+
+def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "perf", "--n", "2000", "--repeat", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["add_many_facts_per_s"]["median"] > 0 and out["current_us"]["median"] > 0
+
+
+def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "journal", "--n", "2000", "--repeat", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["durable_add_many_facts_per_s"]["median"] > 0
+
+
+def test_eval_missing_data_is_a_clear_error(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "crowd", "--data", str(tmp_path / "none"), "--json"]) == 2
+    assert "no data folder" in capsys.readouterr().err
+
+
+def test_eval_crowd_on_a_small_folder(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    d = tmp_path / "tiny"
+    d.mkdir()
+    rows = ["question,worker,answer"] + [f"q{i},w{w},{(i + (w == 2)) % 2}"
+                                         for i in range(20) for w in range(3)]
+    (d / "answer.csv").write_text("\n".join(rows) + "\n")
+    (d / "truth.csv").write_text("question,truth\n" + "".join(f"q{i},{i % 2}\n"
+                                                             for i in range(20)))
+    assert main(["eval", "crowd", "--data", str(tmp_path), "--no-crowdkit", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"tiny"}
+    assert out["tiny"]["accuracy"] == 1.0 and {"ece", "seconds"} <= set(out["tiny"])
