@@ -24,7 +24,7 @@ from .crowd import CrowdData
 
 __all__ = ["DSFit", "calibrate_temperature", "majority_vote", "vb_dawid_skene"]
 
-PRIOR_DIAG = 0.5
+PRIOR_DIAG = 1.0
 """Prior pseudo-count on a confusion row's diagonal (one configuration for every data set)."""
 PRIOR_OFF = 0.1
 """Prior pseudo-count on each off-diagonal cell."""
