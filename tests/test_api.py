@@ -11,11 +11,12 @@ import truthkeeper
 from truthkeeper import (
     Belief,
     Candidate,
+    CrossSlotSupersession,
     InvalidFact,
     Memory,
     PolicyError,
     SupersessionCycle,
-    SupersessionError,
+    TierInversion,
     TruthkeeperError,
     UnknownFact,
     UnsafeRule,
@@ -26,10 +27,12 @@ T = "2026-11-{:02d}T10:00:00Z".format
 
 def test_public_surface() -> None:
     assert set(truthkeeper.__all__) == {
-        "Alternative", "AuditEntry", "Belief", "Candidate", "Decision", "Drop", "Fact",
+        "Alternative", "AuditEntry", "Belief", "Candidate", "CrossSlotSupersession",
+        "Decision", "Drop", "Fact",
         "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
         "Justification", "Memory", "PolicyError", "PrologBridgeError", "Resolution", "Signer",
-        "SourceReliability", "SupersessionCycle", "SupersessionError", "TierNotAuthorized",
+        "SourceReliability", "SupersessionCycle", "SupersessionError", "TierInversion",
+        "TierNotAuthorized",
         "TruthkeeperError", "UnknownFact", "UnsafeRule", "Utility", "ValueSupport",
         "Verification", "WhatIf",
     }
@@ -70,11 +73,12 @@ def test_explicit_supersedes_beats_time_and_is_checked() -> None:
     new = mem.add("acme", "price", 2, source="s", valid_from=T(5))
     fix = mem.add("acme", "price", 1, source="s", valid_from=T(1), supersedes=new.id)
     assert [f.id for f in mem.current("acme", "price").heads] == [fix.id]
+    assert mem.superseded_by(new.id) == [fix] and mem.superseded_by(fix.id) == []
     other = mem.add("globex", "price", 3, source="s")
-    with pytest.raises(SupersessionError, match="within one slot"):
+    with pytest.raises(CrossSlotSupersession, match="within one slot"):
         mem.add("acme", "price", 9, source="s", supersedes=other.id)
     h = mem.add("acme", "price", 7, source="u", tier="human", valid_from=T(9))
-    with pytest.raises(SupersessionError, match="lower tier"):
+    with pytest.raises(TierInversion, match="lower tier"):
         mem.add("acme", "price", 8, source="s", tier="agent", supersedes=h.id)
     with pytest.raises(UnknownFact, match="names no fact"):
         mem.add("acme", "price", 8, source="s", supersedes="nope")

@@ -6,6 +6,7 @@ decide which facts are chain heads; ``filter`` drops stale items from a retrieve
 """
 
 from .errors import (
+    CrossSlotSupersession,
     InvalidFact,
     JournalCorrupt,
     JournalError,
@@ -13,6 +14,7 @@ from .errors import (
     PrologBridgeError,
     SupersessionCycle,
     SupersessionError,
+    TierInversion,
     TierNotAuthorized,
     TruthkeeperError,
     UnknownFact,
@@ -44,6 +46,7 @@ __all__ = [
     "AuditEntry",
     "Belief",
     "Candidate",
+    "CrossSlotSupersession",
     "Decision",
     "Drop",
     "Fact",
@@ -61,6 +64,7 @@ __all__ = [
     "SourceReliability",
     "SupersessionCycle",
     "SupersessionError",
+    "TierInversion",
     "TierNotAuthorized",
     "TruthkeeperError",
     "UnknownFact",

@@ -7,6 +7,7 @@ before anything changes, so catching the error leaves the memory as it was.
 from __future__ import annotations
 
 __all__ = [
+    "CrossSlotSupersession",
     "InvalidFact",
     "JournalCorrupt",
     "JournalError",
@@ -14,6 +15,7 @@ __all__ = [
     "PrologBridgeError",
     "SupersessionCycle",
     "SupersessionError",
+    "TierInversion",
     "TierNotAuthorized",
     "TruthkeeperError",
     "UnknownFact",
@@ -42,6 +44,14 @@ class SupersessionError(TruthkeeperError, ValueError):
 
 class SupersessionCycle(SupersessionError):
     """An explicit ``supersedes`` link that would close a cycle."""
+
+
+class CrossSlotSupersession(SupersessionError):
+    """An explicit ``supersedes`` link to a fact of another slot."""
+
+
+class TierInversion(SupersessionError):
+    """An explicit ``supersedes`` link from a lower tier over a higher one."""
 
 
 class PolicyError(TruthkeeperError, ValueError):

@@ -14,12 +14,13 @@ from typing import Any
 
 from . import engine
 from .errors import (
+    CrossSlotSupersession,
     InvalidFact,
     JournalCorrupt,
     JournalError,
     PolicyError,
     SupersessionCycle,
-    SupersessionError,
+    TierInversion,
     TierNotAuthorized,
     TruthkeeperError,
     UnknownFact,
@@ -322,9 +323,9 @@ class Memory:
             Bad types, empty keys, naive times, unknown tier, oversized value.
         UnknownFact
             ``supersedes`` names a fact this memory does not hold.
-        SupersessionError, SupersessionCycle
+        CrossSlotSupersession, TierInversion, SupersessionCycle
             ``supersedes`` crosses slots, goes from a lower tier over a higher one, or closes
-            a cycle.
+            a cycle (all are SupersessionError).
         TierNotAuthorized
             A protected-tier write without a valid, fresh signature by a trusted key.
         """
@@ -444,12 +445,12 @@ class Memory:
                 f"supersedes={other!r} (on fact {fid!r}) names no fact of this memory"
             )
         elif kind == "cross_slot":
-            err = SupersessionError(
+            err = CrossSlotSupersession(
                 f"fact {fid!r} cannot supersede {other!r}: supersedes links stay within one "
                 "slot (same subject and attribute)"
             )
         elif kind == "lower_tier":
-            err = SupersessionError(
+            err = TierInversion(
                 f"fact {fid!r} cannot supersede {other!r}: a lower tier never supersedes a "
                 f"higher one (tiers, highest first: {', '.join(self.tiers)})"
             )
@@ -734,6 +735,13 @@ class Memory:
         return len(lines)
 
     # ------------------------------------------------------------------ reads
+
+    def superseded_by(self, fact_id: str) -> list[Fact]:
+        """The facts that explicitly supersede ``fact_id`` (the reverse of ``Fact.supersedes``;
+        ``why`` also lists what dominates it under the policy)."""
+        f = self.get(fact_id)
+        return [g for g in (self._facts[i] for i in self._slots[(f.subject, f.attribute)])
+                if g.supersedes == f.id]
 
     def get(self, fact_id: str) -> Fact:
         """The fact with this id."""
