@@ -213,3 +213,44 @@ def test_crowd_eval_on_real_sets() -> None:
         assert res["accuracy"] >= res["majority_vote_accuracy"]
         assert res["accuracy"] >= 0.88 and 0.0 <= res["ece"] <= 0.2
         assert set(res["semi_supervised"]) == {"5%", "10%", "20%"}
+
+
+def _crowd_memory(mem: Memory, n: int = 150, seed: int = 1) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    acc = {"good1": 0.95, "good2": 0.9, "bad": 0.3, "meh": 0.6}
+    facts = []
+    for i in range(n):
+        t = int(rng.integers(0, 3))
+        for s, a in acc.items():
+            v = t if rng.random() < a else int(rng.choice([x for x in range(3) if x != t]))
+            facts.append({"subject": f"q{i}", "attribute": "v", "value": v, "source": s,
+                          "valid_from": T(1)})
+    mem.add_many(facts)
+    return acc
+
+
+def test_learn_from_agreement_without_labels(tmp_path: Path) -> None:
+    db = tmp_path / "agree.db"
+    with Memory(db) as mem:
+        acc = _crowd_memory(mem)
+        est = mem.learn_from_agreement()
+        assert sorted(est, key=est.get) == sorted(acc, key=acc.get)
+        assert all(abs(est[s] - acc[s]) < 0.12 for s in acc)
+        rel = {r.source: r.mean for r in mem.reliability()}
+        assert rel["good1"] > rel["meh"] > rel["bad"]  # the estimates became the priors
+        live = mem.reliability()
+    with Memory(db) as again:
+        assert again.reliability() == live
+
+
+def test_learn_from_agreement_uses_confirmed_truths() -> None:
+    mem = Memory()
+    _crowd_memory(mem, n=60, seed=4)
+    unsupervised = mem.learn_from_agreement(apply=False)
+    rng = np.random.default_rng(0)
+    for i in rng.choice(60, 20, replace=False):
+        [good] = [f for f in mem.history(f"q{i}", "v") if f.source == "good1"]
+        mem.record_outcome(good.id, correct=True)  # a fact confirmed right: its value is true
+    semi = mem.learn_from_agreement(apply=False)
+    assert semi != unsupervised
+    assert semi["good1"] >= unsupervised["good1"] - 0.02

@@ -1131,7 +1131,10 @@ class Memory:
         self._rel_version += 1
 
     def _apply_prior(self, body: Mapping[str, Any]) -> None:
-        self._book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
+        if "tier_prior" in body:
+            self._book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
+        for src, mu in body.get("source_prior", {}).items():
+            self._book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
         self._rel_version += 1
 
     def record_outcome(self, fact_id: str, *, correct: bool) -> None:
@@ -1218,6 +1221,74 @@ class Memory:
         body = {"tier_prior": {t: [m, c] for t, (m, c) in prior.items()}, "method": method}
         self._log([("prior", body)], lambda: self._apply_prior(body))
         return prior
+
+    def learn_from_agreement(self, *, apply: bool = True) -> dict[str, float]:
+        """Estimate each source's accuracy from how it agrees with the others, without labels.
+
+        Every slot is an item whose truth is one of the values its live facts claim (each
+        source's latest claim counts); a one-coin Bayesian Dawid-Skene model for open-ended
+        values is fitted by variational Bayes. Slots whose truth was confirmed by outcomes
+        (``confirm``) enter as observed truths (semi-supervised). With ``apply`` the
+        estimates become the prior mean of each source (journalled); logged outcomes still
+        update on top of them. Returns the estimated accuracy per source.
+        """
+        import numpy as np
+
+        from .reliability.ds import vb_one_coin_open
+
+        with self._lock:
+            self._check_open()
+            sources: dict[str, int] = {}
+            ii: list[int] = []
+            ww: list[int] = []
+            cc: list[int] = []
+            nc: list[int] = []
+            gold: dict[int, int] = {}
+            confirmed = self._confirmed_values()
+            for slot, ids in self._slots.items():
+                latest: dict[str, Fact] = {}
+                for fid in ids:
+                    f = self._facts[fid]
+                    if fid in self._retracted:
+                        continue
+                    cur = latest.get(f.source)
+                    if cur is None or (f.valid_from, f.recorded_at) > (cur.valid_from,
+                                                                        cur.recorded_at):
+                        latest[f.source] = f
+                if not latest:
+                    continue
+                values: dict[Any, int] = {}
+                item = len(nc)
+                for src, f in latest.items():
+                    k = _hashable(value_key(f.value))
+                    c = values.setdefault(k, len(values))
+                    ii.append(item)
+                    ww.append(sources.setdefault(src, len(sources)))
+                    cc.append(c)
+                truth = confirmed.get(slot)
+                if truth is not None and truth in values:
+                    gold[item] = values[truth]
+                nc.append(len(values))
+            if not sources:
+                return {}
+            acc, _ = vb_one_coin_open(np.array(ii), np.array(ww), np.array(cc), np.array(nc),
+                                      len(sources), gold=gold)
+            est = {src: float(acc[j]) for src, j in sources.items()}
+        if apply:
+            body = {"source_prior": est}
+            self._log([("prior", body)], lambda: self._apply_prior(body))
+        return est
+
+    def _confirmed_values(self) -> dict[tuple[str, str], Any]:
+        """Slots whose true value an outcome confirmed (a head recorded correct)."""
+        out: dict[tuple[str, str], Any] = {}
+        events = (self._events if self._journal is None else
+                  [(e.kind, e.recorded_at, e.body) for e in self._journal.read()])
+        for kind, _, body in events:
+            if kind == "outcome" and body.get("id") in self._facts and body.get("correct"):
+                f = self._facts[body["id"]]
+                out[(f.subject, f.attribute)] = _hashable(value_key(f.value))
+        return out
 
     def _claim_probabilities(self, claims: list[tuple[Any, list[tuple[str, str]]]],
                              draws: int = 400) -> list[tuple[float, tuple[float, float]]]:
@@ -1377,7 +1448,7 @@ def _decision(u: Utility, options: list[tuple[Any, float, tuple[float, float] | 
 
 
 def _hashable(k: Any) -> Any:
-    return k
+    return tuple(k) if isinstance(k, list) else k
 
 
 def _fact_body(f: Fact) -> dict[str, Any]:

@@ -36,6 +36,8 @@ class ReliabilityBook:
     discount: float = 1.0
     tier_prior: dict[str, tuple[float, float]] = field(default_factory=dict)
     sources: dict[str, SourceState] = field(default_factory=dict)
+    source_prior: dict[str, float] = field(default_factory=dict)
+    """Per-source prior means learned from agreement (``learn_from_agreement``)."""
 
     def __post_init__(self) -> None:
         if not self.tier_prior:
@@ -65,6 +67,7 @@ class ReliabilityBook:
         st = self.sources.get(source)
         t = st.tier if st is not None else (tier or self.tiers[-1])
         mu, k = self.tier_prior[t]
+        mu = self.source_prior.get(source, mu)
         a, b = mu * k, (1.0 - mu) * k
         if st is not None:
             a += st.successes

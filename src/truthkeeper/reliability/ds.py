@@ -168,3 +168,63 @@ def _counts(T: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndarray, W: in
     for k in range(K):
         out[:, k, :] = np.bincount(key, weights=T[ii, k], minlength=W * K).reshape(W, K)
     return out
+
+
+def vb_one_coin_open(
+    item_idx: np.ndarray,
+    worker_idx: np.ndarray,
+    choice_idx: np.ndarray,
+    n_choices: np.ndarray,
+    n_workers: int,
+    *,
+    gold: dict[int, int] | None = None,
+    prior_correct: float = 2.0,
+    prior_wrong: float = 1.0,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One-coin Dawid-Skene for open-ended values: item i's truth is one of its own
+    ``n_choices[i]`` claimed values; worker w answers the truth with probability acc_w ~
+    Beta(prior_correct, prior_wrong), else one of the other claimed values uniformly.
+
+    Returns the posterior mean accuracy per worker and, per item, the posterior over its
+    choices. ``gold`` maps an item to its true choice (observed, semi-supervised).
+    """
+    n_items = len(n_choices)
+    offsets = np.concatenate([[0], np.cumsum(n_choices)[:-1]]).astype(int)
+    flat = offsets[item_idx] + choice_idx
+    size = int(n_choices.sum())
+    owner = np.repeat(np.arange(n_items), n_choices)
+    log_others = np.log(np.maximum(n_choices - 1, 1).astype(float))
+    # start from vote shares
+    T = np.bincount(flat, minlength=size).astype(float)
+    T /= np.maximum(np.bincount(owner, weights=T, minlength=n_items)[owner], 1.0)
+    gold = gold or {}
+    g_flat = np.array([offsets[i] + c for i, c in gold.items()], dtype=int)
+    g_items = np.array(list(gold), dtype=int)
+    a: np.ndarray = np.zeros(n_workers)
+    b: np.ndarray = np.zeros(n_workers)
+    for _ in range(max_iter):
+        if len(g_items):
+            T[np.isin(owner, g_items)] = 0.0
+            T[g_flat] = 1.0
+        hit = T[flat]
+        a = prior_correct + np.bincount(worker_idx, weights=hit, minlength=n_workers)
+        b = prior_wrong + np.bincount(worker_idx, weights=1.0 - hit, minlength=n_workers)
+        e_log_a = digamma(a) - digamma(a + b)
+        e_log_w = digamma(b) - digamma(a + b)
+        wrong = e_log_w[worker_idx] - log_others[item_idx]
+        base = np.bincount(item_idx, weights=wrong, minlength=n_items)
+        z = base[owner] + np.bincount(flat, weights=e_log_a[worker_idx] - wrong, minlength=size)
+        z -= np.maximum.reduceat(z, offsets)[owner]
+        ez = np.exp(z)
+        new = ez / np.add.reduceat(ez, offsets)[owner]
+        if len(g_items):
+            new[np.isin(owner, g_items)] = 0.0
+            new[g_flat] = 1.0
+        delta = float(np.abs(new - T).max())
+        T = new
+        if delta < tol:
+            break
+    acc = a / (a + b)
+    return acc, [T[offsets[i]:offsets[i] + n_choices[i]] for i in range(n_items)]
