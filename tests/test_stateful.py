@@ -69,6 +69,10 @@ class MemoryMachine(RuleBasedStateMachine):
         for s, a in SLOTS:
             got = {f.id for f in self.mem.current(s, a).heads}
             assert got == self.ref.heads((normalise_key(s, "s"), a)), (s, a)
+        every = list(self.ref.facts)
+        if every:
+            kept = set(self.mem.filter(every).kept)
+            assert kept == set().union(*(self.ref.heads(slot) for slot in SLOTS))
         conflicts = set(self.mem.conflicts())
         for slot in SLOTS:
             heads = self.ref.heads(slot)

@@ -895,10 +895,12 @@ class Memory:
                         rule = "supersedes" if self._facts[by].supersedes == _fid else self.policy
                         drops[i] = Drop(items[i], self._facts[by], rule)
             live = [c for c in cands if c[0] not in drops]
+            # chain heads never dominate each other: Phi_T is needed only with foreign items
+            foreign = len(store_idx) < len(items)
             if kappa is None:
                 rows = [(i, f"{s}\x1f{a}", value_key(v), tau, t) for i, s, a, v, tau, t in live]
                 pairs = engine.ask("tk_phi(M, Cs, Ds)", {"M": self._h, "Cs": rows})["Ds"] \
-                    if len(rows) > 1 else []
+                    if len(rows) > 1 and foreign else []
                 for i, j in pairs:
                     drops[i] = Drop(items[i], items[j], self.policy)
             else:
