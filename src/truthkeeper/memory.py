@@ -1014,10 +1014,8 @@ class Memory:
 
     def _why_fact(self, fid: str) -> Justification:
         f = self._facts[fid]
-        over, under = engine.ask("tk_links(M, Id, Ds, Dd)",
-                                 {"M": self._h, "Id": fid}).__getitem__, None
-        dominators, dominated = over("Ds"), over("Dd")
-        del under
+        links = engine.ask("tk_links(M, Id, Ds, Dd)", {"M": self._h, "Id": fid})
+        dominators, dominated = links["Ds"], links["Dd"]
         if fid in self._retracted:
             status = "retracted"
         elif not dominators:
@@ -1071,8 +1069,7 @@ class Memory:
             return Justification(
                 "holds", f"holds({s}, {a}, {v})", {"facts": facts},
                 tuple(self._why_fact(h) for h in heads))
-        return Justification(kind, f"{'not ' if kind == 'not' else ''}{node[1]}"
-                             if kind != "not" else node[1], {})
+        return Justification(kind, node[1], {})  # a test or a negation, as Prolog text
 
     def what_if(
         self,
