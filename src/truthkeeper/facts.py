@@ -410,7 +410,7 @@ def check_text(value: object, name: str) -> str | None:
 
 
 def check_meta(value: object) -> dict[str, Any]:
-    if value is None:
+    if value is None or (type(value) is dict and not value):
         return {}
     if not isinstance(value, Mapping):
         msg = f"meta must be a dict or None, got {type(value).__name__}"

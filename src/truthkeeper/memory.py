@@ -629,6 +629,8 @@ class Memory:
                 return Verification(False, 0, expected, f"cannot read: {exc}", prev)
             for seq, kind, ra, body, p, h in rows:
                 problem = check_row(seq, kind, ra, body, p, h, expected, prev)
+                if problem is None:
+                    problem = _json_problem(body)
                 if problem is None and kind == "fact":
                     problem = self._check_signed(body, nonces)
                 if problem is not None:
@@ -1448,6 +1450,16 @@ def _decision(u: Utility, options: list[tuple[Any, float, tuple[float, float] | 
 
 def _hashable(k: Any) -> Any:
     return tuple(k) if isinstance(k, list) else k
+
+
+def _json_problem(body: str) -> str | None:
+    import json
+
+    try:
+        json.loads(body)
+    except ValueError:
+        return "its body is not valid JSON"
+    return None
 
 
 def _fact_body(f: Fact) -> dict[str, Any]:
