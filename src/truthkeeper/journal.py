@@ -172,21 +172,29 @@ class _Txn:
         self.journal = journal
         self.seq, self.hash, self.last_ra = journal.tail()
 
-    def append(self, kind: str, recorded_at: int, body: dict[str, Any]) -> Event:
-        text = canonical(body)
-        seq = self.seq + 1
-        h = event_hash(self.hash, seq, kind, recorded_at, text)
+    def append(self, kind: str, recorded_at: int, body: dict[str, Any]) -> None:
+        self.append_many([(kind, recorded_at, body)])
+
+    def append_many(self, events: list[tuple[str, int, dict[str, Any]]]) -> None:
+        """Chain and insert events in order (one executemany)."""
+        rows = []
+        seq, prev = self.seq, self.hash
+        for kind, recorded_at, body in events:
+            text = canonical(body)
+            seq += 1
+            h = event_hash(prev, seq, kind, recorded_at, text)
+            rows.append((seq, kind, recorded_at, text, prev, h))
+            prev = h
         try:
-            self.journal._conn.execute(
+            self.journal._conn.executemany(
                 "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
-                "VALUES (?, ?, ?, ?, ?, ?)", (seq, kind, recorded_at, text, self.hash, h))
+                "VALUES (?, ?, ?, ?, ?, ?)", rows)
         except (sqlite3.Error, OSError) as exc:
             msg = f"write to journal {self.journal.path!r} failed: {exc}"
             raise JournalError(msg) from exc
-        ev = Event(seq, kind, recorded_at, body, self.hash, h)
-        self.seq, self.hash = seq, h
-        self.last_ra = max(self.last_ra, recorded_at)
-        return ev
+        if rows:
+            self.seq, self.hash = seq, prev
+            self.last_ra = max(self.last_ra, max(r[2] for r in rows))
 
 
 def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,

@@ -385,8 +385,8 @@ class Memory:
                     start = max(_now_us(), base + 1)
                     ras = [start + i for i in range(len(built))]
                     applied = self._apply_facts(built, ras)
-                    for f in applied:
-                        txn.append("fact", to_us(f.recorded_at), _fact_body(f))
+                    txn.append_many([("fact", ra, _fact_body(f))
+                                     for f, ra in zip(applied, ras, strict=True)])
             except JournalError:
                 if applied:
                     self._undo_facts(applied)
