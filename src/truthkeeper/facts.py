@@ -327,6 +327,10 @@ def check_label(value: object, name: str) -> str:
 
 def parse_time(value: object, name: str) -> datetime:
     """A timezone-aware datetime from a datetime or an ISO 8601 string with an offset."""
+    if type(value) is str:
+        cached = _TIMES.get(value)
+        if cached is not None:
+            return cached
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, str):
@@ -344,7 +348,13 @@ def parse_time(value: object, name: str) -> datetime:
     if dt.tzinfo is None or dt.utcoffset() is None:
         msg = f"{name} must be timezone-aware, got {value!r} (naive datetime)"
         raise InvalidFact(msg)
-    return dt.astimezone(UTC)
+    out = dt.astimezone(UTC)
+    if type(value) is str and len(_TIMES) < 100_000:
+        _TIMES[value] = out  # ISO strings repeat (bulk loads, retrieved contexts)
+    return out
+
+
+_TIMES: dict[str, datetime] = {}
 
 
 def to_us(dt: datetime) -> int:

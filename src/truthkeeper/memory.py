@@ -150,7 +150,7 @@ class Memory:
         self._retracted: dict[str, tuple[int, str]] = {}
         self._cache: dict[tuple[str, str], Resolution] = {}
         self._cache_rel: dict[tuple[str, str], int] = {}
-        self._audit: list[AuditEntry] = []
+        self._audit: list[AuditEntry | tuple[datetime, str | None, tuple[Drop, ...]]] = []
         self._events: list[tuple[str, int, dict[str, Any]]] = []
         self._rules: list[tuple[str, str]] = []
         self._last_ra = 0
@@ -909,12 +909,8 @@ class Memory:
                 self._kappa_filter(items, live, kappa, drops)
             kept = tuple(items[i] for i in range(len(items)) if i not in drops)
             dropped = tuple(drops[i] for i in sorted(drops))
-            now = datetime.now(UTC)
-            for d in dropped:
-                self._audit.append(AuditEntry("drop", now, {
-                    "query": query, "item": _describe(d.item),
-                    "dominated_by": _describe(d.dominated_by), "rule": d.rule,
-                }))
+            if dropped:  # expanded into AuditEntry rows when audit() is read
+                self._audit.append((datetime.now(UTC), query, dropped))
             return FilterResult(kept=kept, dropped=dropped)
 
     def _kappa_filter(self, items: list[Any], live: list[tuple[Any, ...]],
@@ -1421,7 +1417,17 @@ class Memory:
     def audit(self) -> list[AuditEntry]:
         """The drop log of ``filter`` and the rejected writes, oldest first."""
         with self._lock:
-            return list(self._audit)
+            out: list[AuditEntry] = []
+            for entry in self._audit:
+                if isinstance(entry, AuditEntry):
+                    out.append(entry)
+                    continue
+                at, query, dropped = entry
+                out.extend(AuditEntry("drop", at, {
+                    "query": query, "item": _describe(d.item),
+                    "dominated_by": _describe(d.dominated_by), "rule": d.rule,
+                }) for d in dropped)
+            return out
 
 
 _EPOCH_DT = from_us(0)
