@@ -141,6 +141,7 @@ class Memory:
             raise PolicyError(msg)
         self._book = ReliabilityBook(tier_names, discount=float(discount))
         self._rel_version = 0
+        self._confirmed: dict[tuple[str, str], Any] = {}
         self.path = None if path is None else os.fspath(path)
         self._lock = threading.RLock()
         self._h = engine.new_handle()
@@ -151,7 +152,8 @@ class Memory:
         self._cache: dict[tuple[str, str], Resolution] = {}
         self._cache_rel: dict[tuple[str, str], int] = {}
         self._audit: list[AuditEntry | tuple[datetime, str | None, tuple[Drop, ...]]] = []
-        self._events: list[tuple[str, int, dict[str, Any]]] = []
+        # in-memory event log (export_jsonl); facts are kept as Fact and serialised on export
+        self._events: list[tuple[str, int, Any]] = []
         self._rules: list[tuple[str, str]] = []
         self._last_ra = 0
         self._id_prefix = os.urandom(4).hex()
@@ -375,7 +377,7 @@ class Memory:
                 ras = [self._next_ra() for _ in built]
                 out = self._apply_facts(built, ras)
                 for f in out:
-                    self._events.append(("fact", to_us(f.recorded_at), _fact_body(f)))
+                    self._events.append(("fact", to_us(f.recorded_at), f))
                 return out
             applied: list[Fact] = []
             try:
@@ -674,7 +676,8 @@ class Memory:
                 events = [(e.kind, e.recorded_at, e.body) for e in self._journal.read()
                           if e.kind != "config"]
             else:
-                events = list(self._events)
+                events = [(k, ra, _fact_body(b) if isinstance(b, Fact) else b)
+                          for k, ra, b in self._events]
         with open(path, "w", encoding="utf-8") as fh:
             for kind, ra, body in events:
                 fh.write(json.dumps({"kind": kind, "recorded_at": ra, "body": body},
@@ -1125,6 +1128,9 @@ class Memory:
 
     def _apply_outcome(self, body: Mapping[str, Any]) -> None:
         self._book.record(body["source"], body["tier"], bool(body["correct"]))
+        f = self._facts.get(body.get("id") or "")
+        if f is not None and body["correct"]:  # a fact confirmed right: its slot's truth
+            self._confirmed[(f.subject, f.attribute)] = _hashable(value_key(f.value))
         self._rel_version += 1
 
     def _apply_prior(self, body: Mapping[str, Any]) -> None:
@@ -1241,7 +1247,7 @@ class Memory:
             cc: list[int] = []
             nc: list[int] = []
             gold: dict[int, int] = {}
-            confirmed = self._confirmed_values()
+            confirmed = dict(self._confirmed)
             for slot, ids in self._slots.items():
                 latest: dict[str, Fact] = {}
                 for fid in ids:
@@ -1275,17 +1281,6 @@ class Memory:
             body = {"source_prior": est}
             self._log([("prior", body)], lambda: self._apply_prior(body))
         return est
-
-    def _confirmed_values(self) -> dict[tuple[str, str], Any]:
-        """Slots whose true value an outcome confirmed (a head recorded correct)."""
-        out: dict[tuple[str, str], Any] = {}
-        events = (self._events if self._journal is None else
-                  [(e.kind, e.recorded_at, e.body) for e in self._journal.read()])
-        for kind, _, body in events:
-            if kind == "outcome" and body.get("id") in self._facts and body.get("correct"):
-                f = self._facts[body["id"]]
-                out[(f.subject, f.attribute)] = _hashable(value_key(f.value))
-        return out
 
     def _claim_probabilities(self, claims: list[tuple[Any, list[tuple[str, str]]]],
                              draws: int = 400) -> list[tuple[float, tuple[float, float]]]:

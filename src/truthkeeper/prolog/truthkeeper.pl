@@ -103,6 +103,21 @@ update_slot(M, S, A, [Id]) :-
     fact(M, Id, _, _, V, _, _, _, _, _),
     assertz(head(M, S, A, Id)),
     assertz(holds(M, S, A, V)).
+% A small slot without explicit links: recompute its heads from the policy records, each
+% fact looked up once (cheaper than one incremental update per new fact).
+update_slot(M, S, A, _) :-
+    slot_live(M, S, A, Live),
+    length(Live, N), N =< 32,
+    \+ ( member(X, Live), ( sup(M, X, _) ; sup(M, _, X) ) ),
+    !,
+    mem_policy(M, P),
+    maplist(record(M), Live, Recs),
+    findall(H, ( member(R, Recs), R = r(H, _, _, _, _),
+                 \+ ( member(R2, Recs), R2 \== R, policy_dominates(P, R2, R) ) ), Heads),
+    retractall(head(M, S, A, _)),
+    forall(member(H, Heads), assertz(head(M, S, A, H))),
+    refresh_holds(M, S, A).
+% Large slots and slots with explicit links: one linear incremental update per new fact.
 update_slot(M, S, A, Ids) :-
     forall(member(Id, Ids), insert_update(M, Id)),
     refresh_holds(M, S, A).
