@@ -55,3 +55,17 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"tiny"}
     assert out["tiny"]["accuracy"] == 1.0 and {"ece", "seconds"} <= set(out["tiny"])
+
+
+def test_bench_shadowing_reproduces_recall_decay(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "shadowing", "--entities", "60", "--k", "10"]) == 0
+    out = json.loads(capsys.readouterr().out)["ratios"]
+    worst = out["200:2"]
+    assert worst["majority_vote_accuracy_raw"] == 0.0
+    assert worst["wrong_after_store_filter"] == 0.0 and worst["current_accuracy"] == 1.0
+    for r in out.values():
+        # Phi_T answers right exactly when a current fact was retrieved, else the stale one
+        assert r["accuracy_after_phi_t"] + r["wrong_after_phi_t"] == pytest.approx(1.0)
+        assert r["accuracy_after_phi_t"] >= r["majority_vote_accuracy_raw"]
+        assert r["accuracy_after_store_filter"] == r["accuracy_after_phi_t"]
+    assert out["10:2"]["theory_kM_over_N_plus_M"] == pytest.approx(10 * 2 / 12)

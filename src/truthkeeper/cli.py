@@ -34,6 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     et.add_argument("--data", default=None,
                     help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
     et.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    sb = bsub.add_parser("shadowing", help="semantic shadowing vs Phi_T (seed 000), simulated")
+    sb.add_argument("--entities", type=int, default=200, help="entities per ratio (default 200)")
+    sb.add_argument("--k", type=int, default=10, help="retrieved items per query (default 10)")
     args = parser.parse_args(argv)
 
     if args.command == "demo":
@@ -57,6 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(json.dumps(run_journal(n=args.n, repeat=args.repeat,
                                      synchronous=args.synchronous), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "shadowing":
+        from .bench.shadowing import run as run_shadowing
+
+        print(json.dumps(run_shadowing(entities=args.entities, k=args.k), indent=2))
         return 0
     if args.command == "eval":
         root = Path(args.data) if args.data else Path(f"../shared/data/{args.eval}")
