@@ -787,7 +787,7 @@ class Memory:
                        key=lambda f: (f.valid_from, f.recorded_at), reverse=True)
         groups: dict[Any, list[Fact]] = {}
         for f in heads:
-            groups.setdefault(_hashable(value_key(f.value)), []).append(f)
+            groups.setdefault(value_key(f.value), []).append(f)
         cands = tuple(
             ValueSupport(value=fs[0].value, fact_ids=tuple(f.id for f in fs),
                          sources=tuple(dict.fromkeys(f.source for f in fs)))
@@ -1130,7 +1130,7 @@ class Memory:
         self._book.record(body["source"], body["tier"], bool(body["correct"]))
         f = self._facts.get(body.get("id") or "")
         if f is not None and body["correct"]:  # a fact confirmed right: its slot's truth
-            self._confirmed[(f.subject, f.attribute)] = _hashable(value_key(f.value))
+            self._confirmed[(f.subject, f.attribute)] = value_key(f.value)
         self._rel_version += 1
 
     def _apply_prior(self, body: Mapping[str, Any]) -> None:
@@ -1263,7 +1263,7 @@ class Memory:
                 values: dict[Any, int] = {}
                 item = len(nc)
                 for src, f in latest.items():
-                    k = _hashable(value_key(f.value))
+                    k = value_key(f.value)
                     c = values.setdefault(k, len(values))
                     ii.append(item)
                     ww.append(sources.setdefault(src, len(sources)))
@@ -1447,10 +1447,6 @@ def _decision(u: Utility, options: list[tuple[Any, float, tuple[float, float] | 
         return Decision("answer", best.value, best.p, best.expected_utility, tuple(alts), why)
     return Decision("abstain", best.value, best.p, u.abstain, tuple(alts),
                     f"{why}; no answer beats abstaining ({u.abstain})")
-
-
-def _hashable(k: Any) -> Any:
-    return tuple(k) if isinstance(k, list) else k
 
 
 def _json_problem(body: str) -> str | None:
