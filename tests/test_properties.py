@@ -65,37 +65,38 @@ def test_phi_t_matches_definition_is_idempotent_and_order_independent(raw, perm_
         assert {perm[i] for i in _dropped(mem, shuffled)} == dropped  # order-independent
 
 
-@given(raw=cands)
-def test_no_fact_without_a_conflicting_newer_fact_is_dropped(raw) -> None:
+def _same_slot(x: tuple, y: tuple) -> bool:
+    return normalise_key(x[0], "s") == normalise_key(y[0], "s") and x[1] == y[1]
+
+
+def _differ(v: object, w: object) -> bool:
     from truthkeeper.facts import value_key
 
+    return repr(value_key(v)) != repr(value_key(w))
+
+
+def _temporal_drops(raw) -> set[int]:
     with Memory(policy="temporal") as mem:
-        items = _candidates(raw)
-        dropped = _dropped(mem, items)
-        for i, (s, a, v, t) in enumerate(raw):
-            newer_conflict = any(
-                normalise_key(s2, "s") == normalise_key(s, "s") and a2 == a
-                and repr(value_key(v2)) != repr(value_key(v)) and t2 > t
-                for s2, a2, v2, t2 in raw)
-            if not newer_conflict:
-                assert i not in dropped
+        return _dropped(mem, _candidates(raw))
+
+
+@given(raw=cands)
+def test_no_fact_without_a_conflicting_newer_fact_is_dropped(raw) -> None:
+    dropped = _temporal_drops(raw)
+    for i, x in enumerate(raw):
+        if not any(_same_slot(x, y) and _differ(x[2], y[2]) and y[3] > x[3] for y in raw):
+            assert i not in dropped
 
 
 @given(raw=cands)
 def test_newest_fact_drops_every_older_conflicting_fact(raw) -> None:
-    from truthkeeper.facts import value_key
-
-    with Memory(policy="temporal") as mem:
-        items = _candidates(raw)
-        dropped = _dropped(mem, items)
-        for _i, (s, a, v, t) in enumerate(raw):
-            same = [j for j, (s2, a2, _, _) in enumerate(raw)
-                    if normalise_key(s2, "s") == normalise_key(s, "s") and a2 == a]
-            newest_t = max(raw[j][3] for j in same)
-            if t == newest_t:
-                for j in same:
-                    if raw[j][3] < t and repr(value_key(raw[j][2])) != repr(value_key(v)):
-                        assert j in dropped
+    dropped = _temporal_drops(raw)
+    for x in raw:
+        same = [j for j, y in enumerate(raw) if _same_slot(x, y)]
+        if x[3] == max(raw[j][3] for j in same):
+            for j in same:
+                if raw[j][3] < x[3] and _differ(raw[j][2], x[2]):
+                    assert j in dropped
 
 
 @given(policy=policies,
