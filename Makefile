@@ -20,7 +20,7 @@ RUN = env PATH="$(CURDIR)/$(VENV)/bin:$(SWIPL_BINDIR):$$PATH" SWI_HOME_DIR="$(SW
 
 help:
 	@echo "make demo   - install what is missing, then run the demo"
-	@echo "make test   - install what is missing, then run every test (pytest + plunit + README doctest)"
+	@echo "make test   - install what is missing, then run every test (pytest, plunit, doctests)"
 	@echo "make lint   - ruff and mypy"
 	@echo "make bench-extras - install the optional benchmark peers (crowd-kit)"
 	@echo "make clean  - remove the virtual environment and stamps (keeps the SWI-Prolog build)"
@@ -52,10 +52,10 @@ demo: $(STAMPS)/install
 	$(RUN) $(PY) -m truthkeeper.demo
 
 test: $(STAMPS)/install
-	$(RUN) $(PY) -m pytest -q tests README.md
+	$(RUN) $(PY) -m pytest -q --doctest-modules tests src/truthkeeper README.md
 
 test-fast: $(STAMPS)/install
-	$(RUN) $(PY) -m pytest -q -m "not slow" tests README.md
+	$(RUN) $(PY) -m pytest -q -m "not slow" --doctest-modules tests src/truthkeeper README.md
 
 lint: $(STAMPS)/install
 	$(RUN) $(VENV)/bin/ruff check src tests
