@@ -69,3 +69,17 @@ def test_bench_shadowing_reproduces_recall_decay(capsys: pytest.CaptureFixture[s
         assert r["accuracy_after_phi_t"] >= r["majority_vote_accuracy_raw"]
         assert r["accuracy_after_store_filter"] == r["accuracy_after_phi_t"]
     assert out["10:2"]["theory_kM_over_N_plus_M"] == pytest.approx(10 * 2 / 12)
+
+
+def test_bench_provenance_reproduces_seed_003(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "provenance", "--n", "60"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for d in ("2", "3", "4"):
+        assert out["depth"][d] == {"temporal": 0.0, "authority_first": 1.0,
+                                   "temporal_within_authority": 1.0}
+    for rho, acc in out["density"].items():
+        assert acc["temporal"] == pytest.approx(1 - float(rho), abs=0.02)
+        assert acc["authority_first"] == 1.0
+    inv = out["inversion_20pct"]
+    assert inv["authority_first"]["accuracy"] == pytest.approx(0.8, abs=0.02)
+    assert inv["temporal_within_authority"]["accuracy_last_two_thirds"] > 0.95

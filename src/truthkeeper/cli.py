@@ -37,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sb = bsub.add_parser("shadowing", help="semantic shadowing vs Phi_T (seed 000), simulated")
     sb.add_argument("--entities", type=int, default=200, help="entities per ratio (default 200)")
     sb.add_argument("--k", type=int, default=10, help="retrieved items per query (default 10)")
+    pb = bsub.add_parser("provenance", help="seed 003: depth, density and tier inversion")
+    pb.add_argument("--n", type=int, default=300, help="conflicts per experiment (default 300)")
     args = parser.parse_args(argv)
 
     if args.command == "demo":
@@ -65,6 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .bench.shadowing import run as run_shadowing
 
         print(json.dumps(run_shadowing(entities=args.entities, k=args.k), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "provenance":
+        from .bench.provenance import run as run_provenance
+
+        print(json.dumps(run_provenance(n=args.n), indent=2))
         return 0
     if args.command == "eval":
         root = Path(args.data) if args.data else Path(f"../shared/data/{args.eval}")
