@@ -7,7 +7,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -197,11 +197,6 @@ class Memory:
 
     # ------------------------------------------------------------------ writes
 
-    def _next_ra(self) -> int:
-        ra = max(_now_us(), self._last_ra + 1)
-        self._last_ra = ra
-        return ra
-
     def _new_id(self) -> str:
         return f"f{self._id_prefix}{next(self._ids):x}"
 
@@ -371,30 +366,37 @@ class Memory:
             err = TierNotAuthorized("two facts of one batch carry the same signature nonce")
             self._reject(err, {"facts": [f.id for f, _ in built]})
             raise err
+        with self._write() as w:
+            out = self._apply_facts(built, w.times(len(built)))
+            w.undo = lambda: self._undo_facts(out)
+            w.events.extend(("fact", to_us(f.recorded_at), f) for f in out)
+        return out
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[_Write]:
+        """One write: the body applies its change to Prolog and lists its events; they are then
+        journalled in one transaction (or kept in the in-memory log). If the commit fails, the
+        body's ``undo`` takes the change back and the JournalError reaches the caller."""
         with self._lock:
             self._check_open()
             if self._journal is None:
-                ras = [self._next_ra() for _ in built]
-                out = self._apply_facts(built, ras)
-                for f in out:
-                    self._events.append(("fact", to_us(f.recorded_at), f))
-                return out
-            applied: list[Fact] = []
+                w = _Write(self, None)
+                yield w
+                self._events.extend(w.events)
+                return
+            jw: _Write | None = None
             try:
                 with self._journal.transaction() as txn:
-                    self._catch_up()
-                    base = max(txn.last_ra, self._last_ra)
-                    start = max(_now_us(), base + 1)
-                    ras = [start + i for i in range(len(built))]
-                    applied = self._apply_facts(built, ras)
-                    txn.append_many([("fact", ra, _fact_body(f))
-                                     for f, ra in zip(applied, ras, strict=True)])
+                    self._catch_up()  # apply what other processes appended first
+                    jw = _Write(self, txn)
+                    yield jw
+                    txn.append_many([(k, ra, _fact_body(b) if isinstance(b, Fact) else b)
+                                     for k, ra, b in jw.events])
             except JournalError:
-                if applied:
-                    self._undo_facts(applied)
+                if jw is not None and jw.undo is not None:
+                    jw.undo()
                 raise
             self._jseq, self._jhash = txn.seq, txn.hash
-            return applied
 
     def _apply_facts(self, built: list[tuple[Fact, tuple[Any, ...]]],
                      ras: list[int]) -> list[Fact]:
@@ -473,31 +475,19 @@ class Memory:
 
     def retract(self, fact_id: str, *, reason: str) -> None:
         """Retract a fact: an event, not a delete (``history`` keeps it)."""
-        with self._lock:
-            self._check_open()
-            fid = check_label(fact_id, "fact_id")
-            why = check_label(reason, "reason")
-            if self._journal is None:
-                ra = self._next_ra()
-                self._apply_retract(fid, ra, why)
-                self._events.append(("retract", ra, {"id": fid, "reason": why}))
-                return
-            done = False
-            try:
-                with self._journal.transaction() as txn:
-                    self._catch_up()
-                    ra = max(_now_us(), txn.last_ra + 1, self._last_ra + 1)
-                    self._apply_retract(fid, ra, why)
-                    done = True
-                    txn.append("retract", ra, {"id": fid, "reason": why})
-            except JournalError:
-                if done:
-                    engine.ask("tk_unretract(M, Id)", {"M": self._h, "Id": fid})
-                    self._retracted.pop(fid, None)
-                    f = self._facts[fid]
-                    self._cache.pop((f.subject, f.attribute), None)
-                raise
-            self._jseq, self._jhash = txn.seq, txn.hash
+        fid = check_label(fact_id, "fact_id")
+        why = check_label(reason, "reason")
+        with self._write() as w:
+            [ra] = w.times(1)
+            self._apply_retract(fid, ra, why)
+            w.undo = lambda: self._unretract(fid)
+            w.events.append(("retract", ra, {"id": fid, "reason": why}))
+
+    def _unretract(self, fid: str) -> None:
+        engine.ask("tk_unretract(M, Id)", {"M": self._h, "Id": fid})
+        self._retracted.pop(fid, None)
+        f = self._facts[fid]
+        self._cache.pop((f.subject, f.attribute), None)
 
     def _apply_retract(self, fid: str, ra: int, why: str) -> None:
         res = engine.ask("tk_retract(M, Id, RA, R)", {"M": self._h, "Id": fid, "RA": ra})["R"]
@@ -950,29 +940,15 @@ class Memory:
         if len(text.encode()) > 65536:
             msg = "rule text is longer than 65536 bytes"
             raise UnsafeRule(msg)
-        with self._lock:
-            self._check_open()
-            if self._journal is None:
-                rid = f"r{len(self._rules) + 1}"
-                self._apply_rule(rid, text)
-                self._events.append(("rule", self._next_ra(), {"id": rid, "text": text}))
-                return
-            done = False
-            try:
-                with self._journal.transaction() as txn:
-                    self._catch_up()
-                    rid = f"r{txn.seq + 1}"
-                    self._apply_rule(rid, text)
-                    done = True
-                    ra = max(_now_us(), txn.last_ra + 1, self._last_ra + 1)
-                    self._last_ra = ra
-                    txn.append("rule", ra, {"id": rid, "text": text})
-            except JournalError:
-                if done:
-                    engine.ask("tk_drop_rule(M, Id)", {"M": self._h, "Id": rid})
-                    self._rules.pop()
-                raise
-            self._jseq, self._jhash = txn.seq, txn.hash
+        with self._write() as w:
+            rid = f"r{w.next_seq()}"
+            self._apply_rule(rid, text)
+            w.undo = lambda: self._drop_rule(rid)
+            w.events.append(("rule", w.times(1)[0], {"id": rid, "text": text}))
+
+    def _drop_rule(self, rid: str) -> None:
+        engine.ask("tk_drop_rule(M, Id)", {"M": self._h, "Id": rid})
+        self._rules.pop()
 
     def _apply_rule(self, rid: str, text: str) -> None:
         kind, message = engine.ask("tk_add_rule(M, Id, T, R)",
@@ -1110,21 +1086,11 @@ class Memory:
 
     def _log(self, events: list[tuple[str, dict[str, Any]]], apply: Callable[[], None]) -> None:
         """Journal events that cannot be refused, then apply them (outcomes, priors)."""
-        with self._lock:
-            self._check_open()
-            if self._journal is None:
-                for kind, body in events:
-                    self._events.append((kind, self._next_ra(), body))
-                apply()
-                return
-            with self._journal.transaction() as txn:
-                self._catch_up()
-                for kind, body in events:
-                    ra = max(_now_us(), txn.last_ra + 1, self._last_ra + 1)
-                    self._last_ra = ra
-                    txn.append(kind, ra, body)
-            self._jseq, self._jhash = txn.seq, txn.hash
-            apply()
+        with self._write() as w:
+            w.events.extend((kind, ra, body)
+                            for (kind, body), ra in zip(events, w.times(len(events)),
+                                                        strict=True))
+        apply()
 
     def _apply_outcome(self, body: Mapping[str, Any]) -> None:
         self._book.record(body["source"], body["tier"], bool(body["correct"]))
@@ -1423,6 +1389,27 @@ class Memory:
                     "dominated_by": _describe(d.dominated_by), "rule": d.rule,
                 }) for d in dropped)
             return out
+
+
+class _Write:
+    """What one write needs: strictly increasing transaction times, the next event number (for
+    rule ids), the events to record and how to undo the change if the commit fails."""
+
+    def __init__(self, mem: Memory, txn: Any) -> None:
+        self.mem, self.txn = mem, txn
+        self.events: list[tuple[str, int, Any]] = []
+        self.undo: Callable[[], None] | None = None
+
+    def times(self, n: int) -> list[int]:
+        base = max(self.mem._last_ra, self.txn.last_ra if self.txn is not None else 0)
+        start = max(_now_us(), base + 1)
+        self.mem._last_ra = start + n - 1 if n else self.mem._last_ra
+        return [start + i for i in range(n)]
+
+    def next_seq(self) -> int:
+        if self.txn is not None:
+            return int(self.txn.seq) + 1
+        return len(self.mem._rules) + 1
 
 
 _EPOCH_DT = from_us(0)
