@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from truthkeeper.facts import value_key
+from truthkeeper.values import value_key
 
 TIERS = ("human", "verified", "agent", "unverified")
 RANK = {t: len(TIERS) - i for i, t in enumerate(TIERS)}

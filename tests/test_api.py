@@ -34,7 +34,7 @@ def test_public_surface() -> None:
         "SourceReliability", "SupersessionCycle", "SupersessionError", "TierInversion",
         "TierNotAuthorized",
         "TruthkeeperError", "UnknownFact", "UnsafeRule", "Utility", "ValueSupport",
-        "Verification", "WhatIf",
+        "Verification", "WhatIf", "policies",
     }
     assert truthkeeper.__all__ == sorted(truthkeeper.__all__)
 
@@ -219,6 +219,11 @@ def test_filter_with_kappa_callable() -> None:
     res = mem.filter(items, kappa=kappa)
     assert [d.item.value for d in res.dropped] == ["Ana lives in Berlin"]
     assert res.dropped[0].rule == "kappa"
+    # kappa is asked only about (newer, older) pairs the policy lets dominate, newest
+    # first, and no more once an item is dropped
+    assert calls == [("Bob likes tea", "Ana lives in Berlin"),
+                     ("Ana moved to Lisbon", "Ana lives in Berlin"),
+                     ("Bob likes tea", "Ana moved to Lisbon")]
 
 
 def test_rules_beliefs_and_why() -> None:

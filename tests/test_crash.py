@@ -56,7 +56,7 @@ def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
             acked.update(line.split())
         _close(p)
         with Memory(db) as mem:
-            ids = set(mem._facts)
+            ids = {f.id for f, _ in mem._store.all_facts()}
             assert acked <= ids, f"lost {len(acked - ids)} acknowledged facts after kill {kills}"
             assert mem.verify().ok
             written = len(ids)
@@ -92,9 +92,10 @@ def test_four_processes_write_in_turn_without_loss_or_duplicates(tmp_path: Path)
     acked = [i for out in outs for i in out]
     assert len(acked) == 4000 == len(set(acked))
     with Memory(db) as mem:
-        assert set(mem._facts) == set(acked)
-        assert sorted(f.value for f in mem._facts.values()) == list(range(4000))
+        facts = [f for f, _ in mem._store.all_facts()]
+        assert {f.id for f in facts} == set(acked)
+        assert sorted(f.value for f in facts) == list(range(4000))
         v = mem.verify()
         assert v.ok and v.events == 4001
-        ras = [f.recorded_at for f in sorted(mem._facts.values(), key=lambda f: f.recorded_at)]
+        ras = [f.recorded_at for f in facts]
         assert len(set(ras)) == 4000  # transaction time strictly increasing across processes

@@ -160,7 +160,7 @@ def test_failed_commit_reaches_caller_and_changes_nothing(tmp_path: Path) -> Non
     mem.add_rule("known(S) :- holds(S, price, _)")
     a = mem.add("acme", "price", 1, source="s", valid_from=T(1))
     before = _state(mem, [("acme", "price")])
-    journal = mem._journal
+    journal = mem._ledger.journal
     assert journal is not None
     real = journal._conn
     for write in (lambda: mem.add("acme", "price", 2, source="s", valid_from=T(2)),
@@ -183,7 +183,7 @@ def test_full_disk_via_page_limit(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     mem = Memory(db)
     mem.add("acme", "price", 0, source="s")
-    journal = mem._journal
+    journal = mem._ledger.journal
     assert journal is not None
     pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
     journal._conn.execute(f"PRAGMA max_page_count={pages}")

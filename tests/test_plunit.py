@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from truthkeeper import engine
+from truthkeeper.logic import bridge as engine
 
 
 def test_every_plunit_suite_passes() -> None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truthkeeper import Candidate, Memory
-from truthkeeper.facts import normalise_key
+from truthkeeper.values import normalise_key
 
 from .reference import phi_reference
 from .strategies import at, attributes, offsets, policies, subjects, tiers, values
@@ -19,7 +19,7 @@ from .strategies import at, attributes, offsets, policies, subjects, tiers, valu
        order=st.permutations([0, 1, 2]))
 def test_chain_collapses_in_every_insertion_order(policy, tier, subject, attribute, vals,
                                                   order) -> None:
-    from truthkeeper.facts import value_key
+    from truthkeeper.values import value_key
 
     keys = [value_key(v) for v in vals]
     if len({repr(k) for k in keys}) < 3:  # values equal after normalisation corroborate
@@ -70,7 +70,7 @@ def _same_slot(x: tuple, y: tuple) -> bool:
 
 
 def _differ(v: object, w: object) -> bool:
-    from truthkeeper.facts import value_key
+    from truthkeeper.values import value_key
 
     return repr(value_key(v)) != repr(value_key(w))
 
@@ -114,12 +114,12 @@ def test_as_of_known_at_equals_a_store_that_saw_only_earlier_events(policy, ops,
                 heads = live.current(subject, "price").heads
                 if heads:
                     live.retract(heads[0].id, reason="test")
-                    log.append(("retract", heads[0].id, live._last_ra))
+                    log.append(("retract", heads[0].id, live._ledger.last_ra))
         cut = min(cut, len(log))
         if cut == 0:
             return
         known_at = log[cut - 1][2]
-        from truthkeeper.facts import from_us
+        from truthkeeper.values import from_us
 
         known_dt = known_at if not isinstance(known_at, int) else from_us(known_at)
         with Memory(policy=policy, protected_tiers=()) as replay:

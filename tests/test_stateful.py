@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from truthkeeper import InvalidFact, Memory, SupersessionError, UnknownFact
-from truthkeeper.facts import normalise_key, to_us
+from truthkeeper.values import normalise_key, to_us
 
 from .reference import Reference, RFact
 from .strategies import at, policies, tiers

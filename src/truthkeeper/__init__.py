@@ -20,7 +20,7 @@ from .errors import (
     UnknownFact,
     UnsafeRule,
 )
-from .facts import (
+from .values import (
     Alternative,
     AuditEntry,
     Belief,
@@ -38,6 +38,7 @@ from .facts import (
     Verification,
     WhatIf,
 )
+from .logic.store import policies
 from .memory import Memory
 from .signing import Signer
 
@@ -73,6 +74,7 @@ __all__ = [
     "ValueSupport",
     "Verification",
     "WhatIf",
+    "policies",
 ]
 
 __version__ = "0.1.0"

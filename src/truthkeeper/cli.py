@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         demo()
         return 0
     if args.command == "selftest":
-        from .engine import run_plunit
+        from .logic.bridge import run_plunit
 
         passed, failed = run_plunit()
         print(json.dumps({"passed": passed, "failed": failed}))

@@ -5,8 +5,9 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .errors import TierNotAuthorized
-from .facts import Candidate, Resolution, Utility
-from .memory import POLICIES, Memory
+from .values import Candidate, Resolution, Utility
+from .logic.store import policies
+from .memory import Memory
 from .signing import Signer
 
 
@@ -19,7 +20,7 @@ def invoice_story() -> None:
     print("verified email (Nov 20): 4500; agent's newer guess (Nov 22): 5000;"
           " human decision (Nov 21): 4800")
     owner = Signer(Ed25519PrivateKey.generate())  # the human's channel holds the private key
-    for policy in POLICIES:
+    for policy in policies():
         with Memory(policy=policy, trusted_keys=[owner.public_key]) as mem:
             mem.add("Acme", "invoice_total", 4500, source="billing-email", tier="verified",
                     valid_from="2026-11-20T10:00:00Z")
@@ -30,7 +31,7 @@ def invoice_story() -> None:
                 "subject": "ACME", "attribute": "Invoice_Total ", "value": 4800,
                 "source": "user:ana", "tier": "human", "valid_from": "2026-11-21T16:00:00Z"})])
             after = mem.current("acme", "invoice_total")
-            if policy == POLICIES[0]:
+            if policy == policies()[0]:
                 try:
                     mem.add("acme", "invoice_total", 1, source="agent:planner", tier="human")
                 except TierNotAuthorized as exc:

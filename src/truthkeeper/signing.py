@@ -9,17 +9,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from .errors import InvalidFact
-from .facts import normalise_key, parse_time, to_us
+from .errors import InvalidFact, PolicyError, TierNotAuthorized
+from .values import Fact, normalise_key, parse_time, to_us
 
-__all__ = ["Signer", "canonical_bytes", "public_key_hex", "verify_signature"]
+__all__ = ["Guard", "Signer", "canonical_bytes", "public_key_hex", "verify_signature"]
 
 _DOMAIN = b"truthkeeper-fact-v1\n"
 
@@ -123,3 +123,66 @@ class Signer:
         nonce = os.urandom(16).hex()
         sig = self._key.sign(canonical_bytes(fact, nonce)).hex()
         return {**fact, "signature": {"key": self.public_key_hex, "nonce": nonce, "sig": sig}}
+
+
+class Guard:
+    """The protected-tier guard: which tiers need a signature and whose keys are trusted.
+
+    A write at or above the lowest protected tier must carry a valid signature by a trusted
+    key; the store refuses a nonce it has seen (a replay).
+    """
+
+    def __init__(self, tiers: Sequence[str], protected: Sequence[str],
+                 trusted_keys: Sequence[Any]) -> None:
+        lowest = max((list(tiers).index(t) for t in protected), default=-1)
+        self.guarded = frozenset(tiers[: lowest + 1])
+        try:
+            hexes = [public_key_hex(k) for k in trusted_keys]
+        except InvalidFact as exc:
+            raise PolicyError(str(exc)) from None
+        self._trusted = {h: Ed25519PublicKey.from_public_bytes(bytes.fromhex(h)) for h in hexes}
+
+    def problem(self, fields: Mapping[str, Any]) -> str | None:
+        """Why a fact's fields (a journal body or ``Fact.to_dict()``) may not be written at
+        their tier, or None."""
+        tier = fields.get("tier")
+        if tier not in self.guarded:
+            return None
+        sig = fields.get("signature")
+        if sig is None:
+            return "it carries no signature"
+        return verify_signature(fields, sig, self._trusted)
+
+    def check(self, fact: Fact) -> None:
+        """Raise TierNotAuthorized when ``fact`` claims a protected tier unsigned."""
+        if fact.tier not in self.guarded:
+            return
+        problem = self.problem({**fact.to_dict(), "valid_from": fact.valid_from,
+                                "valid_to": fact.valid_to})
+        if problem is not None:
+            msg = (f"a write at tier {fact.tier!r} (protected: {', '.join(sorted(self.guarded))})"
+                   f" must be signed by a trusted key; refused: {problem}")
+            raise TierNotAuthorized(msg)
+
+    def verifier(self) -> Callable[[Mapping[str, Any]], str | None]:
+        """A checker of journal fact bodies in chain order (signatures and replays)."""
+        nonces: set[str] = set()
+
+        def check(body: Mapping[str, Any]) -> str | None:
+            try:
+                tier = normalise_key(body.get("tier"), "tier")
+            except InvalidFact as exc:
+                return str(exc)
+            if tier not in self.guarded:
+                return None
+            problem = self.problem({**body, "tier": tier})
+            if problem is None:
+                nonce = body["signature"]["nonce"]
+                if nonce in nonces:
+                    return "a replayed signature nonce"
+                nonces.add(nonce)
+            elif problem == "it carries no signature":
+                return f"a {tier}-tier fact without a signature"
+            return problem
+
+        return check

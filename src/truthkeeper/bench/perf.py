@@ -7,7 +7,7 @@ import statistics
 import time
 from typing import Any
 
-from ..facts import Candidate
+from ..values import Candidate
 from ..memory import Memory
 
 

@@ -15,7 +15,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..facts import Candidate
+from ..values import Candidate
 from ..memory import Memory
 
 __all__ = ["run"]

@@ -1,31 +1,53 @@
-:- module(tk_dominance,
+:- module(dominance,
           [ dominates/3,            % +M, +F, +G
-            policy_dominates/3,     % +Policy, +RecordF, +RecordG
+            add_facts/2,            % +M, +Recs
+            retract_fact/4,         % +M, +Id, +RA, +Reason
+            undo_facts/2,           % +M, +Ids
+            unretract/2,            % +M, +Id
             slot_heads/4,           % +M, +S, +A, -Heads
             heads_among/3,          % +M, +Ids, -Heads
-            insert_update/2,        % +M, +Id
             recompute_slot/3,       % +M, +S, +A
-            refresh_holds/3,        % +M, +S, +A
-            check_link/4,           % +M, +F, +G, -Problem
+            resolution/4,           % +M, +Heads, -Status, -Groups
             dominators/3,           % +M, +Id, -Ids (live facts that dominate Id)
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6              % +M, +S, +A, +KnownAt, +ValidAt, -Heads
           ]).
 :- use_module(store).
-:- use_module(policy_temporal, []).
-:- use_module(policy_authority_first, []).
-:- use_module(policy_temporal_within_authority, []).
+:- use_module(policies, [policy_dominates/3]).
 :- use_module(library(lists), [member/2, list_to_set/2]).
-:- use_module(library(apply), [include/3, exclude/3]).
+:- use_module(library(apply), [include/3, maplist/3]).
+:- use_module(library(pairs), [pairs_values/2]).
+:- use_module(library(error), [existence_error/2, permission_error/3]).
 
-/** <module> Dominance, chain heads, residual conflicts
+/** <module> Dominance, chain heads, residual conflicts, and the writes that keep them
 
 dominates(M, F, G): F makes G obsolete in memory M. An explicit link F
 supersedes G decides it whatever the times; a link G supersedes F excludes
-it; otherwise the memory's policy decides. A chain head is a live fact that
-no live fact dominates. Heads, holds/4 and conflict/3 are kept current on
-every write (insert_update/2, recompute_slot/3), never recomputed per query.
+it; otherwise the memory's policy decides (policies:policy_dominates/3). A
+chain head is a live fact that no live fact dominates. Heads, holds/4 and
+conflict/3 are kept current on every write, never recomputed per query.
+
+Writes raise ISO error terms (library(error)); the Python bridge maps them to
+the truthkeeper error family in one table:
+
+  - permission_error(add, fact_id, Id): the id is taken
+  - permission_error(reuse, nonce, Nonce): a replayed signature
+  - existence_error(fact, Id): supersedes or retract names no fact
+  - permission_error(supersede, other_slot | higher_tier | cycle, F-G)
+  - permission_error(retract, retracted_fact, Id)
 */
+
+:- det(add_facts/2).
+:- det(retract_fact/4).
+:- det(undo_facts/2).
+:- det(unretract/2).
+:- det(slot_heads/4).
+:- det(heads_among/3).
+:- det(recompute_slot/3).
+:- det(resolution/4).
+:- det(dominators/3).
+:- det(dominated/3).
+:- det(heads_at/6).
 
 %!  dominates(+M, +F, +G) is semidet.
 dominates(M, F, G) :-
@@ -39,15 +61,155 @@ dominates(M, F, G) :-
         policy_dominates(P, RF, RG)
     ).
 
-%!  policy_dominates(+Policy, +F, +G) is semidet.
+%!  add_facts(+M, +Recs) is det.
 %
-%   Dispatch to the policy module over two records.
-policy_dominates(temporal, F, G) :-
-    policy_temporal:dominates(F, G).
-policy_dominates(authority_first, F, G) :-
-    policy_authority_first:dominates(F, G).
-policy_dominates(temporal_within_authority, F, G) :-
-    policy_temporal_within_authority:dominates(F, G).
+%   Add a batch of f(Id, S, A, Key, VF, VT, RA, Tier, Src, Sup, Nonce, Json)
+%   atomically (a transaction): every fact, or none and an error.
+add_facts(M, Recs) :-
+    transaction(add_recs(M, Recs)).
+
+add_recs(M, Recs) :-
+    forall(member(R, Recs), assert_rec(M, R)),
+    forall(member(R, Recs), check_rec_link(M, R)),
+    findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _, _, _), Recs), Keyed0),
+    msort(Keyed0, Keyed),
+    slot_groups(Keyed, Groups),
+    forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)).
+
+assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
+    (   fact(M, Id, _, _, _, _, _, _, _, _)
+    ->  permission_error(add, fact_id, Id)
+    ;   true
+    ),
+    (   Nonce == none
+    ->  true
+    ;   nonce(M, Nonce, _)
+    ->  permission_error(reuse, nonce, Nonce)
+    ;   assertz(nonce(M, Nonce, Id))
+    ),
+    assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
+    assertz(payload(M, Id, Json)),
+    (   Sup == none
+    ->  true
+    ;   assertz(sup(M, Id, Sup))
+    ).
+
+check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _)) :-
+    (   Sup == none
+    ->  true
+    ;   check_link(M, Id, Sup)
+    ).
+
+% slot_groups(+SortedSlotIdTriples, -Groups): S-A-[Id...] per slot
+slot_groups([], []).
+slot_groups([S-A-Id|T], [S-A-[Id|Ids]|Gs]) :-
+    same_slot(T, S, A, Ids, Rest),
+    slot_groups(Rest, Gs).
+
+same_slot([S0-A0-Id|T], S, A, [Id|Ids], Rest) :-
+    S0 == S, A0 == A, !,
+    same_slot(T, S, A, Ids, Rest).
+same_slot(Rest, _, _, [], Rest).
+
+% A fact alone in a slot that had nothing is its head and its value holds: the common case
+% of a bulk load, done without the general dominance pass.
+update_slot(M, S, A, [Id]) :-
+    \+ sup(M, Id, _),
+    \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id ),
+    !,
+    fact(M, Id, _, _, K, _, _, _, _, _),
+    assertz(head(M, S, A, Id)),
+    assertz(holds(M, S, A, K)).
+% A small slot without explicit links: recompute its heads from the policy records.
+update_slot(M, S, A, _) :-
+    slot_live(M, S, A, Live),
+    length(Live, N), N =< 32,
+    \+ ( member(X, Live), ( sup(M, X, _) ; sup(M, _, X) ) ),
+    !,
+    mem_policy(M, P),
+    maplist(record(M), Live, Recs),
+    findall(H, ( member(R, Recs), arg(1, R, H),
+                 \+ ( member(R2, Recs), R2 \== R, policy_dominates(P, R2, R) ) ), Heads),
+    set_heads(M, S, A, Heads).
+% Large slots and slots with explicit links: one linear incremental update per new fact.
+update_slot(M, S, A, Ids) :-
+    forall(member(Id, Ids), insert_update(M, Id)),
+    refresh_holds(M, S, A).
+
+% insert_update(+M, +Id): Id has just been asserted: drop the heads it dominates and
+% make it a head when no live fact of its slot dominates it.
+insert_update(M, Id) :-
+    fact(M, Id, S, A, _, _, _, _, _, _),
+    forall(( head(M, S, A, H), dominates(M, Id, H) ),
+           retract(head(M, S, A, H))),
+    (   fact(M, G, S, A, _, _, _, _, _, _),
+        G \== Id,
+        \+ retracted(M, G, _, _),
+        dominates(M, G, Id)
+    ->  true
+    ;   assertz(head(M, S, A, Id))
+    ).
+
+%!  check_link(+M, +F, +G) is det.
+%
+%   The explicit link F supersedes G is allowed, or an error is raised.
+check_link(M, F, G) :-
+    (   \+ fact(M, G, _, _, _, _, _, _, _, _)
+    ->  existence_error(fact, G)
+    ;   true
+    ),
+    fact(M, F, S, A, _, _, _, _, TF, _),
+    fact(M, G, S2, A2, _, _, _, _, TG, _),
+    (   S-A \== S2-A2
+    ->  permission_error(supersede, other_slot, F-G)
+    ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
+    ->  permission_error(supersede, higher_tier, F-G)
+    ;   reaches(M, G, F, [G])
+    ->  permission_error(supersede, cycle, F-G)
+    ;   true
+    ).
+
+reaches(_, X, X, _) :- !.
+reaches(M, X, Y, Seen) :-
+    sup(M, X, Z),
+    \+ memberchk(Z, Seen),
+    reaches(M, Z, Y, [Z|Seen]), !.
+
+%!  retract_fact(+M, +Id, +RA, +Reason) is det.
+retract_fact(M, Id, RA, Reason) :-
+    (   \+ fact(M, Id, _, _, _, _, _, _, _, _)
+    ->  existence_error(fact, Id)
+    ;   retracted(M, Id, _, _)
+    ->  permission_error(retract, retracted_fact, Id)
+    ;   assertz(retracted(M, Id, RA, Reason)),
+        once(fact(M, Id, S, A, _, _, _, _, _, _)),
+        recompute_slot(M, S, A)
+    ).
+
+%!  undo_facts(+M, +Ids) is det.
+%
+%   Remove facts whose journal commit failed (they were never acknowledged)
+%   and recompute the heads of their slots.
+undo_facts(M, Ids) :-
+    findall(S-A, ( member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
+    sort(Slots0, Slots),
+    forall(member(Id, Ids),
+           ( retractall(fact(M, Id, _, _, _, _, _, _, _, _)),
+             retractall(payload(M, Id, _)),
+             retractall(nonce(M, _, Id)),
+             retractall(sup(M, Id, _)),
+             retractall(head(M, _, _, Id)) )),
+    forall(member(S-A, Slots), recompute_slot(M, S, A)).
+
+%!  unretract(+M, +Id) is det.
+%
+%   Undo a retraction whose journal commit failed.
+unretract(M, Id) :-
+    retractall(retracted(M, Id, _, _)),
+    (   once(fact(M, Id, S, A, _, _, _, _, _, _))
+    ->  recompute_slot(M, S, A)
+    ;   true
+    ).
 
 %!  heads_among(+M, +Ids, -Heads) is det.
 %
@@ -62,43 +224,28 @@ undominated_in(M, Ids, G) :-
 slot_heads(M, S, A, Heads) :-
     findall(H, head(M, S, A, H), Heads).
 
-%!  insert_update(+M, +Id) is det.
-%
-%   Id has just been asserted: drop the heads it dominates and make it a head
-%   when no live fact of its slot dominates it.  Linear in the slot's size.
-insert_update(M, Id) :-
-    fact(M, Id, S, A, _, _, _, _, _, _),
-    forall(( head(M, S, A, H), dominates(M, Id, H) ),
-           retract(head(M, S, A, H))),
-    (   fact(M, G, S, A, _, _, _, _, _, _),
-        G \== Id,
-        \+ retracted(M, G, _),
-        dominates(M, G, Id)
-    ->  true
-    ;   assertz(head(M, S, A, Id))
-    ).
-
 %!  recompute_slot(+M, +S, +A) is det.
 %
-%   Recompute the heads of one slot from its live facts (after a retraction).
+%   Recompute the heads of one slot from its live facts.
 recompute_slot(M, S, A) :-
     slot_live(M, S, A, Live),
     heads_among(M, Live, Heads),
+    set_heads(M, S, A, Heads).
+
+set_heads(M, S, A, Heads) :-
     retractall(head(M, S, A, _)),
     forall(member(H, Heads), assertz(head(M, S, A, H))),
     refresh_holds(M, S, A).
 
-%!  refresh_holds(+M, +S, +A) is det.
-%
-%   Bring holds/4 and conflict/3 of a slot in line with its heads. holds/4 is
-%   touched only when the resolved value changes, so tabled beliefs are not
-%   invalidated needlessly.
+% refresh_holds(+M, +S, +A): bring holds/4 and conflict/3 of a slot in line with its
+% heads. holds/4 is touched only when the resolved value changes, so tabled beliefs
+% are not invalidated needlessly.
 refresh_holds(M, S, A) :-
-    findall(V, ( head(M, S, A, H), fact(M, H, _, _, V, _, _, _, _, _) ), Vs0),
-    list_to_set(Vs0, Vs),
-    (   Vs = [V]
-    ->  New = holds(V), retractall(conflict(M, S, A))
-    ;   Vs == []
+    findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
+    list_to_set(Ks0, Ks),
+    (   Ks = [K]
+    ->  New = holds(K), retractall(conflict(M, S, A))
+    ;   Ks == []
     ->  New = none, retractall(conflict(M, S, A))
     ;   New = conflict,
         ( conflict(M, S, A) -> true ; assertz(conflict(M, S, A)) )
@@ -112,51 +259,60 @@ refresh_holds(M, S, A) :-
     ;   assert_holds(New, M, S, A)
     ).
 
-assert_holds(holds(V), M, S, A) :- !,
-    assertz(holds(M, S, A, V)).
+assert_holds(holds(K), M, S, A) :- !,
+    assertz(holds(M, S, A, K)).
 assert_holds(_, _, _, _).
 
-%!  check_link(+M, +F, +G, -Problem) is det.
+%!  resolution(+M, +Heads, -Status, -Groups) is det.
 %
-%   Problem is ok, or the reason the explicit link F supersedes G is refused:
-%   unknown_fact, cross_slot, lower_tier or cycle. The facts (and the links
-%   of a batch being added) must already be visible.
-check_link(M, F, G, Problem) :-
-    (   \+ fact(M, G, _, _, _, _, _, _, _, _)
-    ->  Problem = unknown_fact
-    ;   fact(M, F, S, A, _, _, _, _, TF, _),
-        fact(M, G, S2, A2, _, _, _, _, TG, _),
-        (   S-A \== S2-A2
-        ->  Problem = cross_slot
-        ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
-        ->  Problem = lower_tier
-        ;   reaches(M, G, F, [G])
-        ->  Problem = cycle
-        ;   Problem = ok
-        )
+%   Status is unknown (no heads), resolved (one value) or conflict; Groups are
+%   the heads grouped by value key, newest first (valid time, then recording),
+%   each group a list of ids, the group of the newest head first.
+resolution(M, Heads, Status, Groups) :-
+    findall(NK-(K-H), ( member(H, Heads),
+                        fact(M, H, _, _, K, VF, _, RA, _, _),
+                        NVF is -VF, NRA is -RA, NK = NVF-NRA ), Keyed),
+    keysort(Keyed, Sorted),
+    pairs_values(Sorted, KHs),
+    group_keys(KHs, Groups),
+    length(Groups, N),
+    (   N =:= 0 -> Status = unknown
+    ;   N =:= 1 -> Status = resolved
+    ;   Status = conflict
     ).
 
-reaches(_, X, X, _) :- !.
-reaches(M, X, Y, Seen) :-
-    sup(M, X, Z),
-    \+ memberchk(Z, Seen),
-    reaches(M, Z, Y, [Z|Seen]), !.
+group_keys([], []).
+group_keys([K-H|T], [[H|Hs]|Gs]) :-
+    take_key(T, K, Hs, Rest),
+    group_keys(Rest, Gs).
+
+take_key([], _, [], []).
+take_key([K2-H|T], K, Hs, Rest) :-
+    (   K2 == K
+    ->  Hs = [H|Hs1], Rest = Rest1
+    ;   Hs = Hs1, Rest = [K2-H|Rest1]
+    ),
+    take_key(T, K, Hs1, Rest1).
 
 %!  dominators(+M, +Id, -Ids) is det.
 %
 %   The live facts of Id's slot that dominate Id.
 dominators(M, Id, Ids) :-
-    fact(M, Id, S, A, _, _, _, _, _, _),
-    findall(F, ( fact(M, F, S, A, _, _, _, _, _, _), F \== Id,
-                 \+ retracted(M, F, _), dominates(M, F, Id) ), Ids).
+    (   fact(M, Id, S, A, _, _, _, _, _, _)
+    ->  findall(F, ( fact(M, F, S, A, _, _, _, _, _, _), F \== Id,
+                     \+ retracted(M, F, _, _), dominates(M, F, Id) ), Ids)
+    ;   existence_error(fact, Id)
+    ).
 
 %!  dominated(+M, +Id, -Ids) is det.
 %
 %   The live facts of Id's slot that Id dominates.
 dominated(M, Id, Ids) :-
-    fact(M, Id, S, A, _, _, _, _, _, _),
-    findall(G, ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id,
-                 \+ retracted(M, G, _), dominates(M, Id, G) ), Ids).
+    (   fact(M, Id, S, A, _, _, _, _, _, _)
+    ->  findall(G, ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id,
+                     \+ retracted(M, G, _, _), dominates(M, Id, G) ), Ids)
+    ;   existence_error(fact, Id)
+    ).
 
 %!  heads_at(+M, +S, +A, +KnownAt, +ValidAt, -Heads) is det.
 %
@@ -165,7 +321,7 @@ dominated(M, Id, Ids) :-
 heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
     findall(Id, ( fact(M, Id, S, A, _, VF, VT, RA, _, _),
                   known(KnownAt, RA),
-                  \+ ( retracted(M, Id, RRA), known(KnownAt, RRA) ),
+                  \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
                   valid(ValidAt, VF, VT) ), Ids),
     heads_among(M, Ids, Heads).
 

@@ -1,113 +1,90 @@
-:- module(tk_phi,
+:- module(phi,
           [ phi_filter/3          % +Policy, +Candidates, -Drops
           ]).
+:- use_module(policies, [policy_dominates/3, monotone/1]).
 :- use_module(library(lists), [member/2]).
+
 
 /** <module> The dominance filter over a retrieved context (Phi_T and its policy variants)
 
-Candidates are c(Index, SlotKey, Value, Tau, Rank). A candidate is dropped
-when another candidate of the same slot with a different value dominates it
-under the policy (temporal = Phi_T: strictly newer; temporal_within_authority:
-strictly newer and of a tier at least as high; authority_first: a higher tier,
-or the same tier and strictly newer). Equal times dominate neither way.
+Candidates are c(Index, SlotKey, Record) with Record a policy record (see
+policies). A candidate is dropped when another candidate of the same slot
+dominates it under the policy (policies:policy_dominates/3, the only
+definition of dominance); with the temporal policy this is Phi_T.
 
-Cost: O(k log k + k * T) for k candidates and T tiers, never quadratic in k:
-per slot, candidates are swept newest first while the newest two distinct
-values seen so far are kept per tier rank.
+Cost, for a monotone policy: O(k log k + k * F) for k candidates, F the
+frontier size (two distinct values per tier rank plus ties): per slot the
+candidates are sorted newest first and each is checked against the frontier
+only. A candidate outside the frontier never needs checking as a dominator:
+a frontier item of its rank, strictly newer and of a value different from
+the dominated one, dominates too (policies:monotone/1). Other policies are
+checked pairwise within each slot.
 */
+
+:- det(phi_filter/3).
 
 %!  phi_filter(+Policy, +Candidates, -Drops) is det.
 %
-%   Drops is a list of Index-DominatorIndex pairs, one per dropped index.
+%   Drops is a list of Index-DominatorIndex pairs, one per dropped index, by
+%   index.
 phi_filter(Policy, Cands, Drops) :-
-    keyed(Cands, Policy, KCs),
-    keysort(KCs, Sorted),                       % by slot, then newest first
-    slots(Sorted, Policy, Drops0, []),
+    findall((K-NT)-R, ( member(c(_, K, R), Cands), arg(3, R, T), NT is -T ), Keyed),
+    keysort(Keyed, Sorted),                       % by slot, then newest first
+    slots(Sorted, Policy, Drops0),
     sort(1, @<, Drops0, Drops).
 
-% Key = Slot-NegTau so one keysort groups slots and orders each newest first.
-keyed([], _, []).
-keyed([c(I, K, V, T, R0)|Cs], P, [(K-NT)-c(I, V, T, R)|KCs]) :-
-    NT is -T,
-    ( P == temporal -> R = 0 ; R = R0 ),
-    keyed(Cs, P, KCs).
+slots([], _, []).
+slots([(K-_)-R|Rest], P, Drops) :-
+    take_slot(Rest, K, Rs, Rest1),
+    slot_drops(P, [R|Rs], D0),
+    slots(Rest1, P, D1),
+    append_(D0, D1, Drops).
 
-slots([], _, D, D).
-slots([(K-_)-C|Rest], P, D0, D) :-
-    take_slot(Rest, K, Cs, Rest1),
-    slot_drops(P, [C|Cs], D0, D1),
-    slots(Rest1, P, D1, D).
+append_([], L, L).
+append_([H|T], L, [H|R]) :- append_(T, L, R).
 
-take_slot([(K0-_)-C|Rest], K, [C|Cs], Rest1) :-
+take_slot([(K0-_)-R|Rest], K, [R|Rs], Rest1) :-
     K0 == K, !,
-    take_slot(Rest, K, Cs, Rest1).
+    take_slot(Rest, K, Rs, Rest1).
 take_slot(Rest, _, [], Rest).
 
-% slot_drops(+Policy, +CandsNewestFirst, -Drops, ?Tail)
-slot_drops(P, Cs, D0, D) :-
-    sweep(Cs, P, [], State, D0, D1),
-    (   P == authority_first
-    ->  higher_tier_drops(Cs, State, D1, D)
-    ;   D1 = D
-    ).
-
-% State: a list of Rank-s(B1, B2), the newest two distinct values seen per rank.
-% Candidates of equal time are checked against the state before any of them is added.
-sweep([], _, S, S, D, D).
-sweep([C|Cs], P, S0, S, D0, D) :-
-    C = c(_, _, T, _),
-    same_time(Cs, T, Same, Rest),
-    check_group([C|Same], P, S0, D0, D1),
-    add_all([C|Same], S0, S1),
-    sweep(Rest, P, S1, S, D1, D).
-
-same_time([C|Cs], T, [C|Same], Rest) :-
-    C = c(_, _, T1, _), T1 =:= T, !,
-    same_time(Cs, T, Same, Rest).
-same_time(Rest, _, [], Rest).
-
-check_group([], _, _, D, D).
-check_group([c(I, V, _, R)|Cs], P, S, D0, D) :-
-    (   member(R2-St, S),
-        rank_ok(P, R2, R),
-        other_value(St, V, By)
-    ->  D0 = [I-By|D1]
-    ;   D0 = D1
+% slot_drops(+Policy, +RecordsNewestFirst, -Drops)
+slot_drops(P, Rs, Drops) :-
+    (   monotone(P)
+    ->  frontier(Rs, [], Front)
+    ;   Front = Rs
     ),
-    check_group(Cs, P, S, D1, D).
+    findall(I-J, ( member(G, Rs), arg(1, G, I),
+                   once(( member(F, Front), arg(1, F, J), J \== I,
+                          policy_dominates(P, F, G) )) ), Drops).
 
-rank_ok(authority_first, R2, R) :- !, R2 =:= R.
-rank_ok(_, R2, R) :- R2 >= R.
+% frontier(+RecordsNewestFirst, +State, -Frontier): per rank, the records up to the
+% second distinct value and every record tied in time with the last one taken.
+% State holds Rank-s(Keys, LastTau).
+frontier([], _, []).
+frontier([R|Rs], S0, Front) :-
+    R = r(_, K, T, _, Rank, _),
+    (   memberchk(Rank-s(Ks, Last), S0)
+    ->  (   Ks = [_, _]
+        ->  (   T =:= Last
+            ->  Front = [R|Front1], S1 = S0
+            ;   Front = Front1, S1 = S0
+            )
+        ;   Front = [R|Front1],
+            ( memberchk_eq(K, Ks) -> Ks1 = Ks ; Ks1 = [K|Ks] ),
+            replace_state(S0, Rank, s(Ks1, T), S1)
+        )
+    ;   Front = [R|Front1],
+        S1 = [Rank-s([K], T)|S0]
+    ),
+    frontier(Rs, S1, Front1).
 
-% other_value(+State, +V, -Index): the newest candidate of the state whose value differs from V
-other_value(s(b(V1, I1), B2), V, D) :-
-    (   V1 \== V
-    ->  D = I1
-    ;   B2 = b(_, D)
-    ).
+memberchk_eq(X, [Y|Ys]) :- ( X == Y -> true ; memberchk_eq(X, Ys) ).
 
-add_all([], S, S).
-add_all([c(I, V, _, R)|Cs], S0, S) :-
-    add_state(S0, R, V, I, S1),
-    add_all(Cs, S1, S).
-
-add_state([], R, V, I, [R-s(b(V, I), none)]).
-add_state([R0-St0|S0], R, V, I, S) :-
-    (   R0 =:= R
-    ->  push(St0, V, I, St), S = [R0-St|S0]
+replace_state([R0-St0|S0], R, St, S) :-
+    (   R0 == R
+    ->  S = [R0-St|S0]
     ;   S = [R0-St0|S1],
-        add_state(S0, R, V, I, S1)
+        replace_state(S0, R, St, S1)
     ).
 
-push(s(b(V1, I1), none), V, I, St) :- !,
-    ( V1 \== V -> St = s(b(V1, I1), b(V, I)) ; St = s(b(V1, I1), none) ).
-push(St, _, _, St).
-
-higher_tier_drops([], _, D, D).
-higher_tier_drops([c(I, V, _, R)|Cs], S, D0, D) :-
-    (   member(R2-St, S), R2 > R,
-        other_value(St, V, By)
-    ->  D0 = [I-By|D1]
-    ;   D0 = D1
-    ),
-    higher_tier_drops(Cs, S, D1, D).

@@ -1,13 +1,15 @@
-:- module(tk_tms,
-          [ add_rule/4,         % +M, +RuleId, +Text, -Result
+:- module(tms,
+          [ add_rule/3,         % +M, +RuleId, +Text
             rule_text/3,        % ?M, ?RuleId, ?Text
             belief/2,           % +M, ?Goal  (tabled, incremental)
             beliefs/2,          % +M, -Beliefs
             explain_belief/3,   % +M, +Text, -Proof
             drop_rules/1,       % +M
-            drop_rule/2         % +M, +RuleId
+            drop_rule/2,        % +M, +RuleId
+            rule_ids/2          % +M, -RuleIds (in the order they were added)
           ]).
 :- use_module(store, [holds/4, head/4]).
+:- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2]).
 :- use_module(library(lists), [member/2, append/3]).
 :- use_module(library(apply), [maplist/3]).
 
@@ -28,6 +30,12 @@ is refused.
 :- dynamic rule_text/3.
 
 :- table belief/2 as incremental.
+
+:- det(add_rule/3).
+:- det(beliefs/2).
+:- det(drop_rules/1).
+:- det(drop_rule/2).
+:- det(rule_ids/2).
 
 %!  belief(+M, ?Goal) is nondet.
 belief(M, G) :-
@@ -66,51 +74,36 @@ builtin_pi(length/2).
 control_pi((',')/2). control_pi((;)/2). control_pi((->)/2). control_pi((\+)/1).
 control_pi(true/0).  control_pi(holds/3).
 
-%!  add_rule(+M, +RuleId, +Text, -Result) is det.
+%!  add_rule(+M, +RuleId, +Text) is det.
 %
-%   Parse Text as a clause and add it to memory M. Result is ok(HeadName/Arity)
-%   or error(Kind, Message) with Kind one of syntax, head, unsafe.
-add_rule(M, RuleId, Text, Result) :-
-    catch(term_string(T, Text), E, true),
-    (   nonvar(E)
-    ->  message_to_codes_safe(E, Msg),
-        Result = error(syntax, Msg)
-    ;   clause_parts(T, H, B),
-        (   check_head(H, HP)
-        ->  (   HP == ok
-            ->  (   unsafe_goal(B, Bad)
-                ->  format(string(Msg), "rule body calls ~q, which rules may not call \c
-                         (allowed: holds/3, rule heads, tests and arithmetic)", [Bad]),
-                    Result = error(unsafe, Msg)
-                ;   assertz(rule(M, RuleId, H, B)),
-                    assertz(rule_text(M, RuleId, Text)),
-                    functor(H, N, A),
-                    Result = ok(N/A)
-                )
-            ;   Result = error(head, HP)
-            )
-        ;   Result = error(head, "rule head must be a callable term")
-        )
-    ).
-
-message_to_codes_safe(error(syntax_error(What), _), Msg) :- !,
-    format(string(Msg), "syntax error: ~w", [What]).
-message_to_codes_safe(E, Msg) :-
-    format(string(Msg), "~q", [E]).
+%   Parse Text as one clause and add it to memory M.
+%   @error syntax_error(What) when Text does not parse
+%   @error domain_error(rule_head, Head) when the head is not callable
+%   @error permission_error(modify, static_procedure, N/A) for a reserved head
+%   @error permission_error(call, rule_goal, N/A) for a body calling what rules may not
+add_rule(M, RuleId, Text) :-
+    term_string(T, Text),
+    clause_parts(T, H, B),
+    (   nonvar(H), callable(H)
+    ->  true
+    ;   domain_error(rule_head, H)
+    ),
+    functor(H, N, A),
+    (   ( control_pi(N/A) ; builtin_pi(N/A) ; system_pred(N/A) )
+    ->  permission_error(modify, static_procedure, N/A)
+    ;   true
+    ),
+    (   unsafe_goal(B, Bad)
+    ->  permission_error(call, rule_goal, Bad)
+    ;   true
+    ),
+    assertz(rule(M, RuleId, H, B)),
+    assertz(rule_text(M, RuleId, Text)).
 
 clause_parts(T, H, B) :-
     (   nonvar(T), T = (H0 :- B0)
     ->  H = H0, B = B0
     ;   H = T, B = true
-    ).
-
-check_head(H, Problem) :-
-    nonvar(H),
-    callable(H),
-    functor(H, N, A),
-    (   ( control_pi(N/A) ; builtin_pi(N/A) ; system_pred(N/A) )
-    ->  format(string(Problem), "rule head ~w/~w is reserved", [N, A])
-    ;   Problem = ok
     ).
 
 system_pred(N/A) :-
@@ -137,9 +130,18 @@ drop_rules(M) :-
     abolish_all_tables.
 
 %!  drop_rule(+M, +RuleId) is det.
+%
+%   @error existence_error(rule, RuleId) when memory M has no such rule.
 drop_rule(M, RuleId) :-
-    retractall(rule(M, RuleId, _, _)),
-    retractall(rule_text(M, RuleId, _)).
+    (   rule_text(M, RuleId, _)
+    ->  retractall(rule(M, RuleId, _, _)),
+        retractall(rule_text(M, RuleId, _))
+    ;   existence_error(rule, RuleId)
+    ).
+
+%!  rule_ids(+M, -RuleIds) is det.
+rule_ids(M, Ids) :-
+    findall(Id, rule_text(M, Id, _), Ids).
 
 %!  beliefs(+M, -Beliefs) is det.
 %
@@ -157,6 +159,7 @@ belief_out(G, -(N, Args, Text)) :-
     term_string(G, Text).
 
 arg_out(X, X) :- atomic(X), !.
+arg_out(@(X), @(X)) :- atom(X), !.
 arg_out(X, S) :- term_string(X, S).
 
 %!  explain_belief(+M, +Text, -Proof) is det.

@@ -1,44 +1,149 @@
 :- module(truthkeeper,
           [ tk_new/3,             % +M, +Policy, +Tiers
             tk_close/1,           % +M
-            tk_add/3,             % +M, +Facts, -Result
-            tk_retract/4,         % +M, +Id, +RA, -Result
-            tk_heads/4,           % +M, +S, +A, -Heads
-            tk_heads_at/6,        % +M, +S, +A, +KnownAt, +ValidAt, -Heads
+            tk_policies/1,        % -Policies
+            tk_add/2,             % +M, +Facts
+            tk_retract/4,         % +M, +Id, +RA, +Reason
+            tk_undo_facts/2,      % +M, +Ids
+            tk_unretract/2,       % +M, +Id
+            tk_resolve/5,         % +M, +S, +A, -Status, -Groups
+            tk_resolve_at/7,      % +M, +S, +A, +KnownAt, +ValidAt, -Status, -Groups
+            tk_facts/3,           % +M, +Ids, -Rows
+            tk_slot_facts/4,      % +M, +S, +A, -Rows
+            tk_all_facts/2,       % +M, -Rows
+            tk_count/2,           % +M, -Count
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
             tk_filter_ids/3,      % +M, +Ids, -Verdicts
             tk_phi/3,             % +M, +Candidates, -Drops
+            tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
-            tk_add_rule/4,        % +M, +RuleId, +Text, -Result
+            tk_same_value/3,      % +Key1, +Key2, -Same
+            tk_match_heads/6,     % +M, +S, +A, +Key, -Right, -Wrong
+            tk_claims/3,          % +M, +GoldIds, -Items
+            tk_add_rule/3,        % +M, +RuleId, +Text
+            tk_drop_rule/2,       % +M, +RuleId
+            tk_rules/2,           % +M, -Rules
             tk_beliefs/2,         % +M, -Beliefs
             tk_explain/3,         % +M, +Text, -Proof
             tk_what_if/4,         % +M, +Adds, +Retracts, -Changes
-            tk_undo_facts/2,      % +M, +Ids
-            tk_unretract/2,       % +M, +Id
-            tk_drop_rule/2,       % +M, +RuleId
+            tk_error/3,           % +Caught, +Goal, -Error
             tk_run_tests/2        % -Passed, -Failed
           ]).
 :- use_module(store).
+:- use_module(policies, [policy/1, policy_dominates/3, may_dominate/3]).
 :- use_module(dominance).
-:- use_module(phi).
+:- use_module(phi, [phi_filter/3]).
 :- use_module(tms).
-:- use_module(library(lists), [member/2, subtract/3, sum_list/2]).
+:- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2]).
 :- use_module(library(plunit), [run_tests/2]).
-:- use_module(library(apply), [maplist/3, maplist/2, exclude/3]).
+:- use_module(library(apply), [maplist/2, maplist/3, foldl/4]).
+:- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
+:- use_module(library(error), [type_error/2, existence_error/2]).
 
-/** <module> truthkeeper: the entry points Python calls through janus
+/** <module> truthkeeper: marshalling between janus and the modules
 
 Goals called from Python are constant strings naming these predicates; all
-data arrives as janus inputs. Strings from Python are turned into atoms here
-(slots, ids, tiers, sources, string values); other values arrive tagged:
-j-Json (JSON text, kept as a string) and b-0/1 (booleans, the atoms false and
-true). A Python None arrives as @(none).
+data arrives as janus inputs. This module only converts: strings from Python
+become atoms (slots, ids, tiers, sources, string value keys); other value keys
+arrive tagged and become typed Prolog terms (key_in/2):
+
+  | Python value_key        | Prolog key      |
+  | str (normalised)        | atom            |
+  | int, float              | number          |
+  | ("b", 0 or 1)           | @(false), @(true) |
+  | ("n", 0)                | @(none)         |
+  | ("j", CanonicalJson)    | json(Atom)      |
+
+A Python None input arrives as @(none) (optional times, ids). Errors are ISO
+error terms raised by the modules; the bridge turns a caught one into data
+with tk_error/2 and maps it to the error family in one table.
 */
+
+:- det(tk_new/3).
+:- det(tk_close/1).
+:- det(tk_policies/1).
+:- det(tk_add/2).
+:- det(tk_retract/4).
+:- det(tk_undo_facts/2).
+:- det(tk_unretract/2).
+:- det(tk_resolve/5).
+:- det(tk_resolve_at/7).
+:- det(tk_facts/3).
+:- det(tk_slot_facts/4).
+:- det(tk_all_facts/2).
+:- det(tk_count/2).
+:- det(tk_links/4).
+:- det(tk_filter_ids/3).
+:- det(tk_phi/3).
+:- det(tk_order_pairs/3).
+:- det(tk_conflicts/2).
+:- det(tk_same_value/3).
+:- det(tk_match_heads/6).
+:- det(tk_claims/3).
+:- det(tk_add_rule/3).
+:- det(tk_drop_rule/2).
+:- det(tk_rules/2).
+:- det(tk_beliefs/2).
+:- det(tk_explain/3).
+:- det(tk_what_if/4).
+:- det(tk_error/3).
+
+% ---------------------------------------------------------------- conversion
+
+atom_in(X, A) :- atom(X), !, A = X.
+atom_in(X, A) :- string(X), !, atom_string(A, X).
+atom_in(X, _) :- type_error(text, X).
+
+key_in(X, K) :- string(X), !, atom_string(K, X).
+key_in(X, X) :- number(X), !.
+key_in(X, X) :- atom(X), !.
+key_in(-(T, B), K) :- atom_in(T, Tag), tagged(Tag, B, K), !.
+key_in(X, _) :- type_error(truthkeeper_value_key, X).
+
+tagged(b, 1, @(true)).
+tagged(b, 0, @(false)).
+tagged(n, _, @(none)).
+tagged(j, T, json(A)) :- atom_in(T, A).
+
+opt_in(@(none), none) :- !.
+opt_in(X, X) :- number(X), !.
+opt_in(X, A) :- atom_in(X, A).
+
+opt_out(none, @(none)) :- !.
+opt_out(X, X).
+
+fact_in(-(Id0, S0, A0, K0, VF, VT0, RA, Tier0, Src0, Sup0, N0, Json0),
+        f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, N, Json)) :-
+    atom_in(Id0, Id), atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
+    must_be(integer, VF), opt_in(VT0, VT), must_be(integer, RA),
+    atom_in(Tier0, Tier), atom_in(Src0, Src), opt_in(Sup0, Sup), opt_in(N0, N),
+    string_in(Json0, Json).
+
+must_be(integer, X) :- ( integer(X) -> true ; type_error(integer, X) ).
+string_in(X, X) :- string(X), !.
+string_in(X, S) :- atom(X), !, atom_string(X, S).
+string_in(X, _) :- type_error(text, X).
+
+% fact_out(+M, +Id, -Row): -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)
+fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
+    fact(M, Id, S, A, _, VF, VT0, RA, Tier, Src),
+    payload(M, Id, Json),
+    opt_out(VT0, VT),
+    ( sup(M, Id, Sup0) -> true ; Sup0 = none ),
+    opt_out(Sup0, Sup),
+    (   retracted(M, Id, RRA, Reason)
+    ->  Status = -(retracted, RRA, Reason)
+    ;   head(M, S, A, Id)
+    ->  Status = head
+    ;   Status = superseded
+    ).
+
+% ---------------------------------------------------------------- lifecycle
 
 %!  tk_new(+M, +Policy, +Tiers) is det.
 tk_new(M, PolicyS, TierSs) :-
-    atom_string(Policy, PolicyS),
-    maplist([S, A]>>atom_string(A, S), TierSs, Tiers),
+    atom_in(PolicyS, Policy),
+    maplist(atom_in, TierSs, Tiers),
     new_memory(M, Policy, Tiers).
 
 %!  tk_close(+M) is det.
@@ -46,213 +151,215 @@ tk_close(M) :-
     drop_rules(M),
     drop_memory(M).
 
-value_in(X, X) :- atom(X), !.
-value_in(X, V) :- string(X), !, atom_string(V, X).
-value_in(X, X) :- number(X), !.
-value_in(j-T, V) :- !, atom_string(A, T), atom_string(A, V).
-value_in(b-B, V) :- !, ( B =:= 1 -> V = true ; V = false ).
-value_in(X, _) :- throw(error(type_error(truthkeeper_value, X), _)).
+%!  tk_policies(-Policies) is det.
+tk_policies(Ps) :-
+    findall(P, policy(P), Ps).
 
-opt_in(@(none), none) :- !.
-opt_in(X, X) :- number(X), !.
-opt_in(X, A) :- atom_string(A, X).
+% ---------------------------------------------------------------- writes
 
-fact_in(-(IdS, SS, AS, V0, VF, VT0, RA, TierS, SrcS, Sup0),
-        f(Id, S, A, V, VF, VT, RA, Tier, Src, Sup)) :-
-    atom_string(Id, IdS), atom_string(S, SS), atom_string(A, AS),
-    value_in(V0, V), opt_in(VT0, VT),
-    atom_string(Tier, TierS), atom_string(Src, SrcS), opt_in(Sup0, Sup).
+%!  tk_add(+M, +Facts) is det.
+tk_add(M, Rows) :-
+    maplist(fact_in, Rows, Recs),
+    add_facts(M, Recs).
 
-%!  tk_add(+M, +Facts, -Result) is det.
-%
-%   Add a batch atomically. Result is ok, or -(Kind, Id, Other) when the batch is
-%   refused (nothing is changed): duplicate_id, unknown_fact, cross_slot,
-%   lower_tier, cycle.
-tk_add(M, Facts, Result) :-
-    maplist(fact_in, Facts, Recs),
-    catch(( transaction(add_recs(M, Recs)), Result = ok ),
-          tk_reject(Result),
-          true).
-
-add_recs(M, Recs) :-
-    forall(member(R, Recs), assert_rec(M, R)),
-    forall(member(f(Id, _, _, _, _, _, _, _, _, Sup), Recs),
-           check_rec_link(M, Id, Sup)),
-    findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _), Recs), Keyed0),
-    msort(Keyed0, Keyed),
-    slot_groups(Keyed, Groups),
-    forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)).
-
-% slot_groups(+SortedSlotIdTriples, -Groups): S-A-[Id...] per slot
-slot_groups([], []).
-slot_groups([S-A-Id|T], [S-A-[Id|Ids]|Gs]) :-
-    same_slot(T, S, A, Ids, Rest),
-    slot_groups(Rest, Gs).
-
-same_slot([S0-A0-Id|T], S, A, [Id|Ids], Rest) :-
-    S0 == S, A0 == A, !,
-    same_slot(T, S, A, Ids, Rest).
-same_slot(Rest, _, _, [], Rest).
-
-% A fact alone in a slot that had nothing is its head and its value holds: the common case
-% of a bulk load, done without the general dominance pass.
-update_slot(M, S, A, [Id]) :-
-    \+ sup(M, Id, _),
-    \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id ),
-    !,
-    fact(M, Id, _, _, V, _, _, _, _, _),
-    assertz(head(M, S, A, Id)),
-    assertz(holds(M, S, A, V)).
-% A small slot without explicit links: recompute its heads from the policy records, each
-% fact looked up once (cheaper than one incremental update per new fact).
-update_slot(M, S, A, _) :-
-    slot_live(M, S, A, Live),
-    length(Live, N), N =< 32,
-    \+ ( member(X, Live), ( sup(M, X, _) ; sup(M, _, X) ) ),
-    !,
-    mem_policy(M, P),
-    maplist(record(M), Live, Recs),
-    findall(H, ( member(R, Recs), R = r(H, _, _, _, _),
-                 \+ ( member(R2, Recs), R2 \== R, policy_dominates(P, R2, R) ) ), Heads),
-    retractall(head(M, S, A, _)),
-    forall(member(H, Heads), assertz(head(M, S, A, H))),
-    refresh_holds(M, S, A).
-% Large slots and slots with explicit links: one linear incremental update per new fact.
-update_slot(M, S, A, Ids) :-
-    forall(member(Id, Ids), insert_update(M, Id)),
-    refresh_holds(M, S, A).
-
-assert_rec(M, f(Id, S, A, V, VF, VT, RA, Tier, Src, Sup)) :-
-    (   fact(M, Id, _, _, _, _, _, _, _, _)
-    ->  throw(tk_reject(-(duplicate_id, Id, '')))
-    ;   true
-    ),
-    assertz(fact(M, Id, S, A, V, VF, VT, RA, Tier, Src)),
-    (   Sup == none
-    ->  true
-    ;   assertz(sup(M, Id, Sup))
-    ).
-
-check_rec_link(_, _, none) :- !.
-check_rec_link(M, Id, Sup) :-
-    check_link(M, Id, Sup, Problem),
-    (   Problem == ok
-    ->  true
-    ;   throw(tk_reject(-(Problem, Id, Sup)))
-    ).
-
-%!  tk_retract(+M, +Id, +RA, -Result) is det.
-%
-%   Result is ok, unknown_fact or already_retracted.
-tk_retract(M, IdS, RA, Result) :-
-    atom_string(Id, IdS),
-    (   \+ fact(M, Id, _, _, _, _, _, _, _, _)
-    ->  Result = unknown_fact
-    ;   retracted(M, Id, _)
-    ->  Result = already_retracted
-    ;   assertz(retracted(M, Id, RA)),
-        fact(M, Id, S, A, _, _, _, _, _, _),
-        recompute_slot(M, S, A),
-        Result = ok
-    ).
+%!  tk_retract(+M, +Id, +RA, +Reason) is det.
+tk_retract(M, Id0, RA, Reason0) :-
+    atom_in(Id0, Id), atom_in(Reason0, Reason),
+    retract_fact(M, Id, RA, Reason).
 
 %!  tk_undo_facts(+M, +Ids) is det.
-%
-%   Remove facts whose journal commit failed (they were never acknowledged)
-%   and recompute the heads of their slots.
-tk_undo_facts(M, IdSs) :-
-    maplist([S, A]>>atom_string(A, S), IdSs, Ids),
-    findall(S-A, ( member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
-    sort(Slots0, Slots),
-    forall(member(Id, Ids),
-           ( retractall(fact(M, Id, _, _, _, _, _, _, _, _)),
-             retractall(sup(M, Id, _)),
-             retractall(head(M, _, _, Id)) )),
-    forall(member(S-A, Slots), recompute_slot(M, S, A)).
+tk_undo_facts(M, Ids0) :-
+    maplist(atom_in, Ids0, Ids),
+    undo_facts(M, Ids).
 
 %!  tk_unretract(+M, +Id) is det.
+tk_unretract(M, Id0) :-
+    atom_in(Id0, Id),
+    unretract(M, Id).
+
+% ---------------------------------------------------------------- reads
+
+%!  tk_resolve(+M, +S, +A, -Status, -Groups) is det.
+tk_resolve(M, S0, A0, Status, Groups) :-
+    atom_in(S0, S), atom_in(A0, A),
+    slot_heads(M, S, A, Heads),
+    resolution(M, Heads, Status, Groups).
+
+%!  tk_resolve_at(+M, +S, +A, +KnownAt, +ValidAt, -Status, -Groups) is det.
+tk_resolve_at(M, S0, A0, K0, V0, Status, Groups) :-
+    atom_in(S0, S), atom_in(A0, A),
+    opt_in(K0, K), opt_in(V0, V),
+    heads_at(M, S, A, K, V, Heads),
+    resolution(M, Heads, Status, Groups).
+
+%!  tk_facts(+M, +Ids, -Rows) is det.
 %
-%   Undo a retraction whose journal commit failed.
-tk_unretract(M, IdS) :-
-    atom_string(Id, IdS),
-    retractall(retracted(M, Id, _)),
-    (   fact(M, Id, S, A, _, _, _, _, _, _)
-    ->  recompute_slot(M, S, A)
-    ;   true
+%   @error existence_error(fact, Id) for an id the memory does not hold.
+tk_facts(M, Ids0, Rows) :-
+    maplist(atom_in, Ids0, Ids),
+    maplist(fact_row(M), Ids, Rows).
+
+fact_row(M, Id, Row) :-
+    (   fact_out(M, Id, Row0)
+    ->  Row = Row0
+    ;   existence_error(fact, Id)
     ).
 
-%!  tk_drop_rule(+M, +RuleId) is det.
-%
-%   Undo a rule whose journal commit failed.
-tk_drop_rule(M, RuleIdS) :-
-    atom_string(RuleId, RuleIdS),
-    drop_rule(M, RuleId).
+%!  tk_slot_facts(+M, +S, +A, -Rows) is det.
+tk_slot_facts(M, S0, A0, Rows) :-
+    atom_in(S0, S), atom_in(A0, A),
+    findall(Row, ( fact(M, Id, S, A, _, _, _, _, _, _), fact_out(M, Id, Row) ), Rows).
 
-%!  tk_heads(+M, +S, +A, -Heads) is det.
-tk_heads(M, SS, AS, Heads) :-
-    atom_string(S, SS), atom_string(A, AS),
-    slot_heads(M, S, A, Heads).
+%!  tk_all_facts(+M, -Rows) is det.
+tk_all_facts(M, Rows) :-
+    findall(Row, ( fact(M, Id, _, _, _, _, _, _, _, _), fact_out(M, Id, Row) ), Rows).
 
-%!  tk_heads_at(+M, +S, +A, +KnownAt, +ValidAt, -Heads) is det.
-tk_heads_at(M, SS, AS, K0, V0, Heads) :-
-    atom_string(S, SS), atom_string(A, AS),
-    opt_in(K0, K), opt_in(V0, V),
-    heads_at(M, S, A, K, V, Heads).
+%!  tk_count(+M, -Count) is det.
+tk_count(M, N) :-
+    fact_count(M, N).
 
 %!  tk_links(+M, +Id, -Dominators, -Dominated) is det.
-tk_links(M, IdS, Dominators, Dominated) :-
-    atom_string(Id, IdS),
+tk_links(M, Id0, Dominators, Dominated) :-
+    atom_in(Id0, Id),
     dominators(M, Id, Dominators),
     dominated(M, Id, Dominated).
 
 %!  tk_filter_ids(+M, +Ids, -Verdicts) is det.
 %
-%   For each id -(Id, Status, By): head, retracted, or dominated by By (a live fact
-%   dominating it, a head when one does).
-tk_filter_ids(M, IdSs, Verdicts) :-
-    maplist(verdict(M), IdSs, Verdicts).
+%   For each id -(Status, By, Rule): head, retracted, or dominated by By (a
+%   head that dominates it when there is one) under Rule (supersedes or policy).
+tk_filter_ids(M, Ids0, Verdicts) :-
+    maplist(atom_in, Ids0, Ids),
+    maplist(verdict(M), Ids, Verdicts).
 
-verdict(M, IdS, -(Id, Status, By)) :-
-    atom_string(Id, IdS),
+verdict(M, Id, V) :-
     fact(M, Id, S, A, _, _, _, _, _, _),
-    (   retracted(M, Id, _)
-    ->  Status = retracted, By = ''
+    (   retracted(M, Id, _, _)
+    ->  V = -(retracted, '', '')
     ;   head(M, S, A, Id)
-    ->  Status = head, By = ''
+    ->  V = -(head, '', '')
     ;   (   head(M, S, A, H), dominates(M, H, Id)
         ->  By = H
         ;   dominators(M, Id, [By|_])
         ),
-        Status = dominated
-    ).
+        ( sup(M, By, Id) -> Rule = supersedes ; mem_policy(M, Rule) ),
+        V = -(dominated, By, Rule)
+    ), !.
+verdict(_, Id, _) :-
+    existence_error(fact, Id).
+
+% cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source)
+cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0), c(I, K, r(I, V, T, RA, R, Src))) :-
+    atom_in(K0, K), key_in(V0, V), atom_in(Tier0, Tier),
+    opt_in(RA0, RA), opt_in(Src0, Src),
+    once(tier_rank(M, Tier, R)).
 
 %!  tk_phi(+M, +Candidates, -Drops) is det.
-%
-%   Candidates are Index-SlotKey-Value-Tau-TierName tuples; Drops Index-By pairs.
-tk_phi(M, Cands0, Drops) :-
-    mem_policy(M, Policy),
-    maplist(cand_in(M), Cands0, Cands),
+tk_phi(M, Rows, Drops) :-
+    once(mem_policy(M, Policy)),
+    maplist(cand_in(M), Rows, Cands),
     phi_filter(Policy, Cands, Drops).
 
-cand_in(M, -(I, K, V0, T, TierS), c(I, K, V, T, R)) :-
-    value_in(V0, V),
-    atom_string(Tier, TierS),
-    tier_rank(M, Tier, R).
+%!  tk_order_pairs(+M, +Candidates, -Pairs) is det.
+%
+%   The (dominated, dominator) index pairs of one slot that the policy's order
+%   allows (ignoring values), each dominated index with its possible
+%   dominators newest first: the only pairs a kappa needs to judge.
+tk_order_pairs(M, Rows, Pairs) :-
+    once(mem_policy(M, P)),
+    maplist(cand_in(M), Rows, Cands),
+    findall(I-Js, ( member(c(I, K, RI), Cands),
+                    findall(NT-J, ( member(c(J, K2, RJ), Cands), K2 == K, J \== I,
+                                    may_dominate(P, RJ, RI),
+                                    arg(3, RJ, T), NT is -T ), Keyed),
+                    Keyed \== [],
+                    keysort(Keyed, Sorted), pairs_values(Sorted, Js) ), Pairs).
 
 %!  tk_conflicts(+M, -Slots) is det.
 tk_conflicts(M, Slots) :-
     findall(S-A, conflict(M, S, A), Slots0),
     sort(Slots0, Slots).
 
-%!  tk_add_rule(+M, +RuleId, +Text, -Result) is det.
-tk_add_rule(M, RuleIdS, Text, Result) :-
-    atom_string(RuleId, RuleIdS),
-    add_rule(M, RuleId, Text, R0),
-    (   R0 = ok(_)
-    ->  Result = ok-''
-    ;   R0 = error(Kind, Msg),
-        Result = Kind-Msg
+%!  tk_same_value(+Key1, +Key2, -Same) is det.
+tk_same_value(K10, K20, Same) :-
+    key_in(K10, K1), key_in(K20, K2),
+    ( K1 == K2 -> Same = @(true) ; Same = @(false) ).
+
+%!  tk_match_heads(+M, +S, +A, +Key, -Right, -Wrong) is det.
+%
+%   The heads of a slot whose value is (Right) or is not (Wrong) Key.
+tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
+    atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
+    slot_heads(M, S, A, Heads),
+    findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
+    subtract(Heads, Right, Wrong).
+
+%!  tk_claims(+M, +GoldIds, -Items) is det.
+%
+%   One item per slot with live facts, for learning from agreement: each
+%   source's latest live claim (valid time, then recording), as
+%   -(Sources, ValueIndexes, NValues, GoldIndex). GoldIndex is the index of
+%   the value of a confirmed fact of that slot (GoldIds), or -1.
+tk_claims(M, Gold0, Items) :-
+    maplist(atom_in, Gold0, Gold),
+    findall(S-A, ( fact(M, _, S, A, _, _, _, _, _, _) ), Slots0),
+    sort(Slots0, Slots),
+    findall(Item, ( member(S-A, Slots), slot_claims(M, S, A, Gold, Item) ), Items).
+
+slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G)) :-
+    findall(Src-(NVF-NRA-K), ( fact(M, Id, S, A, K, VF, _, RA, _, Src),
+                               \+ retracted(M, Id, _, _),
+                               NVF is -VF, NRA is -RA ), Claims0),
+    Claims0 \== [],
+    msort(Claims0, Claims),
+    latest_per_source(Claims, Latest),
+    pairs_keys_values(Latest, Srcs, Ks),
+    foldl(index_key, Ks, []-[], KsSeen-Idx0),
+    reverse_(Idx0, Idx),
+    length(KsSeen, N),
+    reverse_(KsSeen, Order),
+    (   member(GId, Gold), fact(M, GId, S, A, GK, _, _, _, _, _),
+        nth0(G0, Order, K1), K1 == GK
+    ->  G = G0
+    ;   G = -1
     ).
+
+latest_per_source([], []).
+latest_per_source([Src-(_-_-K)|T], [Src-K|R]) :-
+    drop_source(T, Src, T1),
+    latest_per_source(T1, R).
+
+drop_source([S-_|T], Src, R) :- S == Src, !, drop_source(T, Src, R).
+drop_source(R, _, R).
+
+index_key(K, Seen-Idx, Seen1-[I|Idx]) :-
+    reverse_(Seen, Order),
+    (   nth0(I0, Order, K1), K1 == K
+    ->  I = I0, Seen1 = Seen
+    ;   length(Seen, I), Seen1 = [K|Seen]
+    ).
+
+reverse_(L, R) :- reverse_(L, [], R).
+reverse_([], R, R).
+reverse_([H|T], A, R) :- reverse_(T, [H|A], R).
+
+% ---------------------------------------------------------------- rules
+
+%!  tk_add_rule(+M, +RuleId, +Text) is det.
+tk_add_rule(M, RuleId0, Text) :-
+    atom_in(RuleId0, RuleId),
+    add_rule(M, RuleId, Text).
+
+%!  tk_drop_rule(+M, +RuleId) is det.
+tk_drop_rule(M, RuleId0) :-
+    atom_in(RuleId0, RuleId),
+    drop_rule(M, RuleId).
+
+%!  tk_rules(+M, -Rules) is det.
+%
+%   -(RuleId, Text) in the order the rules were added.
+tk_rules(M, Rules) :-
+    findall(-(Id, T), rule_text(M, Id, T), Rules).
 
 %!  tk_beliefs(+M, -Beliefs) is det.
 tk_beliefs(M, Beliefs) :-
@@ -264,35 +371,69 @@ tk_explain(M, Text, Proof) :-
 
 %!  tk_what_if(+M, +Adds, +Retracts, -Changes) is det.
 %
-%   Evaluate adding the facts Adds and retracting the ids Retracts, inside a
-%   snapshot that is always discarded. Changes is error-Problem, or
-%   -(ok, SlotChanges, NewBeliefs, LostBeliefs) with SlotChanges a list of
-%   -(S, A, HeadsBefore, HeadsAfter) for each touched slot whose heads change.
-tk_what_if(M, Adds, RetractSs, Changes) :-
+%   Evaluate adding the facts Adds and retracting the ids Retracts inside a
+%   snapshot that is always discarded. Changes is -(SlotChanges, Gained, Lost)
+%   with SlotChanges a list of -(S, A, HeadsBefore, HeadsAfter) for each
+%   touched slot whose heads change. Errors of the hypothetical writes are
+%   raised as by tk_add/2 and tk_retract/4.
+tk_what_if(M, Adds, Retracts0, Changes) :-
     maplist(fact_in, Adds, Recs),
-    maplist([S, A]>>atom_string(A, S), RetractSs, Retracts),
-    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _), Recs)
+    maplist(atom_in, Retracts0, Retracts),
+    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _), Recs)
                  ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
     sort(Slots0, Slots),
     findall(S-A-Hs, ( member(S-A, Slots), slot_heads(M, S, A, Hs) ), Before),
     beliefs(M, B0),
     snapshot(what_if_in(M, Recs, Retracts, Slots, Before, B0, Changes)).
 
-what_if_in(M, Recs, Retracts, Slots, Before, B0, Changes) :-
-    catch(( add_recs(M, Recs), R = ok ), tk_reject(P), R = P),
-    (   R \== ok
-    ->  Changes = error-R
-    ;   forall(member(Id, Retracts),
-               ( fact(M, Id, S, A, _, _, _, _, _, _)
-               -> assertz(retracted(M, Id, 0)), recompute_slot(M, S, A)
-               ;  true )),
-        findall(-(S, A, Hs0, Hs1), ( member(S-A, Slots), member(S-A-Hs0, Before),
-                               slot_heads(M, S, A, Hs1),
-                               msort(Hs0, X), msort(Hs1, Y), X \== Y ), SlotChanges),
-        beliefs(M, B1),
-        subtract(B1, B0, Gained),
-        subtract(B0, B1, Lost),
-        Changes = -(ok, SlotChanges, Gained, Lost)
+what_if_in(M, Recs, Retracts, Slots, Before, B0, -(SlotChanges, Gained, Lost)) :-
+    add_facts(M, Recs),
+    forall(member(Id, Retracts), retract_fact(M, Id, 0, what_if)),
+    findall(-(S, A, Hs0, Hs1), ( member(S-A, Slots), member(S-A-Hs0, Before),
+                                 slot_heads(M, S, A, Hs1),
+                                 msort(Hs0, X), msort(Hs1, Y), X \== Y ), SlotChanges),
+    beliefs(M, B1),
+    subtract(B1, B0, Gained),
+    subtract(B0, B1, Lost).
+
+% ---------------------------------------------------------------- errors
+
+%!  tk_error(+Caught, +Goal, -Error) is det.
+%
+%   Error is the atom ok when nothing was caught (Caught unbound), else
+%   -(Formal, Args, Message): the name of an ISO error's formal term, its
+%   arguments as data, and the message of its context (or ""). After an
+%   error, the unbound outputs of Goal are bound to @(none) so that janus
+%   can return the bindings.
+tk_error(E, Goal, Err) :-
+    (   var(E)
+    ->  Err = ok
+    ;   error_data(E, Err),
+        term_variables(Goal, Vs),
+        maplist(=(@(none)), Vs)
+    ).
+
+error_data(E, Err) :-
+    (   E = error(Formal, Ctx), compound(Formal)
+    ->  Formal =.. [Name|Args0],
+        maplist(arg_data, Args0, Args),
+        ctx_message(Ctx, Msg),
+        Err = -(Name, Args, Msg)
+    ;   E = error(Formal, Ctx), atom(Formal)
+    ->  ctx_message(Ctx, Msg),
+        Err = -(Formal, [], Msg)
+    ;   term_string(E, S),
+        Err = -(throw, [S], "")
+    ).
+
+arg_data(X, X) :- atomic(X), !.
+arg_data(X-Y, X-Y) :- atomic(X), atomic(Y), !.
+arg_data(X, S) :- term_string(X, S).
+
+ctx_message(Ctx, Msg) :-
+    (   nonvar(Ctx), Ctx = context(_, M0), nonvar(M0), atomic(M0)
+    ->  atom_string(M0, Msg)
+    ;   Msg = ""
     ).
 
 %!  tk_run_tests(-Passed, -Failed) is det.

@@ -24,10 +24,9 @@ from .crowd import CrowdData
 
 __all__ = ["DSFit", "calibrate_temperature", "majority_vote", "vb_dawid_skene"]
 
-PRIOR_DIAG = 1.0
-"""Prior pseudo-count on a confusion row's diagonal (one configuration for every data set)."""
-PRIOR_OFF = 0.1
-"""Prior pseudo-count on each off-diagonal cell."""
+from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
+from .priors import DS_PRIOR_OFF as PRIOR_OFF
+from .priors import ONE_COIN_PRIOR
 
 
 @dataclass(frozen=True)
@@ -178,8 +177,8 @@ def vb_one_coin_open(
     n_workers: int,
     *,
     gold: dict[int, int] | None = None,
-    prior_correct: float = 2.0,
-    prior_wrong: float = 1.0,
+    prior_correct: float = ONE_COIN_PRIOR[0],
+    prior_wrong: float = ONE_COIN_PRIOR[1],
     max_iter: int = 100,
     tol: float = 1e-6,
 ) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -13,6 +13,8 @@ import numpyro.distributions as dist
 from jax.nn import sigmoid
 from jax.scipy.special import logsumexp
 
+from .priors import DS_PRIOR_DIAG, DS_PRIOR_OFF
+
 __all__ = ["dawid_skene", "fixed_prior_reliability", "hierarchical_reliability"]
 
 
@@ -44,7 +46,7 @@ def fixed_prior_reliability(a: float, b: float, trials: Any, successes: Any = No
 
 def dawid_skene(item: Any, worker: Any, label: Any, *, n_items: int, n_workers: int,
                 n_classes: int, gold: Any = None, one_coin: bool = False,
-                prior_diag: float = 2.0, prior_off: float = 1.0) -> None:
+                prior_diag: float = DS_PRIOR_DIAG, prior_off: float = DS_PRIOR_OFF) -> None:
     """The Bayesian Dawid-Skene model with the discrete truths summed out.
 
     ``gold`` is an (n_items,) int array with -1 where the truth is not observed; observed

@@ -1,70 +1,103 @@
 :- use_module('../store').
 :- use_module('../dominance').
 
+% add(M, Id, Slot, Key, ValidFrom, RecordedAt, Tier): one fact through the write path.
 add(M, Id, S, V, VF, RA, Tier) :-
-    assertz(tk_store:fact(M, Id, S, attr, V, VF, none, RA, Tier, src)),
-    insert_update(M, Id),
-    refresh_holds(M, S, attr).
+    add(M, Id, S, V, VF, RA, Tier, src).
+add(M, Id, S, V, VF, RA, Tier, Src) :-
+    add_facts(M, [f(Id, S, attr, V, VF, none, RA, Tier, Src, none, none, "")]).
 
 heads(M, S, Hs) :- slot_heads(M, S, attr, Hs0), msort(Hs0, Hs).
 
-:- begin_tests(dominance, [cleanup(drop_memory(9101))]).
+:- begin_tests(dominance, [cleanup(drop_memory(-9101))]).
 test(chain_collapses, Hs == [c]) :-
-    new_memory(9101, temporal_within_authority, [human, verified, agent]),
-    add(9101, a, s, 1, 10, 1, agent), add(9101, b, s, 2, 20, 2, agent), add(9101, c, s, 3, 30, 3, agent),
-    heads(9101, s, Hs).
+    new_memory(-9101, temporal_within_authority, [human, verified, agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
+    add(-9101, c, s, 3, 30, 3, agent),
+    heads(-9101, s, Hs).
 test(out_of_order_insert, Hs == [c]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, c, s, 3, 30, 1, agent), add(9101, a, s, 1, 10, 2, agent), add(9101, b, s, 2, 20, 3, agent),
-    heads(9101, s, Hs).
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, c, s, 3, 30, 1, agent), add(-9101, a, s, 1, 10, 2, agent),
+    add(-9101, b, s, 2, 20, 3, agent),
+    heads(-9101, s, Hs).
 test(lower_tier_newer_is_conflict, [Hs == [agent_guess, email], C == true]) :-
-    new_memory(9101, temporal_within_authority, [human, verified, agent]),
-    add(9101, email, s, 4500, 10, 1, verified), add(9101, agent_guess, s, 5000, 20, 2, agent),
-    heads(9101, s, Hs),
-    ( conflict(9101, s, attr) -> C = true ; C = false ).
-test(corroboration_keeps_both, [Hs == [a, b], V == 7]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 7, 10, 1, agent), add(9101, b, s, 7, 20, 2, agent),
-    heads(9101, s, Hs), holds(9101, s, attr, V).
+    new_memory(-9101, temporal_within_authority, [human, verified, agent]),
+    add(-9101, email, s, 4500, 10, 1, verified), add(-9101, agent_guess, s, 5000, 20, 2, agent),
+    heads(-9101, s, Hs),
+    ( conflict(-9101, s, attr) -> C = true ; C = false ).
+test(different_sources_same_time_conflict, [Hs == [a, b], St == conflict]) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent, x), add(-9101, b, s, 2, 10, 2, agent, y),
+    heads(-9101, s, Hs),
+    slot_heads(-9101, s, attr, H0), resolution(-9101, H0, St, _).
+test(same_source_same_time_corrects, Hs == [b]) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent, x), add(-9101, b, s, 2, 10, 2, agent, x),
+    heads(-9101, s, Hs).
+test(string_and_boolean_differ, St == conflict) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, true, 10, 1, agent, x), add(-9101, b, s, @(true), 10, 2, agent, y),
+    slot_heads(-9101, s, attr, H0), resolution(-9101, H0, St, _).
+test(corroboration_keeps_both, [Hs == [a, b], V == 7, Gs == [[b, a]]]) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 7, 10, 1, agent), add(-9101, b, s, 7, 20, 2, agent),
+    heads(-9101, s, Hs), holds(-9101, s, attr, V),
+    slot_heads(-9101, s, attr, H0), resolution(-9101, H0, resolved, Gs).
 test(explicit_link_beats_time, Hs == [old]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, new, s, 2, 20, 1, agent),
-    assertz(tk_store:fact(9101, old, s, attr, 1, 10, none, 2, agent, src)),
-    assertz(tk_store:sup(9101, old, new)),
-    insert_update(9101, old),
-    heads(9101, s, Hs).
-test(cross_slot, P == cross_slot) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s1, 1, 10, 1, agent), add(9101, b, s2, 2, 20, 2, agent),
-    check_link(9101, b, a, P).
-test(lower_tier_link, P == lower_tier) :-
-    new_memory(9101, temporal, [human, agent]),
-    add(9101, h, s, 1, 10, 1, human), add(9101, a, s, 2, 20, 2, agent),
-    check_link(9101, a, h, P).
-test(cycle, P == cycle) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 1, 10, 1, agent), add(9101, b, s, 2, 20, 2, agent),
-    assertz(tk_store:sup(9101, a, b)), assertz(tk_store:sup(9101, b, a)),
-    check_link(9101, b, a, P).
-test(unknown_target, P == unknown_fact) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 1, 10, 1, agent),
-    check_link(9101, a, zzz, P).
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, new, s, 2, 20, 1, agent),
+    add_facts(-9101, [f(old, s, attr, 1, 10, none, 2, agent, src, new, none, "")]),
+    heads(-9101, s, Hs).
+test(cross_slot, error(permission_error(supersede, other_slot, b-a))) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s1, 1, 10, 1, agent),
+    add_facts(-9101, [f(b, s2, attr, 2, 20, none, 2, agent, src, a, none, "")]).
+test(lower_tier_link, error(permission_error(supersede, higher_tier, a-h))) :-
+    new_memory(-9101, temporal, [human, agent]),
+    add(-9101, h, s, 1, 10, 1, human),
+    add_facts(-9101, [f(a, s, attr, 2, 20, none, 2, agent, src, h, none, "")]).
+test(cycle, error(permission_error(supersede, cycle, _))) :-
+    new_memory(-9101, temporal, [agent]),
+    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, b, none, ""),
+                      f(b, s, attr, 2, 20, none, 2, agent, src, a, none, "")]).
+test(refused_batch_changes_nothing, N == 1) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent),
+    catch(add_facts(-9101, [f(b, s, attr, 2, 20, none, 2, agent, src, none, none, ""),
+                            f(c, s, attr, 3, 30, none, 3, agent, src, zzz, none, "")]),
+          error(existence_error(fact, zzz), _), true),
+    fact_count(-9101, N).
+test(duplicate_id, error(permission_error(add, fact_id, a))) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, a, s, 2, 20, 2, agent).
+test(replayed_nonce, error(permission_error(reuse, nonce, n1))) :-
+    new_memory(-9101, temporal, [agent]),
+    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, none, n1, "")]),
+    add_facts(-9101, [f(b, s, attr, 1, 10, none, 2, agent, src, none, n1, "")]).
 test(retraction_restores_previous_head, Hs == [a]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 1, 10, 1, agent), add(9101, b, s, 2, 20, 2, agent),
-    assertz(tk_store:retracted(9101, b, 3)), recompute_slot(9101, s, attr),
-    heads(9101, s, Hs).
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
+    retract_fact(-9101, b, 3, test),
+    heads(-9101, s, Hs).
+test(retract_twice, error(permission_error(retract, retracted_fact, b))) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, b, s, 2, 20, 2, agent),
+    retract_fact(-9101, b, 3, test), retract_fact(-9101, b, 4, test).
+test(undo_restores_heads, Hs == [a]) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
+    undo_facts(-9101, [b]),
+    heads(-9101, s, Hs).
 test(heads_known_at, Hs == [a]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 1, 10, 100, agent), add(9101, b, s, 2, 20, 200, agent),
-    heads_at(9101, s, attr, 150, none, Hs).
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 100, agent), add(-9101, b, s, 2, 20, 200, agent),
+    heads_at(-9101, s, attr, 150, none, Hs).
 test(heads_valid_at, Hs == [a]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 1, 10, 100, agent), add(9101, b, s, 2, 20, 200, agent),
-    heads_at(9101, s, attr, none, 15, Hs).
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 100, agent), add(-9101, b, s, 2, 20, 200, agent),
+    heads_at(-9101, s, attr, none, 15, Hs).
 test(dominators_and_dominated, [Ds == [b], Dd == [a]]) :-
-    new_memory(9101, temporal, [agent]),
-    add(9101, a, s, 1, 10, 1, agent), add(9101, b, s, 2, 20, 2, agent),
-    dominators(9101, a, Ds), dominated(9101, b, Dd).
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
+    dominators(-9101, a, Ds), dominated(-9101, b, Dd).
 :- end_tests(dominance).

@@ -1,26 +1,42 @@
-:- use_module('../policy_temporal').
-:- use_module('../policy_authority_first', []).
-:- use_module('../policy_temporal_within_authority', []).
+:- use_module('../policies').
 
-% r(Id, Value, ValidFrom, TieBreak, Rank)
-:- begin_tests(policy_temporal).
-test(newer_different_value) :- policy_temporal:dominates(r(b, 2, 20, 1, 0), r(a, 1, 10, 2, 0)).
-test(older_does_not, fail) :- policy_temporal:dominates(r(a, 1, 10, 1, 0), r(b, 2, 20, 2, 0)).
-test(same_value_corroborates, fail) :- policy_temporal:dominates(r(b, 1, 20, 1, 0), r(a, 1, 10, 2, 0)).
-test(tie_broken_by_recorded_at) :- policy_temporal:dominates(r(b, 2, 10, 5, 0), r(a, 1, 10, 4, 0)).
-test(candidate_tie_neither, fail) :- policy_temporal:dominates(r(b, 2, 10, 0, 0), r(a, 1, 10, 0, 0)).
-test(ignores_tier) :- policy_temporal:dominates(r(b, 2, 20, 1, 0), r(a, 1, 10, 2, 3)).
-:- end_tests(policy_temporal).
-
-:- begin_tests(policy_authority_first).
-test(higher_tier_wins_even_if_older) :- policy_authority_first:dominates(r(h, 1, 10, 1, 3), r(a, 2, 20, 2, 1)).
-test(lower_tier_never, fail) :- policy_authority_first:dominates(r(a, 2, 20, 2, 1), r(h, 1, 10, 1, 3)).
-test(within_tier_newer) :- policy_authority_first:dominates(r(b, 2, 20, 2, 1), r(a, 1, 10, 1, 1)).
-:- end_tests(policy_authority_first).
-
-:- begin_tests(policy_temporal_within_authority).
-test(newer_same_tier) :- policy_temporal_within_authority:dominates(r(b, 2, 20, 2, 1), r(a, 1, 10, 1, 1)).
-test(newer_higher_tier) :- policy_temporal_within_authority:dominates(r(b, 2, 20, 2, 3), r(a, 1, 10, 1, 1)).
-test(newer_lower_tier_does_not, fail) :- policy_temporal_within_authority:dominates(r(a, 2, 20, 2, 1), r(v, 1, 10, 1, 2)).
-test(older_higher_tier_does_not, fail) :- policy_temporal_within_authority:dominates(r(h, 1, 10, 1, 3), r(a, 2, 20, 2, 1)).
-:- end_tests(policy_temporal_within_authority).
+% r(Id, Key, ValidFrom, RecordedAt, Rank, Source)
+:- begin_tests(policies).
+test(registry, Ps == [temporal, authority_first, temporal_within_authority]) :-
+    findall(P, policy(P), Ps).
+test(ranks, Rs == [h-2, v-1, a-0]) :- tier_ranks([h, v, a], Rs).
+test(temporal_newer_different_value) :-
+    policy_dominates(temporal, r(b, 2, 20, 1, 0, s), r(a, 1, 10, 2, 0, t)).
+test(temporal_older_does_not, fail) :-
+    policy_dominates(temporal, r(a, 1, 10, 1, 0, s), r(b, 2, 20, 2, 0, s)).
+test(same_value_corroborates, fail) :-
+    policy_dominates(temporal, r(b, 1, 20, 1, 0, s), r(a, 1, 10, 2, 0, s)).
+test(typed_keys_differ) :-
+    policy_dominates(temporal, r(b, @(true), 20, 1, 0, s), r(a, true, 10, 2, 0, s)).
+test(same_source_tie_is_a_correction) :-
+    policy_dominates(temporal, r(b, 2, 10, 5, 0, s), r(a, 1, 10, 4, 0, s)).
+test(different_sources_tie_neither, fail) :-
+    (   policy_dominates(temporal, r(b, 2, 10, 5, 0, s), r(a, 1, 10, 4, 0, t))
+    ;   policy_dominates(temporal, r(a, 1, 10, 4, 0, t), r(b, 2, 10, 5, 0, s))
+    ).
+test(candidate_tie_neither, fail) :-
+    policy_dominates(temporal, r(b, 2, 10, none, 0, s), r(a, 1, 10, none, 0, s)).
+test(temporal_ignores_tier) :-
+    policy_dominates(temporal, r(b, 2, 20, 1, 0, s), r(a, 1, 10, 2, 3, s)).
+test(authority_first_higher_tier_wins_even_if_older) :-
+    policy_dominates(authority_first, r(h, 1, 10, 1, 3, s), r(a, 2, 20, 2, 1, s)).
+test(authority_first_lower_tier_never, fail) :-
+    policy_dominates(authority_first, r(a, 2, 20, 2, 1, s), r(h, 1, 10, 1, 3, s)).
+test(authority_first_within_tier_newer) :-
+    policy_dominates(authority_first, r(b, 2, 20, 2, 1, s), r(a, 1, 10, 1, 1, s)).
+test(twa_newer_same_tier) :-
+    policy_dominates(temporal_within_authority, r(b, 2, 20, 2, 1, s), r(a, 1, 10, 1, 1, s)).
+test(twa_newer_higher_tier) :-
+    policy_dominates(temporal_within_authority, r(b, 2, 20, 2, 3, s), r(a, 1, 10, 1, 1, s)).
+test(twa_newer_lower_tier_does_not, fail) :-
+    policy_dominates(temporal_within_authority, r(a, 2, 20, 2, 1, s), r(v, 1, 10, 1, 2, s)).
+test(twa_older_higher_tier_does_not, fail) :-
+    policy_dominates(temporal_within_authority, r(h, 1, 10, 1, 3, s), r(a, 2, 20, 2, 1, s)).
+test(may_dominate_ignores_values) :-
+    may_dominate(temporal, r(b, 1, 20, 1, 0, s), r(a, 1, 10, 2, 0, s)).
+:- end_tests(policies).

@@ -1,4 +1,8 @@
-"""Values that cross the API (frozen dataclasses) and the validation of user input."""
+"""The API's value types (frozen dataclasses) and the validation of user input.
+
+Everything a user passes in is checked here before anything changes: keys are normalised,
+times parsed, values given the typed key that the symbolic layer compares (``value_key``).
+"""
 
 from __future__ import annotations
 
@@ -42,6 +46,7 @@ MAX_VALUE_BYTES = 65536
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _WS = re.compile(r"\s+")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +292,15 @@ class AuditEntry:
 # --------------------------------------------------------------------------- validation
 
 
+def _utf8(value: str, name: str) -> None:
+    """Refuse text that cannot be stored (lone surrogates are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        msg = f"{name} contains a lone surrogate ({value!r}); pass valid Unicode text"
+        raise InvalidFact(msg) from None
+
+
 def normalise_key(value: object, name: str) -> str:
     """Unicode NFC, casefolded, whitespace collapsed; non-empty and bounded."""
     if type(value) is str and value in _KEYS:
@@ -304,6 +318,7 @@ def _normalise_key(value: object, name: str) -> str:
     if not isinstance(value, str):
         msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
         raise InvalidFact(msg)
+    _utf8(value, name)
     key = _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
     if not key:
         msg = f"{name} must be a non-empty string, got {value!r}"
@@ -322,6 +337,7 @@ def check_label(value: object, name: str) -> str:
     if len(value) > MAX_KEY_CHARS:
         msg = f"{name} is {len(value)} characters long; the limit is {MAX_KEY_CHARS}"
         raise InvalidFact(msg)
+    _utf8(value, name)
     return value
 
 
@@ -339,6 +355,8 @@ def parse_time(value: object, name: str) -> datetime:
         except ValueError:
             msg = f"{name} must be an ISO 8601 time with an offset, got {value!r}"
             raise InvalidFact(msg) from None
+        if _DATE.fullmatch(value):  # a date alone means midnight UTC
+            dt = dt.replace(tzinfo=UTC)
     else:
         msg = (
             f"{name} must be a timezone-aware datetime or an ISO 8601 string with an offset,"
@@ -346,9 +364,14 @@ def parse_time(value: object, name: str) -> datetime:
         )
         raise InvalidFact(msg)
     if dt.tzinfo is None or dt.utcoffset() is None:
-        msg = f"{name} must be timezone-aware, got {value!r} (naive datetime)"
+        msg = (f"{name} must be timezone-aware, got {value!r} (naive datetime); add an "
+               "offset, e.g. '2026-11-20T10:00:00+00:00' or datetime(..., tzinfo=UTC)")
         raise InvalidFact(msg)
-    out = dt.astimezone(UTC)
+    try:
+        out = dt.astimezone(UTC)
+    except (OverflowError, ValueError):
+        msg = f"{name} is out of the representable range once converted to UTC: {value!r}"
+        raise InvalidFact(msg) from None
     if type(value) is str and len(_TIMES) < 100_000:
         _TIMES[value] = out  # ISO strings repeat (bulk loads, retrieved contexts)
     return out
@@ -368,24 +391,35 @@ def from_us(us: int) -> datetime:
 
 def _json(value: object, name: str) -> str:
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False,
+                          ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         msg = f"{name} must be JSON-serialisable (str, int, float, bool, None, list, dict): {exc}"
         raise InvalidFact(msg) from None
+    _utf8(text, name)
+    return text
 
 
 def value_key(value: object) -> object:
-    """The form of a value that Prolog compares (kappa) and that ``holds/3`` shows.
+    """The typed key of a value: what the symbolic layer compares (kappa) and ``holds/3``
+    shows, as it crosses to Prolog.
 
-    Strings are normalised like keys (NFC, casefold, whitespace collapsed); integral floats
-    become ints; booleans and JSON values are tagged. Raises InvalidFact on unsupported or
-    oversized values.
+    Strings are normalised like keys (NFC, casefold, whitespace collapsed) and become atoms;
+    numbers stay numbers (an integral float is the int: ``1.0`` and ``1`` are one value);
+    booleans, ``None`` and JSON values (lists, dicts) are tagged, so the string ``"true"``,
+    the boolean ``True``, the string ``"1"`` and the number ``1`` are four different values.
+    Raises InvalidFact on unsupported or oversized values.
     """
     if isinstance(value, str):
-        if len(value) > MAX_VALUE_BYTES // 4 and len(value.encode()) > MAX_VALUE_BYTES:
-            msg = f"value is {len(value.encode())} bytes; the limit is {MAX_VALUE_BYTES}"
+        if len(value) > MAX_VALUE_BYTES // 4 and len(value.encode("utf-8", "replace")) \
+                > MAX_VALUE_BYTES:
+            msg = f"value is {len(value.encode('utf-8', 'replace'))} bytes; the limit is " \
+                  f"{MAX_VALUE_BYTES}"
             raise InvalidFact(msg)
+        _utf8(value, "value")
         return _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    if value is None:
+        return ("n", 0)
     if isinstance(value, bool):
         return ("b", 1 if value else 0)
     if isinstance(value, int):
@@ -413,6 +447,7 @@ def check_text(value: object, name: str) -> str | None:
     if not isinstance(value, str):
         msg = f"{name} must be a str or None, got {type(value).__name__}"
         raise InvalidFact(msg)
+    _utf8(value, name)
     if len(value.encode()) > MAX_VALUE_BYTES:
         msg = f"{name} is {len(value.encode())} bytes; the limit is {MAX_VALUE_BYTES}"
         raise InvalidFact(msg)
@@ -430,3 +465,112 @@ def check_meta(value: object) -> dict[str, Any]:
         msg = f"meta is {len(text)} bytes as JSON; the limit is {MAX_VALUE_BYTES}"
         raise InvalidFact(msg)
     return dict(value)
+
+
+# --------------------------------------------------------------------------- facts in
+
+
+def check_tiers(tiers: object, protected: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Normalised tier names (most authoritative first) and protected tiers; PolicyError
+    when they are empty, repeated, or a protected tier is not a tier."""
+    from .errors import PolicyError
+
+    if isinstance(tiers, str) or not isinstance(tiers, (list, tuple)) or not tiers:
+        msg = f"tiers must be a non-empty sequence of tier names, got {tiers!r}"
+        raise PolicyError(msg)
+    if isinstance(protected, str) or not isinstance(protected, (list, tuple)):
+        msg = f"protected_tiers must be a sequence of tier names, got {protected!r}"
+        raise PolicyError(msg)
+    try:
+        names = tuple(normalise_key(t, "tiers[]") for t in tiers)
+        prot = tuple(normalise_key(t, "protected_tiers[]") for t in protected)
+    except InvalidFact as exc:
+        raise PolicyError(str(exc)) from None
+    if len(set(names)) != len(names):
+        msg = f"tiers must be distinct, got {tiers!r}"
+        raise PolicyError(msg)
+    for t in prot:
+        if t not in names:
+            msg = f"protected tier {t!r} is not one of the tiers {names!r}"
+            raise PolicyError(msg)
+    return names, prot
+
+FACT_KEYS = frozenset({"subject", "attribute", "value", "source", "tier", "valid_from",
+                       "valid_to", "supersedes", "text", "meta", "id", "signature"})
+EPOCH = from_us(0)
+
+
+class FactBuilder:
+    """Validates what a user passes for a fact and builds the :class:`Fact` (its
+    ``recorded_at`` is set by the store when the fact is written).
+
+    Parameters
+    ----------
+    tiers
+        The memory's tier names (normalised), most authoritative first.
+    """
+
+    def __init__(self, tiers: tuple[str, ...]) -> None:
+        import itertools
+        import os
+
+        self.tiers = tiers
+        self._prefix = os.urandom(4).hex()
+        self._ids = itertools.count(1)  # next() is atomic: ids stay unique across threads
+
+    def tier(self, tier: object) -> str:
+        """A known tier, normalised; InvalidFact otherwise."""
+        t = normalise_key(tier, "tier")
+        if t not in self.tiers:
+            msg = f"tier must be one of {', '.join(self.tiers)}; got {tier!r}"
+            raise InvalidFact(msg)
+        return t
+
+    def build(self, fields: Mapping[str, Any], now: datetime) -> Fact:
+        """One fact from keyword fields (those of ``Memory.add`` plus ``id``)."""
+        g = fields.get
+        s = normalise_key(fields["subject"], "subject")
+        a = normalise_key(fields["attribute"], "attribute")
+        value = fields["value"]
+        value_key(value)
+        vf = now if g("valid_from") is None else parse_time(g("valid_from"), "valid_from")
+        vt = None if g("valid_to") is None else parse_time(g("valid_to"), "valid_to")
+        if vt is not None and vt <= vf:
+            msg = f"valid_to ({vt.isoformat()}) must be after valid_from ({vf.isoformat()})"
+            raise InvalidFact(msg)
+        sup = None if g("supersedes") is None else check_label(g("supersedes"), "supersedes")
+        fid = f"f{self._prefix}{next(self._ids):x}" if g("id") is None \
+            else check_label(g("id"), "id")
+        sig = g("signature")
+        if sig is not None and not isinstance(sig, Mapping):
+            msg = "signature must be a dict with key, nonce and sig"
+            raise InvalidFact(msg)
+        return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=vf,
+                    recorded_at=EPOCH, source=check_label(fields["source"], "source"),
+                    tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
+                    text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
+                    signature=None if sig is None else dict(sig))
+
+    def coerce(self, item: object, index: int, now: datetime) -> Fact:
+        """One item of a batch: a dict of fields or a :class:`Fact`."""
+        if isinstance(item, Fact):
+            fields: Mapping[str, Any] = {k: getattr(item, k) for k in FACT_KEYS}
+        elif isinstance(item, Mapping):
+            fields = item
+            unknown = item.keys() - FACT_KEYS
+            if unknown:
+                msg = (f"facts[{index}] has unknown keys {sorted(map(str, unknown))}; "
+                       f"accepted: {sorted(FACT_KEYS)}")
+                raise InvalidFact(msg)
+            for k in ("subject", "attribute", "value", "source"):
+                if k not in item:
+                    msg = f"facts[{index}] is missing {k!r}"
+                    raise InvalidFact(msg)
+        else:
+            msg = f"facts[{index}] must be a dict or a Fact, got {type(item).__name__}"
+            raise InvalidFact(msg)
+        try:
+            return self.build(fields, now)
+        except InvalidFact as exc:
+            msg = f"facts[{index}]: {exc}"
+            raise InvalidFact(msg) from None

@@ -1,0 +1,99 @@
+"""What every journal backend shares: the chain, checked reads, verification, appends.
+
+A backend stores rows ``(seq, kind, recorded_at, body_text, prev_hash, hash)`` and provides
+``_select(after_seq)``, ``_insert(rows)``, ``tail()`` and a ``transaction()`` that yields a
+:class:`Txn`; the chain is computed and checked here only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import JournalCorrupt
+from ..values import Verification
+from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body
+
+__all__ = ["Journal", "Txn"]
+
+Row = tuple[int, str, int, str, str, str]
+
+
+class Journal:
+    """The journal interface; :class:`~.sqlite.SqliteJournal` and
+    :class:`~.memory.MemoryJournal` implement it and a Memory does not know which it has."""
+
+    path: str | None = None
+    readonly = False
+
+    def _select(self, after_seq: int) -> list[Row]:
+        raise NotImplementedError
+
+    def _insert(self, rows: list[Row]) -> None:
+        raise NotImplementedError
+
+    def tail(self) -> tuple[int, str, int]:
+        """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the backend."""
+
+    def read(self, after_seq: int = 0) -> Iterator[Event]:
+        """Events with seq > after_seq, in order (the chain is not checked)."""
+        for seq, kind, ra, body, prev, h in self._select(after_seq):
+            yield Event(seq, kind, ra, parse_body(body, seq), prev, h)
+
+    def read_checked(self, after_seq: int, prev_hash: str) -> Iterator[Event]:
+        """Like :meth:`read`, verifying the chain from ``prev_hash`` on."""
+        expected, prev = after_seq + 1, prev_hash
+        for seq, kind, ra, body, p, h in self._select(after_seq):
+            problem = check_row(seq, kind, ra, body, p, h, expected, prev)
+            if problem:
+                msg = f"journal {self.path!r} is corrupt at event {seq}: {problem}"
+                raise JournalCorrupt(msg)
+            yield Event(seq, kind, ra, parse_body(body, seq), p, h)
+            prev, expected = h, seq + 1
+
+    def verify(self, check: Callable[[Event], str | None]) -> Verification:
+        """Walk the whole chain from the genesis; ``check`` judges each event's content
+        (signatures). Reports the first bad event and the hash of the last good one."""
+        prev, expected, n = GENESIS, 1, 0
+        try:
+            rows = self._select(0)
+        except Exception as exc:  # noqa: BLE001 - report any read failure
+            return Verification(False, 0, expected, f"cannot read: {exc}", prev)
+        for seq, kind, ra, body, p, h in rows:
+            problem = check_row(seq, kind, ra, body, p, h, expected, prev)
+            if problem is None:
+                try:
+                    problem = check(Event(seq, kind, ra, parse_body(body, seq), p, h))
+                except JournalCorrupt as exc:
+                    problem = str(exc)
+            if problem is not None:
+                return Verification(False, n, seq, problem, prev)
+            prev, expected, n = h, seq + 1, n + 1
+        return Verification(True, n, None, None, prev)
+
+
+class Txn:
+    """One write transaction: chains events after the tail it started from."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.seq, self.hash, self.last_ra = journal.tail()
+
+    def append_many(self, events: list[tuple[str, int, dict[str, Any]]]) -> None:
+        """Chain and insert events in order."""
+        rows: list[Row] = []
+        seq, prev = self.seq, self.hash
+        for kind, recorded_at, body in events:
+            text = canonical(body)
+            seq += 1
+            h = event_hash(prev, seq, kind, recorded_at, text)
+            rows.append((seq, kind, recorded_at, text, prev, h))
+            prev = h
+        self.journal._insert(rows)
+        if rows:
+            self.seq, self.hash = seq, prev
+            self.last_ra = max(self.last_ra, max(r[2] for r in rows))

@@ -1,0 +1,135 @@
+"""The one codec: facts, events, payloads, signatures' bodies and JSON Lines.
+
+Every place that turns a fact or an event into text, or text back into one, calls this
+module: the journal rows and their hash chain, the payload the symbolic store keeps, the
+JSONL export and import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import JournalCorrupt
+from ..values import Fact, from_us
+
+__all__ = [
+    "EVENT_KINDS",
+    "GENESIS",
+    "Event",
+    "canonical",
+    "check_row",
+    "event_hash",
+    "fact_body",
+    "fact_fields",
+    "jsonl_line",
+    "parse_body",
+    "row_fact",
+    "payload",
+    "unpayload",
+]
+
+GENESIS = "0" * 64
+EVENT_KINDS = ("config", "fact", "retract", "rule", "rule_removed", "outcome", "prior")
+"""Every kind of journal event; all of them are exported and imported."""
+_FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
+                "supersedes", "text", "meta", "id", "signature")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One journal row, its body parsed."""
+
+    seq: int
+    kind: str
+    recorded_at: int
+    body: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+
+def canonical(body: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, Unicode kept."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def event_hash(prev: str, seq: int, kind: str, recorded_at: int, body_text: str) -> str:
+    """The chain link: sha256 over the previous hash, the position, the kind, the
+    transaction time and the body text."""
+    h = hashlib.sha256()
+    h.update(f"{prev}|{seq}|{kind}|{recorded_at}|".encode())
+    h.update(body_text.encode())
+    return h.hexdigest()
+
+
+def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,
+              expected_seq: int, expected_prev: str) -> str | None:
+    """Why a stored row breaks the chain, or None."""
+    if seq != expected_seq:
+        return f"expected event {expected_seq}, found {seq} (an event is missing)"
+    if prev != expected_prev:
+        return "its prev_hash does not match the previous event's hash"
+    if event_hash(prev, seq, kind, ra, body) != h:
+        return "its content does not match its hash (edited)"
+    if kind not in EVENT_KINDS:
+        return f"unknown event kind {kind!r}"
+    return None
+
+
+def parse_body(body: str, seq: int) -> dict[str, Any]:
+    """A stored body as a dict; JournalCorrupt when it is not a JSON object."""
+    try:
+        out = json.loads(body)
+    except ValueError:
+        msg = f"journal event {seq} is not valid JSON"
+        raise JournalCorrupt(msg) from None
+    if not isinstance(out, dict):
+        msg = f"journal event {seq} is not a JSON object"
+        raise JournalCorrupt(msg)
+    return out
+
+
+def fact_body(f: Fact) -> dict[str, Any]:
+    """A fact as a journal event body: ``Fact.to_dict()`` without ``recorded_at`` (the
+    event's own) and without an absent signature."""
+    body = f.to_dict()
+    del body["recorded_at"]
+    if body["signature"] is None:
+        del body["signature"]
+    return body
+
+
+def fact_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The keyword fields of a fact body that ``add_many`` accepts (unknown keys dropped,
+    absent optional ones left out)."""
+    return {k: body[k] for k in _FACT_FIELDS if k in body}
+
+
+def payload(f: Fact) -> str:
+    """What the symbolic store keeps of a fact beyond what its decisions need: the value
+    as given, text, meta and signature."""
+    return canonical([f.value, f.text, f.meta, f.signature])
+
+
+def unpayload(text: str) -> tuple[Any, str | None, dict[str, Any], dict[str, str] | None]:
+    """The inverse of :func:`payload`."""
+    value, txt, meta, sig = json.loads(text)
+    return value, txt, meta, sig
+
+
+def row_fact(row: tuple[Any, ...]) -> Fact:
+    """A Fact from the store's row ``(id, s, a, vf, vt, ra, tier, src, sup, payload, _)``."""
+    fid, s, a, vf, vt, ra, tier, src, sup, text, _status = row
+    value, txt, meta, sig = unpayload(text)
+    return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=from_us(vf),
+                recorded_at=from_us(ra), source=src, tier=tier, supersedes=sup,
+                valid_to=None if vt is None else from_us(vt), text=txt, meta=meta,
+                signature=sig)
+
+
+def jsonl_line(kind: str, recorded_at: int, body: dict[str, Any]) -> str:
+    """One line of a JSON Lines export."""
+    return json.dumps({"kind": kind, "recorded_at": recorded_at, "body": body},
+                      sort_keys=True, ensure_ascii=False) + "\n"

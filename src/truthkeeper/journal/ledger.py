@@ -1,0 +1,126 @@
+"""The write path: every write catches up with the journal, applies its change, appends
+its events in one transaction, and takes the change back if the commit fails."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
+from .base import Journal, Txn
+from .codec import GENESIS, Event
+
+__all__ = ["Ledger", "Write", "now_us"]
+
+
+def now_us() -> int:
+    """The wall clock in microseconds since the epoch."""
+    return time.time_ns() // 1000
+
+
+class Write:
+    """What one write needs: strictly increasing transaction times, the events to record
+    and how to undo the change if the commit fails."""
+
+    def __init__(self, ledger: Ledger, txn: Txn) -> None:
+        self.ledger, self.txn = ledger, txn
+        self.events: list[tuple[str, int, dict[str, Any]]] = []
+        self.undos: list[Callable[[], None]] = []
+
+    def on_undo(self, fn: Callable[[], None]) -> None:
+        """Register how to take back a change the body applied (run in reverse order)."""
+        self.undos.append(fn)
+
+    def times(self, n: int) -> list[int]:
+        """``n`` transaction times after every time the journal holds."""
+        base = max(self.ledger.last_ra, self.txn.last_ra)
+        start = max(now_us(), base + 1)
+        if n:
+            self.ledger.last_ra = start + n - 1
+        return [start + i for i in range(n)]
+
+    @property
+    def next_seq(self) -> int:
+        """The position of the next event in the journal (rule ids use it)."""
+        return int(self.txn.seq) + len(self.events) + 1
+
+
+class Ledger:
+    """A journal and how far this process has applied it.
+
+    Parameters
+    ----------
+    journal
+        The backend (in memory, SQLite).
+    apply
+        Applies a run of events to the live state; fact events come in runs.
+    """
+
+    def __init__(self, journal: Journal, apply: Callable[[list[Event]], None]) -> None:
+        self.journal = journal
+        self._apply = apply
+        self.seq, self.hash, self.last_ra = 0, GENESIS, 0
+        self.corruption: str | None = None
+
+    def start(self, config: dict[str, Any]) -> None:
+        """Write the configuration event of a new journal, then replay the journal."""
+        if self.journal.tail()[0] == 0 and not self.journal.readonly:
+            with self.journal.transaction() as txn:
+                if txn.seq == 0:  # another process may have created it meanwhile
+                    txn.append_many([("config", max(now_us(), txn.last_ra + 1), config)])
+        self.catch_up()
+
+    def catch_up(self) -> int:
+        """Apply the events this process has not seen; returns how many."""
+        before = self.seq
+        run: list[Event] = []
+        try:
+            try:
+                for ev in self.journal.read_checked(self.seq, self.hash):
+                    if run and (ev.kind != "fact" or run[-1].kind != "fact"):
+                        self._apply_run(run)
+                        run = []
+                    run.append(ev)
+            finally:
+                pending, run = run, []
+                self._apply_run(pending)  # what was read so far verified
+        except PolicyError:
+            raise
+        except TruthkeeperError as exc:
+            if not isinstance(exc, JournalCorrupt):
+                bad = run[0].seq if run else self.seq + 1
+                exc = JournalCorrupt(f"journal {self.journal.path!r} is corrupt at event "
+                                     f"{bad}: {exc}")
+            if self.journal.readonly:
+                self.corruption = str(exc)
+                return self.seq - before
+            raise exc from None
+        return self.seq - before
+
+    def _apply_run(self, run: list[Event]) -> None:
+        if not run:
+            return
+        self._apply(run)
+        self.seq, self.hash = run[-1].seq, run[-1].hash
+        self.last_ra = max(self.last_ra, max(ev.recorded_at for ev in run))
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Write]:
+        """One write: catch up, let the body apply its change and list its events, append
+        them in one transaction. If the body raises or the commit fails, nothing is appended,
+        the changes the body registered with ``on_undo`` are taken back, and the error reaches
+        the caller."""
+        w: Write | None = None
+        try:
+            with self.journal.transaction() as txn:
+                self.catch_up()
+                w = Write(self, txn)
+                yield w
+                txn.append_many(w.events)
+        except BaseException:
+            for undo in reversed(w.undos if w is not None else []):
+                undo()
+            raise
+        self.seq, self.hash = txn.seq, txn.hash

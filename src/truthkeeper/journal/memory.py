@@ -1,0 +1,39 @@
+"""The journal of an in-memory Memory: the same events and chain, kept in a list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .base import Journal, Row, Txn
+from .codec import GENESIS
+
+__all__ = ["MemoryJournal"]
+
+
+class MemoryJournal(Journal):
+    """Events in a Python list; a transaction that raises leaves the list as it was."""
+
+    def __init__(self) -> None:
+        self._rows: list[Row] = []
+
+    def _select(self, after_seq: int) -> list[Row]:
+        return self._rows[after_seq:]
+
+    def _insert(self, rows: list[Row]) -> None:
+        self._rows.extend(rows)
+
+    def tail(self) -> tuple[int, str, int]:
+        if not self._rows:
+            return 0, GENESIS, 0
+        last = self._rows[-1]
+        return last[0], last[5], max(r[2] for r in self._rows[-8:])
+
+    @contextmanager
+    def transaction(self) -> Iterator[Txn]:
+        n = len(self._rows)
+        try:
+            yield Txn(self)
+        except BaseException:
+            del self._rows[n:]
+            raise

@@ -1,0 +1,125 @@
+"""The durable journal: append-only SQLite events with a hash chain.
+
+One row per event (see :data:`.codec.EVENT_KINDS`). Each row carries
+the hash of the previous one, so an edit anywhere breaks the chain from that row on. WAL mode,
+``synchronous=FULL`` by default (``NORMAL`` may lose the last transactions on power loss, never
+on a process crash), ``BEGIN IMMEDIATE`` for writes (one writer at a time, readers never
+blocked), triggers that abort UPDATE and DELETE.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+from ..errors import JournalError
+from .base import Journal, Row, Txn
+from .codec import GENESIS
+
+__all__ = ["SqliteJournal"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
+"""
+
+
+class SqliteJournal(Journal):
+    """An append-only event log in one SQLite file."""
+
+    def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
+                 busy_timeout_ms: int = 30_000) -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            msg = f"synchronous must be 'FULL' or 'NORMAL', got {synchronous!r}"
+            raise JournalError(msg)
+        self.path = path
+        self.readonly = readonly
+        try:
+            if readonly:
+                uri = f"file:{os.path.abspath(path)}?mode=ro"
+                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                             check_same_thread=False)
+            else:
+                self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            if not readonly:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute(f"PRAGMA synchronous={synchronous}")
+                self._conn.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            msg = f"cannot open journal {path!r}: {exc}"
+            raise JournalError(msg) from exc
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _select(self, after_seq: int) -> list[Row]:
+        try:
+            rows: list[Row] = self._conn.execute(
+                "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
+                "WHERE seq > ? ORDER BY seq", (after_seq,)).fetchall()
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+        return rows
+
+    def _insert(self, rows: list[Row]) -> None:
+        try:
+            self._conn.executemany(
+                "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?)", rows)
+        except (sqlite3.Error, OSError) as exc:
+            msg = f"write to journal {self.path!r} failed: {exc}"
+            raise JournalError(msg) from exc
+
+    def tail(self) -> tuple[int, str, int]:
+        """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
+        row = self._conn.execute(
+            "SELECT seq, hash, recorded_at FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is None:
+            return 0, GENESIS, 0
+        return int(row[0]), str(row[1]), int(row[2])
+
+    def integrity_check(self) -> str:
+        return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+    # ------------------------------------------------------------------ writing
+
+    @contextmanager
+    def transaction(self) -> Iterator[Txn]:
+        """BEGIN IMMEDIATE ... COMMIT. Commit errors reach the caller as JournalError."""
+        if self.readonly:
+            msg = f"journal {self.path!r} is open read-only"
+            raise JournalError(msg)
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            msg = f"cannot start a write on journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+        txn = Txn(self)
+        try:
+            yield txn
+            self._commit()
+        except BaseException:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
+        except (sqlite3.Error, OSError) as exc:
+            msg = f"commit to journal {self.path!r} failed: {exc}"
+            raise JournalError(msg) from exc

@@ -1,0 +1,204 @@
+"""The janus boundary: the only module that imports ``janus_swi``.
+
+Goals are constant strings naming predicates of ``prolog/truthkeeper.pl``; all data goes
+through the ``inputs`` dict, so a value like ``x'), halt. %`` is only ever data.
+
+One error protocol: the Prolog modules raise ISO error terms (``existence_error``,
+``permission_error``, ``domain_error``, ...); every goal runs inside ``catch/3`` and
+``tk_error/3`` hands a caught term over as data, which :data:`ERRORS` (the one table) maps
+to the truthkeeper error family. A term the table does not know becomes a
+:class:`~truthkeeper.errors.PrologBridgeError` that keeps it.
+
+The Prolog files are loaded once per process from the installed package
+(``importlib.resources``).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import itertools
+import os
+import shutil
+import subprocess
+import threading
+from typing import Any
+
+from ..errors import (
+    CrossSlotSupersession,
+    InvalidFact,
+    PolicyError,
+    PrologBridgeError,
+    SupersessionCycle,
+    TierInversion,
+    TierNotAuthorized,
+    TruthkeeperError,
+    UnknownFact,
+    UnsafeRule,
+)
+
+__all__ = ["ERRORS", "ask", "load", "new_handle", "run_plunit"]
+
+_lock = threading.RLock()
+_loaded = False
+_handles = itertools.count(1)
+_janus: Any = None
+
+
+def _ensure_swi_home() -> None:
+    """Point janus at the ``swipl`` first on PATH when SWI_HOME_DIR is not set.
+
+    janus-swi otherwise may pick the home of a different SWI-Prolog version and die with an
+    "incompatible VM-signature" error.
+    """
+    if os.environ.get("SWI_HOME_DIR"):
+        return
+    swipl = shutil.which("swipl")
+    if swipl is None:
+        return
+    try:
+        out = subprocess.run(
+            [swipl, "--dump-runtime-variables"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    for line in out.splitlines():
+        if line.startswith("PLBASE="):
+            os.environ["SWI_HOME_DIR"] = line.split("=", 1)[1].strip('";')
+
+
+def load() -> None:
+    """Import janus and consult ``truthkeeper.pl`` (idempotent, thread-safe)."""
+    global _loaded, _janus
+    if _loaded:
+        return
+    with _lock:
+        if _loaded:
+            return
+        _ensure_swi_home()
+        try:
+            import janus_swi
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            msg = (
+                "janus_swi could not be imported; truthkeeper needs SWI-Prolog >= 9.1.12 and "
+                "the janus-swi package built against it (run `make test` in the repository, "
+                f"or see README 'Using truthkeeper from another project'): {exc}"
+            )
+            raise PrologBridgeError(msg) from exc
+        _janus = janus_swi
+        entry = importlib.resources.files("truthkeeper") / "prolog" / "truthkeeper.pl"
+        with importlib.resources.as_file(entry) as path:
+            try:
+                janus_swi.query_once("use_module(File)", {"File": str(path)})
+            except janus_swi.PrologError as exc:
+                msg = f"loading {path} failed: {exc}"
+                raise PrologBridgeError(msg, getattr(exc, "term", None)) from exc
+        _loaded = True
+
+
+def new_handle() -> int:
+    """A fresh positive integer that keys one memory's data inside Prolog (the plunit
+    fixtures use negative handles, so they never touch a live memory)."""
+    return next(_handles)
+
+
+# (formal term name, first argument or None for any) -> (error class, message template).
+# The template is formatted with the term's arguments as a0, a1, ... (a pair X-Y arrives
+# as a tuple) and the Prolog context message as msg.
+ERRORS: dict[tuple[str, str | None], tuple[type[TruthkeeperError], str]] = {
+    ("existence_error", "fact"): (UnknownFact, "{a1!r} names no fact of this memory"),
+    ("existence_error", "rule"): (UnknownFact, "{a1!r} names no rule of this memory"),
+    ("permission_error", "add"): (
+        InvalidFact, "id {a2!r} is already used by another fact; ids must be unique"),
+    ("permission_error", "reuse"): (
+        TierNotAuthorized, "the signature nonce {a2!r} was already used (a replayed "
+        "signature); sign the fact again"),
+    ("permission_error", "retract"): (InvalidFact, "fact {a2!r} is already retracted"),
+    ("permission_error", "supersede"): (TruthkeeperError, ""),  # refined by _SUPERSEDE
+    ("permission_error", "modify"): (
+        UnsafeRule, "rule head {a2} is reserved (a builtin or holds/3); name the derived "
+                    "predicate differently"),
+    ("permission_error", "call"): (
+        UnsafeRule, "rule body calls {a2}, which rules may not call (allowed: holds/3, "
+                    "rule heads, comparisons, arithmetic and a few pure builtins)"),
+    ("syntax_error", None): (
+        UnsafeRule, "the rule does not parse ({a0}); write one clause such as "
+                    "'needs_vpn(U) :- holds(U, location, L), L \\== office'"),
+    ("domain_error", "rule_head"): (UnsafeRule, "rule head {a1} is not a callable term"),
+    ("domain_error", "policy"): (PolicyError, "no policy named {a1!r} is registered"),
+    ("type_error", None): (InvalidFact, "expected {a0}, got {a1}"),
+}
+
+_SUPERSEDE: dict[str, tuple[type[TruthkeeperError], str]] = {
+    "other_slot": (CrossSlotSupersession,
+                   "fact {f!r} cannot supersede {g!r}: supersedes links stay within one slot "
+                   "(same subject and attribute)"),
+    "higher_tier": (TierInversion,
+                    "fact {f!r} cannot supersede {g!r}: a lower tier never supersedes a "
+                    "higher one"),
+    "cycle": (SupersessionCycle,
+              "fact {f!r} superseding {g!r} would close a cycle of supersedes links"),
+}
+
+
+def to_exception(err: tuple[str, list[Any], str], goal: str) -> TruthkeeperError:
+    """The error-family exception for a caught Prolog error (data from ``tk_error/3``)."""
+    name, args, context = err
+    first = args[0] if args and isinstance(args[0], str) else None
+    if name == "permission_error" and first == "supersede" and len(args) == 3 \
+            and args[1] in _SUPERSEDE and isinstance(args[2], tuple):
+        cls, template = _SUPERSEDE[args[1]]
+        return cls(template.format(f=args[2][0], g=args[2][1]))
+    entry = ERRORS.get((name, first)) or ERRORS.get((name, None))
+    if entry is None:
+        msg = f"Prolog error in {goal.split('(')[0]}: {name}{tuple(args)} {context}".strip()
+        return PrologBridgeError(msg, (name, args, context))
+    cls, template = entry
+    fields = {f"a{i}": a for i, a in enumerate(args)}
+    fields.update({f"a{i}": "" for i in range(len(args), 4)})
+    msg = template.format(**fields)
+    return cls(f"{msg}: {context}" if context else msg)
+
+
+_WRAPPED: dict[str, str] = {}
+
+
+def ask(goal: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Run a deterministic goal once and return its bindings.
+
+    Parameters
+    ----------
+    goal
+        A constant goal string (never built from data).
+    inputs
+        The data, bound to the goal's variables by janus. A fresh dict each call.
+
+    Raises
+    ------
+    TruthkeeperError
+        The mapped error when the goal raises an ISO error term (:data:`ERRORS`);
+        PrologBridgeError when it fails or raises anything else.
+    """
+    load()
+    wrapped = _WRAPPED.get(goal)
+    if wrapped is None:
+        wrapped = _WRAPPED[goal] = (f"_G = ({goal}), catch(_G, _E, true), "
+                                    "truthkeeper:tk_error(_E, _G, TkErr)")
+    with _lock:
+        try:
+            result: dict[str, Any] = _janus.query_once(wrapped, dict(inputs))
+        except _janus.PrologError as exc:
+            msg = f"Prolog error in {goal.split('(')[0]}: {exc}"
+            raise PrologBridgeError(msg, getattr(exc, "term", None)) from exc
+    if not result.get("truth", False):
+        msg = f"Prolog goal {goal.split('(')[0]} failed unexpectedly"
+        raise PrologBridgeError(msg)
+    err = result.pop("TkErr")
+    if err != "ok":
+        raise to_exception(err, goal)
+    return result
+
+
+def run_plunit() -> tuple[int, int]:
+    """Run every plunit suite shipped with the package; returns (passed, failed)."""
+    r = ask("tk_run_tests(Passed, Failed)", {})
+    return int(r["Passed"]), int(r["Failed"])

@@ -1,0 +1,88 @@
+"""Phi_T over a retrieved context: which items are stale, and what makes them so.
+
+The decision is Prolog's (``phi.pl`` over the policy registry, ``tk_filter_ids`` for facts
+of the store, ``tk_order_pairs`` for the pairs a kappa may judge); this module marshals the
+items and builds the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from ..errors import InvalidFact, UnknownFact
+from ..values import Candidate, Drop, Fact, FactBuilder, FilterResult, normalise_key, \
+    parse_time, to_us, value_key
+from . import bridge
+from .store import Store
+
+__all__ = ["filter_items"]
+
+
+def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
+                 kappa: Callable[[Any, Any], bool] | None = None) -> FilterResult:
+    """Drop the stale items of ``items`` (see ``Memory.filter``)."""
+    items = list(items)
+    drops: dict[int, Drop] = {}
+    rows: list[tuple[Any, ...]] = []
+    store_idx: list[int] = []
+    store_ids: list[str] = []
+    for i, item in enumerate(items):
+        if isinstance(item, (str, Fact)):
+            fid = item if isinstance(item, str) else item.id
+            if not isinstance(fid, str) or not fid:
+                msg = f"items[{i}] is not a fact of this memory: {item!r}"
+                raise UnknownFact(msg)
+            store_idx.append(i)
+            store_ids.append(fid)
+        elif isinstance(item, Candidate):
+            s = normalise_key(item.subject, f"items[{i}].subject")
+            a = normalise_key(item.attribute, f"items[{i}].attribute")
+            tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
+            rows.append((i, f"{s}\x1f{a}", value_key(item.value), tau,
+                         builder.tier(item.tier), None, item.source))
+        else:
+            msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
+                   f"{type(item).__name__}")
+            raise InvalidFact(msg)
+    if store_ids:
+        try:
+            facts = store.facts(store_ids)
+        except UnknownFact as exc:
+            msg = f"an item is not a fact of this memory: {exc}"
+            raise UnknownFact(msg) from None
+        by_id = {f.id: f for f in facts}
+        for i, f in zip(store_idx, facts, strict=True):
+            item = items[i]
+            if isinstance(item, Fact) and replace(item, status=None) != f:
+                msg = f"items[{i}] is not a fact of this memory: {item!r}"
+                raise UnknownFact(msg)
+        verdicts = store.verdicts(store_ids)
+        dominators = [v[1] for v in verdicts if v[0] == "dominated"]
+        by_id.update({f.id: f for f in store.facts(dominators)} if dominators else {})
+        for i, f, (status, by, rule) in zip(store_idx, facts, verdicts, strict=True):
+            if status == "retracted":
+                drops[i] = Drop(items[i], None, "retracted")
+            elif status == "dominated":
+                drops[i] = Drop(items[i], by_id[by], rule)
+            else:
+                rows.append((i, f"{f.subject}\x1f{f.attribute}", value_key(f.value),
+                             to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source))
+    rows.sort(key=lambda r: r[0])
+    # chain heads never dominate each other: Phi_T is needed only with foreign items
+    foreign = len(store_idx) < len(items)
+    if kappa is None:
+        if len(rows) > 1 and foreign:
+            pairs = bridge.ask("tk_phi(M, Cs, Ds)", {"M": store.h, "Cs": rows})["Ds"]
+            for i, j in pairs:
+                drops[i] = Drop(items[i], items[j], store.policy)
+    elif len(rows) > 1:
+        pairs = bridge.ask("tk_order_pairs(M, Cs, Ps)", {"M": store.h, "Cs": rows})["Ps"]
+        for i, js in pairs:
+            for j in js:
+                if kappa(items[j], items[i]):
+                    drops[i] = Drop(items[i], items[j], "kappa")
+                    break
+    kept = tuple(items[i] for i in range(len(items)) if i not in drops)
+    return FilterResult(kept=kept, dropped=tuple(drops[i] for i in sorted(drops)))

@@ -1,0 +1,183 @@
+"""Rules, beliefs, justifications (``why``) and hypothetical changes (``what_if``).
+
+Rules are data from an untrusted author: ``tms.pl`` parses them (never consults them) and
+allows only ``holds/3``, other rule heads and a few pure builtins. Beliefs are tabled
+incrementally over ``holds/4``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import Any
+
+from ..errors import InvalidFact, UnknownFact, UnsafeRule
+from ..values import Belief, Fact, HeadChange, Justification, Resolution, WhatIf, from_us
+from . import bridge
+from .store import Store, _row
+
+__all__ = ["Reasoner", "check_rule_text"]
+
+MAX_RULE_BYTES = 65536
+
+
+def check_rule_text(text: object) -> str:
+    """A rule text of the right type and size (UnsafeRule otherwise)."""
+    if not isinstance(text, str) or not text.strip():
+        msg = f"rule text must be a non-empty str, got {text!r}"
+        raise UnsafeRule(msg)
+    try:
+        size = len(text.encode())
+    except UnicodeEncodeError:
+        msg = "rule text contains a lone surrogate; pass valid Unicode text"
+        raise UnsafeRule(msg) from None
+    if size > MAX_RULE_BYTES:
+        msg = f"rule text is longer than {MAX_RULE_BYTES} bytes"
+        raise UnsafeRule(msg)
+    return text
+
+
+class Reasoner:
+    """The rules of one memory and what they derive from its store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # ------------------------------------------------------------------ rules
+
+    def add(self, rid: str, text: str) -> None:
+        """Parse and add a rule (UnsafeRule when refused; nothing changes)."""
+        bridge.ask("tk_add_rule(M, Id, T)", {"M": self.store.h, "Id": rid, "T": text})
+
+    def remove(self, rid: str) -> None:
+        """Remove a rule by id (UnknownFact when there is none)."""
+        bridge.ask("tk_drop_rule(M, Id)", {"M": self.store.h, "Id": rid})
+
+    def rules(self) -> list[tuple[str, str]]:
+        """(rule id, text) in the order the rules were added."""
+        return [tuple(r) for r in bridge.ask("tk_rules(M, Rs)", {"M": self.store.h})["Rs"]]
+
+    def beliefs(self) -> list[Belief]:
+        """Every belief the rules derive from the current heads."""
+        raw = bridge.ask("tk_beliefs(M, Bs)", {"M": self.store.h})["Bs"]
+        return [_belief(b) for b in raw]
+
+    # ------------------------------------------------------------------ why
+
+    def why(self, item: str | Fact | Belief) -> Justification:
+        """The justification of a fact or of a belief."""
+        if isinstance(item, Fact):
+            item = item.id
+        if isinstance(item, str) and item:
+            try:
+                return self.why_fact(item)
+            except UnknownFact:
+                pass
+        text = str(item) if isinstance(item, Belief) else item
+        if not isinstance(text, str) or not text.strip():
+            msg = f"why() takes a fact id, a Fact or a Belief, got {item!r}"
+            raise InvalidFact(msg)
+        proof = bridge.ask("tk_explain(M, T, P)", {"M": self.store.h, "T": text})["P"]
+        if proof == "none":
+            msg = f"{text!r} is neither a fact id of this memory nor a current belief"
+            raise UnknownFact(msg)
+        return self._proof(proof)
+
+    def why_fact(self, fid: str) -> Justification:
+        """Who asserted a fact, when, what it dominates and what dominates it."""
+        f = self.store.get(fid)
+        status, r_at, reason = self.store.status(fid)
+        dominators, dominated = self.store.links(fid)
+        label = (f"fact {fid}: {f.subject}.{f.attribute} = {f.value!r} ({status}); "
+                 f"said by {f.source} [{f.tier}], valid from {f.valid_from.isoformat()}, "
+                 f"recorded {f.recorded_at.isoformat()}")
+        children = []
+        if status == "retracted" and r_at is not None:
+            children.append(Justification(
+                "retraction", f"retracted at {from_us(r_at).isoformat()}: {reason}",
+                {"reason": reason}))
+        others = {g.id: g for g in self.store.facts(dominators + dominated)}
+        for d in dominators:
+            g = others[d]
+            children.append(Justification(
+                "dominated_by", f"dominated by {d}: {g.value!r} from {g.source} [{g.tier}], "
+                f"valid from {g.valid_from.isoformat()} ({self._rule_name(g, f)})",
+                {"fact": g}))
+        for d in dominated:
+            g = others[d]
+            children.append(Justification(
+                "dominates", f"dominates {d}: {g.value!r} from {g.source} [{g.tier}], "
+                f"valid from {g.valid_from.isoformat()} ({self._rule_name(f, g)})",
+                {"fact": g}))
+        return Justification("fact", label, {
+            "fact": f, "status": status, "dominated_by": tuple(dominators),
+            "dominates": tuple(dominated)}, tuple(children))
+
+    def _rule_name(self, winner: Fact, loser: Fact) -> str:
+        return ("explicit supersedes" if winner.supersedes == loser.id
+                else f"policy {self.store.policy}")
+
+    def why_resolution(self, subject: str, attribute: str, status: str, value: Any,
+                       ids: Sequence[str]) -> Justification:
+        """The justification of a slot's resolution: its head facts."""
+        label = f"{subject}.{attribute}: {status}" + (
+            f" = {value!r}" if status == "resolved" else "")
+        return Justification("resolution", label, {"status": status},
+                             tuple(self.why_fact(i) for i in ids))
+
+    def with_why(self, r: Resolution,
+                 guard: Callable[[], AbstractContextManager[None]]) -> Resolution:
+        """``r`` with its ``why()`` (run under ``guard``, the memory's lock)."""
+        ids = tuple(f.id for f in r.heads)
+
+        def why() -> Justification:
+            with guard():
+                return self.why_resolution(r.subject, r.attribute, r.status, r.value, ids)
+
+        return replace(r, _why=why)
+
+    def _proof(self, node: Any) -> Justification:
+        kind = node[0]
+        if kind == "belief":
+            _, text, rid, rtext, children = node
+            return Justification("belief", f"{text}  [rule {rid}: {rtext}]",
+                                 {"belief": text, "rule": rtext},
+                                 tuple(self._proof(c) for c in children))
+        if kind == "holds":
+            _, s, a, v, heads = node
+            facts = tuple(self.store.facts(heads))
+            return Justification("holds", f"holds({s}, {a}, {v})", {"facts": facts},
+                                 tuple(self.why_fact(h) for h in heads))
+        return Justification(kind, node[1], {})  # a test or a negation, as Prolog text
+
+    # ------------------------------------------------------------------ what if
+
+    def what_if(self, add: Sequence[Fact], retract: Sequence[str], after_ra: int) -> WhatIf:
+        """Which heads and beliefs would change; nothing is written."""
+        rows = [_row(f, after_ra + 1 + i) for i, f in enumerate(add)]
+        res = bridge.ask("tk_what_if(M, As, Rs, C)",
+                         {"M": self.store.h, "As": rows, "Rs": list(retract)})["C"]
+        slots, gained, lost = res
+        return WhatIf(
+            heads=tuple(HeadChange(s, a, tuple(b), tuple(c)) for s, a, b, c in slots),
+            beliefs_gained=tuple(_belief(b) for b in gained),
+            beliefs_lost=tuple(_belief(b) for b in lost),
+        )
+
+
+def _belief(raw: Any) -> Belief:
+    name, args, text = raw
+    return Belief(predicate=name, args=tuple(args), text=text)
+
+
+def support_ids(j: Justification) -> set[str]:
+    """The ids of the head facts a belief's justification rests on."""
+    out: set[str] = set()
+    if j.kind == "holds":
+        out.update(f.id for f in j.details["facts"])
+    for c in j.children:
+        if c.kind != "fact":
+            out |= support_ids(c)
+    return out
+

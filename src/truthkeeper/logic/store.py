@@ -1,0 +1,167 @@
+"""The symbolic store: owns the Prolog handle and the one copy of every fact.
+
+Facts live in Prolog only (``store.pl``): what decisions need as typed terms, the rest as a
+payload the store hands back unread. Python asks; it never decides which fact dominates
+which, which value equals which, or whether a slot is in conflict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..errors import TruthkeeperError
+from ..journal.codec import payload, row_fact
+from ..values import Fact, Resolution, ValueSupport, from_us, to_us, value_key
+from . import bridge
+
+__all__ = ["Store", "policies"]
+
+
+def policies() -> tuple[str, ...]:
+    """The names of the registered policies (Prolog's registry)."""
+    return tuple(bridge.ask("tk_policies(Ps)", {})["Ps"])
+
+
+def _row(f: Fact, ra: int) -> tuple[Any, ...]:
+    nonce = f.signature.get("nonce") if f.signature else None
+    return (f.id, f.subject, f.attribute, value_key(f.value), to_us(f.valid_from),
+            None if f.valid_to is None else to_us(f.valid_to), ra, f.tier, f.source,
+            f.supersedes, nonce if isinstance(nonce, str) else None, payload(f))
+
+
+class Store:
+    """One memory's facts, retractions and chain heads in Prolog.
+
+    Parameters
+    ----------
+    policy
+        A registered policy name.
+    tiers
+        Tier names, most authoritative first.
+    """
+
+    def __init__(self, policy: str, tiers: Sequence[str]) -> None:
+        self.h = bridge.new_handle()
+        bridge.ask("tk_new(M, P, Ts)", {"M": self.h, "P": policy, "Ts": list(tiers)})
+        self.policy = policy
+
+    def close(self) -> None:
+        """Drop this memory's Prolog state."""
+        with contextlib.suppress(TruthkeeperError):  # interpreter shutdown
+            bridge.ask("tk_close(M)", {"M": self.h})
+
+    # ------------------------------------------------------------------ writes
+
+    def add(self, facts: Sequence[Fact], ras: Sequence[int]) -> list[Fact]:
+        """Add a batch atomically with these transaction times; returns the facts with
+        their ``recorded_at``. Raises the mapped error (nothing changed) when refused."""
+        rows = [_row(f, ra) for f, ra in zip(facts, ras, strict=True)]
+        bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
+        out = []
+        for f, ra in zip(facts, ras, strict=True):
+            object.__setattr__(f, "recorded_at", from_us(ra))  # not published yet
+            out.append(f)
+        return out
+
+    def undo_add(self, ids: Iterable[str]) -> None:
+        """Take back facts whose commit failed (never acknowledged)."""
+        bridge.ask("tk_undo_facts(M, Ids)", {"M": self.h, "Ids": list(ids)})
+
+    def retract(self, fid: str, ra: int, reason: str) -> None:
+        """Retract a live fact (UnknownFact, or InvalidFact when already retracted)."""
+        bridge.ask("tk_retract(M, Id, RA, R)", {"M": self.h, "Id": fid, "RA": ra, "R": reason})
+
+    def unretract(self, fid: str) -> None:
+        """Take back a retraction whose commit failed."""
+        bridge.ask("tk_unretract(M, Id)", {"M": self.h, "Id": fid})
+
+    # ------------------------------------------------------------------ reads
+
+    def __len__(self) -> int:
+        return int(bridge.ask("tk_count(M, N)", {"M": self.h})["N"])
+
+    def get(self, fid: str) -> Fact:
+        """The fact with this id (UnknownFact otherwise)."""
+        return self.facts([fid])[0]
+
+    def facts(self, ids: Sequence[str]) -> list[Fact]:
+        """The facts with these ids, in order."""
+        rows = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": list(ids)})["Rs"]
+        return [row_fact(r) for r in rows]
+
+    def all_facts(self) -> list[tuple[Fact, str]]:
+        """Every fact with its status (head, superseded, retracted), in recording order."""
+        rows = bridge.ask("tk_all_facts(M, Rs)", {"M": self.h})["Rs"]
+        return [(row_fact(r), r[-1] if isinstance(r[-1], str) else r[-1][0]) for r in rows]
+
+    def status(self, fid: str) -> tuple[str, int | None, str | None]:
+        """``("head" | "superseded", None, None)`` or ``("retracted", at, reason)``."""
+        st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
+        return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
+
+    def history(self, subject: str, attribute: str) -> list[Fact]:
+        """Every fact of a slot, oldest first (valid time, then recording), with status."""
+        rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
+                          {"M": self.h, "S": subject, "A": attribute})["Rs"]
+        out = []
+        for r in rows:
+            st = r[-1] if isinstance(r[-1], str) else r[-1][0]
+            out.append(replace(row_fact(r), status=st))
+        out.sort(key=lambda f: (f.valid_from, f.recorded_at))
+        return out
+
+    def resolve(self, subject: str, attribute: str, *, known_at: int | None = None,
+                valid_at: int | None = None, as_of: bool = False) -> Resolution:
+        """The slot's status (unknown, resolved, conflict) and its heads grouped by value,
+        newest first, from one call; ``as_of`` asks at a valid and a transaction time."""
+        if as_of:
+            r = bridge.ask("tk_resolve_at(M, S, A, K, V, St, Gs)",
+                           {"M": self.h, "S": subject, "A": attribute, "K": known_at,
+                            "V": valid_at})
+        else:
+            r = bridge.ask("tk_resolve(M, S, A, St, Gs)",
+                           {"M": self.h, "S": subject, "A": attribute})
+        ids: list[list[str]] = r["Gs"]
+        it = iter(self.facts([i for g in ids for i in g]) if ids else [])
+        groups = [[next(it) for _ in g] for g in ids]
+        heads = tuple(sorted((f for g in groups for f in g),
+                             key=lambda f: (f.valid_from, f.recorded_at), reverse=True))
+        cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),
+                                   tuple(dict.fromkeys(f.source for f in g))) for g in groups)
+        value = heads[0].value if r["St"] == "resolved" else None
+        return Resolution(subject, attribute, r["St"], value, heads, cands)
+
+    def links(self, fid: str) -> tuple[list[str], list[str]]:
+        """(live facts that dominate ``fid``, live facts it dominates)."""
+        r = bridge.ask("tk_links(M, Id, Ds, Dd)", {"M": self.h, "Id": fid})
+        return list(r["Ds"]), list(r["Dd"])
+
+    def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """For each id: (head | retracted | dominated, dominating id, rule)."""
+        return [tuple(v) for v in bridge.ask("tk_filter_ids(M, Ids, Vs)",
+                                             {"M": self.h, "Ids": list(ids)})["Vs"]]
+
+    def conflicts(self) -> list[tuple[str, str]]:
+        """The slots whose heads disagree (residual conflicts), sorted."""
+        return [tuple(x) for x in bridge.ask("tk_conflicts(M, Ss)", {"M": self.h})["Ss"]]
+
+    def same_value(self, a: object, b: object) -> bool:
+        """Whether two values are one value to the symbolic layer."""
+        return bool(bridge.ask("tk_same_value(A, B, S)",
+                               {"A": value_key(a), "B": value_key(b)})["S"])
+
+    def match_heads(self, subject: str, attribute: str, value: object,
+                    ) -> tuple[list[str], list[str]]:
+        """The heads of a slot that hold ``value`` and those that do not."""
+        r = bridge.ask("tk_match_heads(M, S, A, K, R, W)",
+                       {"M": self.h, "S": subject, "A": attribute, "K": value_key(value)})
+        return list(r["R"]), list(r["W"])
+
+    def claims(self, gold: Sequence[str]) -> list[tuple[list[str], list[int], int, int]]:
+        """Per slot: each source's latest claim as a value index, the number of values,
+        and the index of the confirmed value (or -1). For learning from agreement."""
+        rows = bridge.ask("tk_claims(M, G, Is)", {"M": self.h, "G": list(gold)})["Is"]
+        return [(list(s), list(i), int(n), int(g)) for s, i, n, g in rows]

@@ -1,0 +1,67 @@
+"""P(value is the truth) for the candidate values of a residual conflict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..values import Resolution, ValueSupport
+from .book import ReliabilityBook
+
+__all__ = ["claim_probabilities", "score_candidates"]
+
+
+def claim_probabilities(book: ReliabilityBook,
+                        claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]], *,
+                        rng_seed: int = 0, draws: int = 400,
+                        ) -> list[tuple[float, tuple[float, float]]]:
+    """P(value is the truth) for each claimed value, with a 90% interval.
+
+    A single-truth one-coin model: each supporting source says the truth with probability
+    theta_s, else one of the other m - 1 values; theta is drawn from each source's posterior
+    (its tier prior when it has no outcomes) and the result averaged over ``draws``. With one
+    claimed value an implicit "something else" competes.
+
+    Parameters
+    ----------
+    book
+        The reliability posteriors.
+    claims
+        ``(value, [(source, tier), ...])`` per candidate value.
+    rng_seed
+        Seed of the posterior draws (the same seed gives the same answer).
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(rng_seed)
+    m = max(len(claims), 2)
+    srcs = sorted({s for _, ss in claims for s in ss})
+    ab = np.array([book.params(s, t) for s, t in srcs]).reshape(-1, 2)
+    theta = np.clip(rng.beta(ab[:, 0], ab[:, 1], size=(draws, len(srcs))), 1e-9, 1 - 1e-9)
+    idx = {s: i for i, s in enumerate(srcs)}
+    support = np.zeros((len(claims) + (1 if len(claims) == 1 else 0), len(srcs)))
+    for v, (_, ss) in enumerate(claims):
+        for s in ss:
+            support[v, idx[s]] = 1.0
+    claimed = support.sum(axis=0) > 0
+    log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
+    # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
+    score = log_t @ support.T + log_f @ (claimed[None, :] - support).T
+    score -= score.max(axis=1, keepdims=True)
+    p = np.exp(score)
+    p /= p.sum(axis=1, keepdims=True)
+    return [(float(p[:, v].mean()), (float(np.quantile(p[:, v], 0.05)),
+                                     float(np.quantile(p[:, v], 0.95))))
+            for v in range(len(claims))]
+
+
+def score_candidates(book: ReliabilityBook, r: Resolution) -> tuple[ValueSupport, ...]:
+    """The candidates of a resolution with ``p``, its interval and the most probable one
+    marked ``best``."""
+    heads = {f.id: f for f in r.heads}
+    claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
+              for c in r.candidates]
+    probs = claim_probabilities(book, claims)
+    best = max(range(len(probs)), key=lambda i: probs[i][0])
+    return tuple(ValueSupport(c.value, c.fact_ids, c.sources, p, iv, i == best)
+                 for i, (c, (p, iv)) in enumerate(zip(r.candidates, probs, strict=True)))

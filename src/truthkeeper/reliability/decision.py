@@ -1,0 +1,60 @@
+"""Decisions under a utility: answer with the best value, or abstain."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InvalidFact
+from ..values import Alternative, Decision, Resolution, Utility
+from .book import ReliabilityBook
+
+__all__ = ["check_utility", "decide", "decide_slot"]
+
+
+def check_utility(u: object) -> Utility:
+    """The utility to use (the default when ``None``)."""
+    if u is None:
+        return Utility()
+    if not isinstance(u, Utility):
+        msg = f"utility must be a truthkeeper.Utility, got {type(u).__name__}"
+        raise InvalidFact(msg)
+    return u
+
+
+def decide(u: Utility, options: Sequence[tuple[Any, float, tuple[float, float] | None]],
+           why: str) -> Decision:
+    """The option of highest expected utility, or abstain when none beats abstaining.
+
+    Examples
+    --------
+    >>> d = decide(Utility(correct=1, wrong=-4, abstain=0), [("a", 0.7, None)], "one value")
+    >>> d.action, round(d.expected_utility, 2)
+    ('abstain', 0)
+    >>> decide(Utility(), [("a", 0.9, None), ("b", 0.1, None)], "two").value
+    'a'
+    """
+    alts = sorted((Alternative(v, p, p * u.correct + (1 - p) * u.wrong, iv)
+                   for v, p, iv in options), key=lambda a: -a.expected_utility)
+    best = alts[0]
+    if best.expected_utility > u.abstain:
+        return Decision("answer", best.value, best.p, best.expected_utility, tuple(alts), why)
+    return Decision("abstain", best.value, best.p, u.abstain, tuple(alts),
+                    f"{why}; no answer beats abstaining ({u.abstain})")
+
+
+def decide_slot(book: ReliabilityBook, r: Resolution, u: Utility) -> Decision:
+    """Decide a slot: abstain when it is unknown; otherwise weigh each candidate value by
+    P(value is the truth) (a resolved value still competes with "something else")."""
+    from .conflict import claim_probabilities, score_candidates
+
+    if r.status == "unknown":
+        return Decision("abstain", None, 0.0, u.abstain, (), "the slot has no facts")
+    if r.status == "resolved":
+        heads = {f.id: f for f in r.heads}
+        c = r.candidates[0]
+        [(p, iv)] = claim_probabilities(book, [(c.value, sorted(
+            {(heads[i].source, heads[i].tier) for i in c.fact_ids}))])
+        return decide(u, [(c.value, p, iv)], r.status)
+    cands = r.candidates if r.candidates[0].p is not None else score_candidates(book, r)
+    return decide(u, [(c.value, c.p or 0.0, c.interval) for c in cands], r.status)

@@ -1,0 +1,124 @@
+"""The reliability state of one memory: posteriors per source, priors, confirmed truths.
+
+Events (outcomes, priors) are applied here; the facade journals them first. Probabilities
+of a residual conflict, fits and learning from agreement read this state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..errors import InvalidFact
+from ..values import SourceReliability
+from .book import ReliabilityBook
+
+__all__ = ["Reliability"]
+
+
+class Reliability:
+    """Per-source posteriors (conjugate between fits) and the truths confirmed by outcomes.
+
+    Parameters
+    ----------
+    tiers
+        Tier names, most authoritative first.
+    discount
+        Geometric decay of old evidence per new outcome (1.0: none).
+    """
+
+    def __init__(self, tiers: tuple[str, ...], discount: float = 1.0) -> None:
+        if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
+            msg = f"discount must be a number in (0, 1], got {discount!r}"
+            raise InvalidFact(msg)
+        self.tiers = tiers
+        self.book = ReliabilityBook(tiers, discount=float(discount))
+        self.version = 0
+        self.confirmed: dict[tuple[str, str], str] = {}  # slot -> id of a fact confirmed right
+
+    def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None) -> None:
+        """An outcome event: ``slot`` is the fact's slot when it names one."""
+        self.book.record(body["source"], body["tier"], bool(body["correct"]))
+        if slot is not None and body["correct"]:
+            self.confirmed[slot] = body["id"]
+        self.version += 1
+
+    def apply_prior(self, body: Mapping[str, Any]) -> None:
+        """A prior event: refitted tier hyperparameters or per-source prior means."""
+        if "tier_prior" in body:
+            self.book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
+        for src, mu in body.get("source_prior", {}).items():
+            self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
+        self.version += 1
+
+    def summaries(self, fact_sources: Iterable[tuple[str, str]]) -> list[SourceReliability]:
+        """Mean, 90% interval, outcomes and tier of every source, sorted by name."""
+        names = dict(fact_sources)
+        names.update({s: st.tier for s, st in self.book.sources.items()})
+        out = []
+        for src in sorted(names):
+            tier = names[src]
+            lo, hi = self.book.interval(src, tier)
+            st = self.book.sources.get(src)
+            out.append(SourceReliability(src, st.tier if st else tier,
+                                         self.book.mean(src, tier), lo, hi,
+                                         st.n if st else 0))
+        return out
+
+    def fit(self, method: str, rng_seed: int, num_samples: int) -> dict[str, Any]:
+        """Refit the tier hyperparameters; returns the prior event body to journal."""
+        if method not in ("nuts", "svi"):
+            msg = f"method must be 'nuts' or 'svi', got {method!r}"
+            raise InvalidFact(msg)
+        import jax
+        import numpy as np
+
+        from .inference import run_nuts, run_svi
+        from .models import hierarchical_reliability
+
+        data = self.book.fit_data()
+        if not data["names"]:
+            msg = "no outcomes recorded yet: nothing to fit"
+            raise InvalidFact(msg)
+        key = jax.random.key(rng_seed)
+        args = {"tier": data["tier"], "trials": data["trials"], "successes": data["successes"],
+                "n_tiers": len(self.tiers)}
+        if method == "nuts":
+            post = run_nuts(hierarchical_reliability, rng_key=key, num_warmup=num_samples,
+                            num_samples=num_samples, **args)
+        else:
+            post = run_svi(hierarchical_reliability, rng_key=key, num_samples=num_samples,
+                           **args)
+        mu = np.asarray(post["tier_mean"]).mean(axis=0)
+        k = np.asarray(post["tier_concentration"]).mean(axis=0)
+        return {"tier_prior": {t: [float(mu[i]), float(k[i])] for i, t in enumerate(self.tiers)},
+                "method": method}
+
+    @staticmethod
+    def from_agreement(items: Sequence[tuple[list[str], list[int], int, int]],
+                       ) -> dict[str, float]:
+        """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
+        over open values); ``items`` as ``Store.claims`` gives them."""
+        import numpy as np
+
+        from .ds import vb_one_coin_open
+
+        sources: dict[str, int] = {}
+        ii: list[int] = []
+        ww: list[int] = []
+        cc: list[int] = []
+        nc: list[int] = []
+        gold: dict[int, int] = {}
+        for item, (srcs, idx, n, g) in enumerate(items):
+            for src, c in zip(srcs, idx, strict=True):
+                ii.append(item)
+                ww.append(sources.setdefault(src, len(sources)))
+                cc.append(c)
+            nc.append(n)
+            if g >= 0:
+                gold[item] = g
+        if not sources:
+            return {}
+        acc, _ = vb_one_coin_open(np.array(ii), np.array(ww), np.array(cc), np.array(nc),
+                                  len(sources), gold=gold)
+        return {src: float(acc[j]) for src, j in sources.items()}

@@ -1,0 +1,155 @@
+"""One owner per concern (issue 8): the symbolic layer decides, everything else asks.
+
+Each test here failed on the main before the layering: the string "true" and the boolean
+True were one value to Prolog and two to Python; claims of different sources at the same
+valid time were decided by recording order; a closed Memory answered from its cache.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import truthkeeper
+from truthkeeper import Candidate, Memory, TruthkeeperError
+
+T = "2026-11-{:02d}T10:00:00Z".format
+POLICIES = ("temporal", "authority_first", "temporal_within_authority")
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_string_true_and_boolean_true_are_two_values_everywhere(policy: str) -> None:
+    with Memory(policy=policy) as mem:
+        mem.add_rule("flagged(S) :- holds(S, flag, @(true))")
+        mem.add_rule("said_true(S) :- holds(S, flag, true)")
+        mem.add("x", "flag", "true", source="a", valid_from=T(1))
+        mem.add("x", "flag", True, source="b", valid_from=T(1))
+        r = mem.current("x", "flag")
+        assert r.status == "conflict"
+        assert sorted(map(repr, (c.value for c in r.candidates))) == ["'true'", "True"]
+        assert mem.conflicts() == [("x", "flag")]
+        assert mem.beliefs() == []  # a conflict holds nothing
+        mem.add("y", "flag", True, source="b", valid_from=T(1))
+        mem.add("z", "flag", "TRUE ", source="b", valid_from=T(1))
+        assert [str(b) for b in mem.beliefs()] == ["flagged(y)", "said_true(z)"]
+
+
+def test_one_and_one_point_zero_corroborate_but_the_string_one_differs() -> None:
+    with Memory() as mem:
+        mem.add("x", "n", 1, source="a", valid_from=T(1))
+        mem.add("x", "n", 1.0, source="b", valid_from=T(1))
+        assert mem.current("x", "n").status == "resolved"
+        mem.add("x", "n", "1", source="c", valid_from=T(1))
+        r = mem.current("x", "n")
+        assert r.status == "conflict" and len(r.candidates) == 2
+        assert mem.conflicts() == [("x", "n")]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("last", [0, 4])
+def test_equal_times_from_different_sources_stay_a_residual_conflict(policy: str,
+                                                                    last: int) -> None:
+    claims = [(f"site{i}", 292648) for i in range(4)]
+    claims.insert(last, ("copycat", 28264))  # first or last: recording order must not matter
+    with Memory(policy=policy) as mem:
+        for src, v in claims:
+            mem.add("book", "pages", v, source=src, valid_from=T(3))
+        r = mem.current("book", "pages")
+        assert r.status == "conflict" and len(r.heads) == 5
+        est = mem.learn_from_agreement()
+        assert min(est[f"site{i}"] for i in range(4)) > est["copycat"]
+        best = [c for c in mem.current("book", "pages").candidates if c.best]
+        assert [c.value for c in best] == [292648]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_same_source_restatement_at_the_same_time_is_a_correction(policy: str) -> None:
+    with Memory(policy=policy) as mem:
+        a = mem.add("acme", "total", 4500, source="email", valid_from=T(1))
+        b = mem.add("acme", "total", 4800, source="email", valid_from=T(1))
+        r = mem.current("acme", "total")
+        assert (r.status, r.value, [f.id for f in r.heads]) == ("resolved", 4800, [b.id])
+        assert [f.status for f in mem.history("acme", "total")] == ["superseded", "head"]
+        assert "dominated by" in str(mem.why(a))
+
+
+def test_candidates_at_the_same_time_dominate_neither_way() -> None:
+    with Memory(policy="temporal") as mem:
+        items = [Candidate("a", "x", 1, T(1), source="s"), Candidate("a", "x", 2, T(1),
+                                                                     source="s")]
+        assert mem.filter(items).dropped == ()
+
+
+def test_a_closed_memory_answers_nothing() -> None:
+    mem = Memory()
+    mem.add("acme", "total", 1, source="s")
+    assert mem.current("acme", "total").value == 1  # now cached
+    mem.close()
+    for call in (lambda: mem.current("acme", "total"), lambda: mem.history("acme", "total"),
+                 lambda: len(mem), lambda: mem.beliefs(), lambda: mem.conflicts()):
+        with pytest.raises(TruthkeeperError, match="closed"):
+            call()
+
+
+def test_python_asks_prolog_for_the_policies() -> None:
+    assert truthkeeper.policies() == POLICIES
+    with pytest.raises(truthkeeper.PolicyError, match="temporal_within_authority"):
+        Memory(policy="newest_wins")
+
+
+def test_errors_come_from_one_table() -> None:
+    from truthkeeper.errors import (
+        CrossSlotSupersession, InvalidFact, SupersessionCycle, TierInversion, UnknownFact,
+        UnsafeRule,
+    )
+    from truthkeeper.logic import bridge
+
+    classes = {cls for cls, _ in bridge.ERRORS.values()}
+    assert {InvalidFact, UnknownFact, UnsafeRule} <= classes
+    with Memory(protected_tiers=()) as mem:
+        a = mem.add("s", "a", 1, source="x", tier="human")
+        b = mem.add("t", "a", 1, source="x", tier="agent")
+        cases = [
+            (lambda: mem.add("s", "a", 2, source="x", supersedes="nope"), UnknownFact),
+            (lambda: mem.add("s", "a", 2, source="x", supersedes=b.id), CrossSlotSupersession),
+            (lambda: mem.add("s", "a", 2, source="x", tier="agent", supersedes=a.id),
+             TierInversion),
+            (lambda: mem.add_many([{"subject": "s", "attribute": "a", "value": 3, "source": "x",
+                                    "tier": "human", "id": "p", "supersedes": "q"},
+                                   {"subject": "s", "attribute": "a", "value": 4, "source": "x",
+                                    "tier": "human", "id": "q", "supersedes": "p"}]),
+             SupersessionCycle),
+            (lambda: mem.add_many([{"subject": "s", "attribute": "a", "value": 2,
+                                    "source": "x", "id": a.id}]), InvalidFact),
+            (lambda: mem.retract("nope", reason="r"), UnknownFact),
+            (lambda: mem.add_rule("p(X) :- shell(X)"), UnsafeRule),
+            (lambda: mem.add_rule("p(X :- "), UnsafeRule),
+            (lambda: mem.remove_rule("q(X) :- holds(X, a, b)"), UnknownFact),
+        ]
+        for call, cls in cases:
+            with pytest.raises(cls) as info:
+                call()
+            assert type(info.value) is cls, (type(info.value), info.value)
+            assert "Prolog" not in str(info.value)
+        assert len(mem) == 2 and mem.rules() == []
+
+
+def test_plunit_fixtures_never_touch_a_live_memory() -> None:
+    from truthkeeper.logic import bridge
+
+    with Memory() as mem:
+        mem.add("acme", "total", 1, source="s")
+        passed, failed = bridge.run_plunit()
+        assert failed == 0 and passed > 60
+        assert mem.current("acme", "total").value == 1 and len(mem) == 1
+
+
+def test_memory_is_a_thin_facade() -> None:
+    import ast
+    import inspect
+
+    import truthkeeper.memory as module
+
+    tree = ast.parse(inspect.getsource(module))
+    sizes = {n.name: n.end_lineno - n.lineno + 1 for n in tree.body
+             if isinstance(n, ast.ClassDef)}
+    assert sizes["Memory"] <= 420, sizes
