@@ -22,6 +22,7 @@ class RFact:
     ra: int
     tier: str
     supersedes: str | None = None
+    source: str = "s"
 
 
 def _vk(v: object) -> object:
@@ -30,7 +31,8 @@ def _vk(v: object) -> object:
 
 
 def newer(f: RFact, g: RFact) -> bool:
-    return (f.vf, f.ra) > (g.vf, g.ra)
+    """Later valid time; at equal valid times only a later restatement by the same source."""
+    return f.vf > g.vf or (f.vf == g.vf and f.source == g.source and f.ra > g.ra)
 
 
 def policy_dominates(policy: str, f: RFact, g: RFact) -> bool:
@@ -63,6 +65,11 @@ class Reference:
     def heads(self, slot: tuple[str, str]) -> set[str]:
         live = self.live(slot)
         return {f.id for f in live if not any(g is not f and self.dominates(g, f) for g in live)}
+
+    def holds(self, slot: tuple[str, str]) -> tuple[bool, object]:
+        """(resolved, value key) of a slot: resolved when its heads hold one value."""
+        keys = {_vk(self.facts[h].value) for h in self.heads(slot)}
+        return (True, keys.pop()) if len(keys) == 1 else (False, None)
 
     def link_problem(self, f: RFact) -> str | None:
         if f.supersedes is None:

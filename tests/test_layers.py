@@ -98,7 +98,11 @@ def test_python_asks_prolog_for_the_policies() -> None:
 
 def test_errors_come_from_one_table() -> None:
     from truthkeeper.errors import (
-        CrossSlotSupersession, InvalidFact, SupersessionCycle, TierInversion, UnknownFact,
+        CrossSlotSupersession,
+        InvalidFact,
+        SupersessionCycle,
+        TierInversion,
+        UnknownFact,
         UnsafeRule,
     )
     from truthkeeper.logic import bridge

@@ -14,8 +14,7 @@ from .test_reliability import _synthetic
 pytestmark = pytest.mark.slow
 
 
-def test_conjugate_update_agrees_with_nuts() -> None:
-    import jax
+def test_conjugate_update_agrees_with_nuts(jax_key: object) -> None:
     import jax.numpy as jnp
 
     from truthkeeper.reliability.inference import run_nuts
@@ -24,7 +23,7 @@ def test_conjugate_update_agrees_with_nuts() -> None:
     a, b = 6.5, 3.5
     trials = jnp.array([0, 4, 20, 50])
     succ = jnp.array([0, 1, 18, 20])
-    post = run_nuts(fixed_prior_reliability, rng_key=jax.random.key(1), num_warmup=500,
+    post = run_nuts(fixed_prior_reliability, rng_key=jax_key, num_warmup=500,
                     num_samples=4000, a=a, b=b, trials=trials, successes=succ)
     theta = np.asarray(post["theta"])
     ca, cb = a + np.asarray(succ), b + np.asarray(trials - succ)
@@ -53,8 +52,7 @@ def test_fit_reliability_orders_tiers_and_is_journalled(tmp_path: Path) -> None:
         assert again.reliability() == live
 
 
-def test_numpyro_dawid_skene_matches_vb() -> None:
-    import jax
+def test_numpyro_dawid_skene_matches_vb(jax_key: object) -> None:
     import jax.numpy as jnp
 
     from truthkeeper.reliability.ds import vb_dawid_skene
@@ -62,7 +60,7 @@ def test_numpyro_dawid_skene_matches_vb() -> None:
     from truthkeeper.reliability.models import dawid_skene
 
     data, truth, _ = _synthetic(n_items=120, n_workers=8, k=2, seed=5, low=0.6)
-    post = run_svi(dawid_skene, rng_key=jax.random.key(0), steps=1500, num_samples=200,
+    post = run_svi(dawid_skene, rng_key=jax_key, steps=1500, num_samples=200,
                    item=jnp.array(data.item_idx), worker=jnp.array(data.worker_idx),
                    label=jnp.array(data.label), n_items=data.n_items,
                    n_workers=data.n_workers, n_classes=2)

@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truthkeeper import Candidate, Memory
-from truthkeeper.values import normalise_key
+from truthkeeper.values import normalise_key, parse_time, to_us
 
 from .reference import phi_reference
-from .strategies import at, attributes, offsets, policies, subjects, tiers, values
+from .strategies import at, attributes, offsets, policies, sources, subjects, tiers, values
 
 
 @given(policy=policies, tier=tiers, subject=subjects, attribute=attributes,
@@ -160,3 +160,58 @@ def test_filter_matches_each_policy_definition(policy, raw) -> None:
         expected = phi_policy_reference(
             policy, [((normalise_key(s, "s"), a), v, t, tier) for s, a, v, t, tier in raw])
         assert _dropped(mem, items) == expected
+
+
+@given(policy=policies,
+       claims=st.lists(st.tuples(sources, values, tiers), min_size=1, max_size=8),
+       order=st.randoms(use_true_random=False))
+def test_equal_valid_times_are_decided_by_source_never_by_recording_order(policy, claims,
+                                                                          order) -> None:
+    """At one valid time, a source's later restatement corrects its earlier one; claims of
+    different sources stay heads together whatever order they were recorded in."""
+    from .reference import Reference, RFact
+
+    heads = []
+    for _ in range(2):
+        shuffled = list(claims)
+        order.shuffle(shuffled)
+        with Memory(policy=policy, protected_tiers=()) as mem:
+            ref = Reference(policy)
+            for src, v, tier in shuffled:
+                f = mem.add("x", "a", v, source=src, tier=tier, valid_from=at(5))
+                ref.facts[f.id] = RFact(f.id, ("x", "a"), v, to_us(f.valid_from),
+                                        to_us(f.recorded_at), tier, None, src)
+            got = mem.current("x", "a")
+            assert {f.id for f in got.heads} == ref.heads(("x", "a"))
+            heads.append(sorted((f.source, repr(f.value)) for f in got.heads))
+            if policy == "temporal":  # ranks play no part: one head per source, its last claim
+                last = {src: repr(v) for src, v, _ in shuffled}
+                assert {s for s, _ in heads[-1]} == set(last)
+
+
+@given(policy=policies,
+       raw=st.lists(st.tuples(subjects, st.sampled_from(["price", "city"]), values, offsets,
+                              tiers), min_size=0, max_size=15))
+def test_kappa_that_compares_values_equals_the_policy_filter(policy, raw) -> None:
+    """Under every policy, a kappa that says "the values differ" drops exactly what the
+    built-in filter drops, and is never asked about a pair the policy cannot order."""
+    from .reference import RANK
+
+    with Memory(policy=policy, protected_tiers=()) as mem:
+        items = [Candidate(s, a, v, at(t), tier=tier) for s, a, v, t, tier in raw]
+        asked = []
+
+        def kappa(newer: Candidate, older: Candidate) -> bool:
+            asked.append((newer, older))
+            return _differ(newer.value, older.value)
+
+        res = mem.filter(items, kappa=kappa)
+        gone = {id(d.item) for d in res.dropped}
+        assert {i for i, c in enumerate(items) if id(c) in gone} == _dropped(mem, items)
+        for n, o in asked:
+            tn, to = parse_time(n.valid_from, "t"), parse_time(o.valid_from, "t")
+            rn, ro = RANK[n.tier], RANK[o.tier]
+            assert normalise_key(n.subject, "s") == normalise_key(o.subject, "s")
+            ok = {"temporal": tn > to, "temporal_within_authority": tn > to and rn >= ro,
+                  "authority_first": rn > ro or (rn == ro and tn > to)}[policy]
+            assert ok, (policy, n, o)

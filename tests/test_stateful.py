@@ -1,6 +1,13 @@
-"""The Memory as a state machine, against the pure-Python reference model of the policies."""
+"""The Memory as a state machine, against the pure-Python reference model of the policies:
+writes with explicit links, retractions, rules and their beliefs, outcomes, and reopening
+the journal, with values whose types must not be confused."""
 
 from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -8,38 +15,56 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from truthkeeper import InvalidFact, Memory, SupersessionError, UnknownFact
 from truthkeeper.values import normalise_key, to_us
 
-from .reference import Reference, RFact
+from .reference import Reference, RFact, _vk
 from .strategies import at, policies, tiers
 
-SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city")]
+SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price")]
+SUBJECTS = ("acme", "ana")
+VALUES = st.sampled_from([0, 1, 1.0, "1", "true", True, False, "Lisbon", " lisbon"])
+SOURCES = st.sampled_from(["s", "t"])
+RULES = {
+    "priced(S) :- holds(S, price, _)":
+        lambda ref, s: ref.holds((s, "price"))[0],
+    "agree(S) :- holds(S, price, V), holds(S, owner, V)":
+        lambda ref, s: ref.holds((s, "price"))[0] and ref.holds((s, "owner"))[0]
+        and ref.holds((s, "price"))[1] == ref.holds((s, "owner"))[1],
+    "flagged(S) :- holds(S, price, @(true))":
+        lambda ref, s: ref.holds((s, "price")) == (True, _vk(True)),
+}
 
 
 class MemoryMachine(RuleBasedStateMachine):
     @initialize(policy=policies)
     def setup(self, policy: str) -> None:
-        self.mem = Memory(policy=policy, protected_tiers=())
+        self.dir = tempfile.mkdtemp(prefix="tk-state-")
+        self.path = Path(self.dir) / "m.db"
+        self.policy = policy
+        self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL")
         self.ref = Reference(policy)
+        self.rules: list[str] = []
+        self.outcomes: Counter[str] = Counter()
 
     def teardown(self) -> None:
         if hasattr(self, "mem"):
             self.mem.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
 
-    @rule(slot=st.sampled_from(SLOTS), value=st.integers(0, 3), t=st.integers(0, 20),
-          tier=tiers, sup=st.one_of(st.none(), st.integers(0, 50)))
-    def add(self, slot, value, t, tier, sup) -> None:
+    @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
+          source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)))
+    def add(self, slot, value, t, tier, source, sup) -> None:
         ids = list(self.ref.facts)
         target = ids[sup % len(ids)] if (sup is not None and ids) else None
-        probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target)
+        probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source)
         problem = self.ref.link_problem(probe)
         try:
-            f = self.mem.add(slot[0], slot[1], value, source="s", tier=tier, valid_from=at(t),
-                             supersedes=target)
+            f = self.mem.add(slot[0], slot[1], value, source=source, tier=tier,
+                             valid_from=at(t), supersedes=target)
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
             return
         assert problem is None
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
-                                     to_us(f.recorded_at), tier, target)
+                                     to_us(f.recorded_at), tier, target, source)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
     @rule(k=st.integers(0, 50))
@@ -54,6 +79,31 @@ class MemoryMachine(RuleBasedStateMachine):
         self.mem.retract(fid, reason="test")
         self.ref.retracted.add(fid)
 
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule(text=st.sampled_from(sorted(RULES)))
+    def toggle_rule(self, text) -> None:
+        if text in self.rules:
+            self.mem.remove_rule(text)
+            self.rules.remove(text)
+        else:
+            self.mem.add_rule(text)
+            self.rules.append(text)
+
+    @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
+    @rule(k=st.integers(0, 50), correct=st.booleans())
+    def outcome(self, k, correct) -> None:
+        f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
+        self.mem.record_outcome(f.id, correct=correct)
+        self.outcomes[f.source] += 1
+
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule()
+    def reopen(self) -> None:
+        self.mem.close()
+        self.mem = Memory(self.path, policy=self.policy, protected_tiers=(),
+                          synchronous="NORMAL")
+
+    @precondition(lambda self: hasattr(self, "mem"))
     @rule()
     def unknown_ids_fail(self) -> None:
         try:
@@ -75,9 +125,26 @@ class MemoryMachine(RuleBasedStateMachine):
             assert kept == set().union(*(self.ref.heads(slot) for slot in SLOTS))
         conflicts = set(self.mem.conflicts())
         for slot in SLOTS:
-            heads = self.ref.heads(slot)
-            values = {self.ref.facts[h].value for h in heads}
-            assert (slot in conflicts) == (len(values) > 1)
+            resolved, _ = self.ref.holds(slot)
+            status = self.mem.current(*slot).status
+            assert (slot in conflicts) == (status == "conflict")
+            assert (status == "resolved") == resolved, (slot, status)
+
+    @invariant()
+    def beliefs_hold_exactly_when_their_rule_body_holds(self) -> None:
+        if not hasattr(self, "mem"):
+            return
+        assert self.mem.rules() == self.rules
+        expected = sorted(f"{text.split('(')[0]}({s})" for text in self.rules
+                          for s in SUBJECTS if RULES[text](self.ref, s))
+        assert [str(b) for b in self.mem.beliefs()] == expected
+
+    @invariant()
+    def outcomes_count_per_source(self) -> None:
+        if not hasattr(self, "mem"):
+            return
+        got = {r.source: r.n for r in self.mem.reliability() if r.n}
+        assert got == {s: n for s, n in self.outcomes.items() if n}
 
 
 TestMemoryMachine = MemoryMachine.TestCase

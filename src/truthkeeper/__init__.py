@@ -20,6 +20,9 @@ from .errors import (
     UnknownFact,
     UnsafeRule,
 )
+from .logic.store import policies
+from .memory import Memory
+from .signing import Signer
 from .values import (
     Alternative,
     AuditEntry,
@@ -38,9 +41,6 @@ from .values import (
     Verification,
     WhatIf,
 )
-from .logic.store import policies
-from .memory import Memory
-from .signing import Signer
 
 __all__ = [
     "Alternative",

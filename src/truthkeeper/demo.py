@@ -5,10 +5,10 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .errors import TierNotAuthorized
-from .values import Candidate, Resolution, Utility
 from .logic.store import policies
 from .memory import Memory
 from .signing import Signer
+from .values import Candidate, Resolution, Utility
 
 
 def _h(title: str) -> None:

@@ -12,8 +12,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .audit import AuditLog
-from .errors import (InvalidFact, JournalCorrupt, PolicyError, TruthkeeperError, UnknownFact,
-                     UnsafeRule)
+from .errors import (
+    InvalidFact,
+    JournalCorrupt,
+    PolicyError,
+    TruthkeeperError,
+    UnknownFact,
+    UnsafeRule,
+)
 from .journal.codec import Event, canonical, fact_body, fact_fields
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner, check_rule_text
@@ -220,10 +226,10 @@ class Applier:
                     self.rule(w, text)
                     rid_text[str(body.get("id"))] = text
                 elif kind == "rule_removed":
-                    text = rid_text.get(str(body.get("id")))
-                    if text is None:
+                    removed = rid_text.get(str(body.get("id")))
+                    if removed is None:
                         raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
-                    self.rule_removed(w, text)
+                    self.rule_removed(w, removed)
                 else:
                     body = self._checked_logged(kind, body)
                     self.logged(w, kind, [body])

@@ -27,10 +27,27 @@ from .reliability.context import decide_context
 from .reliability.decision import check_utility, decide_slot
 from .reliability.state import Reliability
 from .signing import Guard
-from .values import (AuditEntry, Belief, Candidate, Decision, Fact, FactBuilder, FilterResult,
-                     Justification, Resolution, SourceReliability, Utility, Verification,
-                     WhatIf, check_label, check_tiers, from_us, normalise_key, parse_time,
-                     to_us)
+from .values import (
+    AuditEntry,
+    Belief,
+    Candidate,
+    Decision,
+    Fact,
+    FactBuilder,
+    FilterResult,
+    Justification,
+    Resolution,
+    SourceReliability,
+    Utility,
+    Verification,
+    WhatIf,
+    check_label,
+    check_tiers,
+    from_us,
+    normalise_key,
+    parse_time,
+    to_us,
+)
 
 __all__ = ["DEFAULT_TIERS", "Memory"]
 

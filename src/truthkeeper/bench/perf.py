@@ -7,8 +7,8 @@ import statistics
 import time
 from typing import Any
 
-from ..values import Candidate
 from ..memory import Memory
+from ..values import Candidate
 
 
 def _facts(n: int, slots: int) -> list[dict[str, Any]]:

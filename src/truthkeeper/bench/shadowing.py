@@ -15,8 +15,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..values import Candidate
 from ..memory import Memory
+from ..values import Candidate
 
 __all__ = ["run"]
 

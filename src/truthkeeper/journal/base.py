@@ -8,6 +8,7 @@ A backend stores rows ``(seq, kind, recorded_at, body_text, prev_hash, hash)`` a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 from ..errors import JournalCorrupt
@@ -38,6 +39,10 @@ class Journal:
 
     def close(self) -> None:
         """Release the backend."""
+
+    def transaction(self) -> AbstractContextManager[Txn]:
+        """One write transaction: everything appended in it is committed, or nothing."""
+        raise NotImplementedError
 
     def read(self, after_seq: int = 0) -> Iterator[Event]:
         """Events with seq > after_seq, in order (the chain is not checked)."""

@@ -12,8 +12,17 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidFact, UnknownFact
-from ..values import Candidate, Drop, Fact, FactBuilder, FilterResult, normalise_key, \
-    parse_time, to_us, value_key
+from ..values import (
+    Candidate,
+    Drop,
+    Fact,
+    FactBuilder,
+    FilterResult,
+    normalise_key,
+    parse_time,
+    to_us,
+    value_key,
+)
 from . import bridge
 from .store import Store
 
