@@ -6,8 +6,6 @@ read); a :class:`~truthkeeper.Memory` holds only public keys (``trusted_keys``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -17,39 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .errors import InvalidFact, PolicyError, TierNotAuthorized
-from .values import Fact, normalise_key, parse_time, to_us
+from .journal.codec import canonical_bytes
+from .values import Fact, normalise_key
 
-__all__ = ["Guard", "Signer", "canonical_bytes", "public_key_hex", "verify_signature"]
-
-_DOMAIN = b"truthkeeper-fact-v1\n"
-
-
-def canonical_bytes(fact: Mapping[str, Any], nonce: str) -> bytes:
-    """The bytes a signature covers: a content hash, the slot, value, valid time,
-    supersedes, source, tier and the nonce, as canonical JSON."""
-    valid_to = fact.get("valid_to")
-    content = {
-        "value": fact["value"],
-        "text": fact.get("text"),
-        "meta": dict(fact.get("meta") or {}),
-    }
-    content_hash = hashlib.sha256(
-        json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
-    body = {
-        "content_hash": content_hash,
-        "subject": normalise_key(fact["subject"], "subject"),
-        "attribute": normalise_key(fact["attribute"], "attribute"),
-        "value": fact["value"],
-        "valid_from": to_us(parse_time(fact["valid_from"], "valid_from")),
-        "valid_to": None if valid_to is None else to_us(parse_time(valid_to, "valid_to")),
-        "supersedes": fact.get("supersedes"),
-        "source": fact["source"],
-        "tier": normalise_key(fact.get("tier", "agent"), "tier"),
-        "nonce": nonce,
-    }
-    return _DOMAIN + json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-
+__all__ = ["Guard", "Signer", "public_key_hex", "verify_signature"]
 
 def public_key_hex(key: Ed25519PublicKey | bytes | str) -> str:
     """A public key (object, 32 raw bytes or 64 hex chars) as hex."""

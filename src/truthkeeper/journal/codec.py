@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import JournalCorrupt
-from ..values import Fact, from_us
+from ..values import Fact, from_us, normalise_key, parse_time, to_us
 
 __all__ = [
     "EVENT_KINDS",
     "GENESIS",
     "Event",
     "canonical",
+    "canonical_bytes",
     "check_row",
     "event_hash",
     "fact_body",
@@ -127,6 +129,30 @@ def row_fact(row: tuple[Any, ...]) -> Fact:
                 recorded_at=from_us(ra), source=src, tier=tier, supersedes=sup,
                 valid_to=None if vt is None else from_us(vt), text=txt, meta=meta,
                 signature=sig)
+
+
+_SIGNED_DOMAIN = b"truthkeeper-fact-v1\n"
+
+
+def canonical_bytes(fact: Mapping[str, Any], nonce: str) -> bytes:
+    """The bytes a protected-tier signature covers: a hash of the content (value, text,
+    meta), the slot, value, valid times, supersedes, source, tier and the nonce."""
+    valid_to = fact.get("valid_to")
+    content = {"value": fact["value"], "text": fact.get("text"),
+               "meta": dict(fact.get("meta") or {})}
+    body = {
+        "content_hash": hashlib.sha256(canonical(content).encode()).hexdigest(),
+        "subject": normalise_key(fact["subject"], "subject"),
+        "attribute": normalise_key(fact["attribute"], "attribute"),
+        "value": fact["value"],
+        "valid_from": to_us(parse_time(fact["valid_from"], "valid_from")),
+        "valid_to": None if valid_to is None else to_us(parse_time(valid_to, "valid_to")),
+        "supersedes": fact.get("supersedes"),
+        "source": fact["source"],
+        "tier": normalise_key(fact.get("tier", "agent"), "tier"),
+        "nonce": nonce,
+    }
+    return _SIGNED_DOMAIN + canonical(body).encode()
 
 
 def jsonl_line(kind: str, recorded_at: int, body: dict[str, Any]) -> str:

@@ -12,7 +12,8 @@
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6              % +M, +S, +A, +KnownAt, +ValidAt, -Heads
           ]).
-:- use_module(store).
+:- use_module(store, [fact/10, payload/3, sup/3, retracted/4, nonce/3, head/4, holds/4,
+                      conflict/3, tier_rank/3, mem_policy/2, record/3, slot_live/4]).
 :- use_module(policies, [policy_dominates/3]).
 :- use_module(library(lists), [member/2, list_to_set/2]).
 :- use_module(library(apply), [include/3, maplist/3]).

@@ -29,11 +29,14 @@
             tk_error/3,           % +Caught, +Goal, -Error
             tk_run_tests/2        % -Passed, -Failed
           ]).
-:- use_module(store).
-:- use_module(policies, [policy/1, policy_dominates/3, may_dominate/3]).
-:- use_module(dominance).
+:- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
+                      tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1, fact_count/2]).
+:- use_module(policies, [policy/1, may_dominate/3]).
+:- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
+                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6]).
 :- use_module(phi, [phi_filter/3]).
-:- use_module(tms).
+:- use_module(tms, [add_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
+                    drop_rule/2]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2]).
 :- use_module(library(plunit), [run_tests/2]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4]).
