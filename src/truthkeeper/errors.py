@@ -13,6 +13,7 @@ __all__ = [
     "JournalError",
     "PolicyError",
     "PrologBridgeError",
+    "RuleEvaluationError",
     "SupersessionCycle",
     "SupersessionError",
     "TierInversion",
@@ -60,6 +61,11 @@ class PolicyError(TruthkeeperError, ValueError):
 
 class UnsafeRule(TruthkeeperError, ValueError):
     """A rule given to ``add_rule`` that does not parse or calls something rules may not call."""
+
+
+class RuleEvaluationError(UnsafeRule):
+    """A rule raised, or exceeded its inference budget, while it was evaluated; the memory
+    stays responsive and ``remove_rule`` takes the rule out."""
 
 
 class TierNotAuthorized(TruthkeeperError, PermissionError):

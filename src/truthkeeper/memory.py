@@ -332,6 +332,8 @@ class Memory:
         >>> r = mem.current("ana", "city"); r.status, sorted(c.value for c in r.candidates)
         ('conflict', ['Lisbon', 'Porto'])
         """
+        if type(subject) is not str or type(attribute) is not str:
+            _slot(subject, attribute)  # the error that says what is wrong
         with self._open():
             hit = self._cache.get((subject, attribute))
             if hit is not None and (hit[0].status != "conflict" or hit[1] == self._rel.version):

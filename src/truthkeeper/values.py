@@ -42,6 +42,8 @@ MAX_KEY_CHARS = 512
 """Longest subject, attribute, source or fact id accepted (characters, after normalisation)."""
 MAX_VALUE_BYTES = 65536
 """Largest value, text or meta accepted (bytes of UTF-8 / canonical JSON)."""
+MAX_NESTING = 100
+"""Deepest nesting accepted in a value, meta, a rule text or a belief text."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
@@ -389,7 +391,33 @@ def from_us(us: int) -> datetime:
     return _EPOCH + timedelta(microseconds=us)
 
 
+def _plain(value: object, name: str, depth: int = 0) -> None:
+    """Only what comes back from the journal as it went in: dicts with str keys, lists,
+    str, int, float, bool and None (a tuple would come back a list, {1: 2} as {"1": 2})."""
+    if depth > MAX_NESTING:
+        msg = f"{name} nests more than {MAX_NESTING} deep"
+        raise InvalidFact(msg)
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return
+    if type(value) is list:
+        for v in value:
+            _plain(v, name, depth + 1)
+        return
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str:
+                msg = (f"{name} has a key {k!r} that is not a str; it would come back as "
+                       f"{str(k)!r} after a reopen")
+                raise InvalidFact(msg)
+            _plain(v, name, depth + 1)
+        return
+    msg = (f"{name} holds a {type(value).__name__}, which would not come back the same after "
+           "a reopen; use str, int, float, bool, None, list or dict with str keys")
+    raise InvalidFact(msg)
+
+
 def _json(value: object, name: str) -> str:
+    _plain(value, name)
     try:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False,
                           ensure_ascii=False)
@@ -439,6 +467,22 @@ def value_key(value: object) -> object:
         msg = f"value is {len(text)} bytes as JSON; the limit is {MAX_VALUE_BYTES}"
         raise InvalidFact(msg)
     return ("j", text)
+
+
+def check_nesting(text: str, name: str) -> str:
+    """Refuse text whose brackets nest deeper than MAX_NESTING (the parser would recurse
+    that deep)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        msg = f"{name} nests brackets {deepest} deep; the limit is {MAX_NESTING}"
+        raise InvalidFact(msg)
+    return text
 
 
 def check_text(value: object, name: str) -> str | None:

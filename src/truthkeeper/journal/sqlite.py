@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
-from ..errors import JournalError
+from ..errors import JournalCorrupt, JournalError
 from .base import Journal, Row, Txn
 from .codec import GENESIS
 
@@ -36,8 +36,12 @@ BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 """
 
 
+APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
+
+
 class SqliteJournal(Journal):
-    """An append-only event log in one SQLite file."""
+    """An append-only event log in one SQLite file. Refuses an existing file that is not a
+    truthkeeper journal (another application's database, a file cut to nothing)."""
 
     def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
                  busy_timeout_ms: int = 30_000) -> None:
@@ -46,6 +50,7 @@ class SqliteJournal(Journal):
             raise JournalError(msg)
         self.path = path
         self.readonly = readonly
+        _check_file(path)
         try:
             if readonly:
                 uri = f"file:{os.path.abspath(path)}?mode=ro"
@@ -54,13 +59,27 @@ class SqliteJournal(Journal):
             else:
                 self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            self._check_schema()
             if not readonly:
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute(f"PRAGMA synchronous={synchronous}")
                 self._conn.executescript(_SCHEMA)
+                self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except sqlite3.Error as exc:
             msg = f"cannot open journal {path!r}: {exc}"
             raise JournalError(msg) from exc
+
+    def _check_schema(self) -> None:
+        tables = {r[0] for r in self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        app = self._conn.execute("PRAGMA application_id").fetchone()[0]
+        if tables - {"events"} or (tables and app not in (0, APPLICATION_ID)) \
+                or (not tables and app not in (0, APPLICATION_ID)):
+            self._conn.close()
+            msg = (f"{self.path!r} is a SQLite database of another application (tables: "
+                   f"{', '.join(sorted(tables)) or 'none'}), not a truthkeeper journal; "
+                   "pass the path of a journal, or of a file that does not exist yet")
+            raise JournalError(msg)
 
     def close(self) -> None:
         self._conn.close()
@@ -123,3 +142,17 @@ class SqliteJournal(Journal):
         except (sqlite3.Error, OSError) as exc:
             msg = f"commit to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
+
+
+def _check_file(path: str) -> None:
+    """An existing empty file is a journal cut to nothing (or not a journal): refuse it
+    rather than start a new memory there. A write-ahead log beside it still counts."""
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return  # a new journal
+    wal = path + "-wal"
+    if size == 0 and not (os.path.exists(wal) and os.path.getsize(wal) > 0):
+        msg = (f"journal {path!r} is an empty file: a journal cut to nothing, or not a "
+               "journal; pass a path that does not exist to create a new memory")
+        raise JournalCorrupt(msg)

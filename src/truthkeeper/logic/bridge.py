@@ -28,6 +28,7 @@ from ..errors import (
     InvalidFact,
     PolicyError,
     PrologBridgeError,
+    RuleEvaluationError,
     SupersessionCycle,
     TierInversion,
     TierNotAuthorized,
@@ -124,6 +125,15 @@ ERRORS: dict[tuple[str, str | None], tuple[type[TruthkeeperError], str]] = {
         UnsafeRule, "the rule does not parse ({a0}); write one clause such as "
                     "'needs_vpn(U) :- holds(U, location, L), L \\== office'"),
     ("domain_error", "rule_head"): (UnsafeRule, "rule head {a1} is not a callable term"),
+    ("domain_error", "one_clause"): (
+        UnsafeRule, "the rule text holds more than one clause, or text after its clause; add "
+                    "each rule with its own add_rule call"),
+    ("domain_error", "singleton_free_rule"): (
+        UnsafeRule, "the variable(s) {a1} appear only once, so the rule matches any value "
+                    "there: a word starting with a capital letter is a Prolog variable. Write "
+                    "a constant in lower case or quoted (globex, 'Globex Inc'), or use _ for "
+                    "'any value'"),
+    ("rule_error", None): (RuleEvaluationError, "{a0}"),
     ("domain_error", "policy"): (PolicyError, "no policy named {a1!r} is registered"),
     ("type_error", None): (InvalidFact, "expected {a0}, got {a1}"),
 }

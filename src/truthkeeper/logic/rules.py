@@ -13,7 +13,16 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidFact, UnknownFact, UnsafeRule
-from ..values import Belief, Fact, HeadChange, Justification, Resolution, WhatIf, from_us
+from ..values import (
+    Belief,
+    Fact,
+    HeadChange,
+    Justification,
+    Resolution,
+    WhatIf,
+    check_nesting,
+    from_us,
+)
 from . import bridge
 from .store import Store, _row
 
@@ -35,7 +44,10 @@ def check_rule_text(text: object) -> str:
     if size > MAX_RULE_BYTES:
         msg = f"rule text is longer than {MAX_RULE_BYTES} bytes"
         raise UnsafeRule(msg)
-    return text
+    try:
+        return check_nesting(text, "rule text")
+    except InvalidFact as exc:
+        raise UnsafeRule(str(exc)) from None
 
 
 class Reasoner:
@@ -78,6 +90,7 @@ class Reasoner:
         if not isinstance(text, str) or not text.strip():
             msg = f"why() takes a fact id, a Fact or a Belief, got {item!r}"
             raise InvalidFact(msg)
+        check_nesting(text, "the belief text")
         proof = bridge.ask("tk_explain(M, T, P)", {"M": self.store.h, "T": text})["P"]
         if proof == "none":
             msg = f"{text!r} is neither a fact id of this memory nor a current belief"

@@ -65,7 +65,7 @@ dominates(M, F, G) :-
 %!  add_facts(+M, +Recs) is det.
 %
 %   Add a batch of f(Id, S, A, Key, VF, VT, RA, Tier, Src, Sup, Nonce, Json)
-%   atomically (a transaction): every fact, or none and an error.
+%   atomically (Sup and Nonce are @(none) when absent) (a transaction): every fact, or none and an error.
 add_facts(M, Recs) :-
     transaction(add_recs(M, Recs)).
 
@@ -82,7 +82,7 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
     ->  permission_error(add, fact_id, Id)
     ;   true
     ),
-    (   Nonce == none
+    (   Nonce == @(none)
     ->  true
     ;   nonce(M, Nonce, _)
     ->  permission_error(reuse, nonce, Nonce)
@@ -90,13 +90,13 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
     ),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
     assertz(payload(M, Id, Json)),
-    (   Sup == none
+    (   Sup == @(none)
     ->  true
     ;   assertz(sup(M, Id, Sup))
     ).
 
 check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _)) :-
-    (   Sup == none
+    (   Sup == @(none)
     ->  true
     ;   check_link(M, Id, Sup)
     ).

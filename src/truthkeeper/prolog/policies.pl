@@ -24,7 +24,7 @@ A record is r(Id, Key, ValidFrom, RecordedAt, Rank, Source):
   - RecordedAt is the transaction time, or the atom none for a retrieved
     candidate that the store never recorded.
   - Rank is the tier rank: larger is more authoritative (tier_ranks/2).
-  - Source is the source atom, or none.
+  - Source is the source atom, or @(none) for a candidate without one.
 
 The tie rule (newer/2): F is newer than G iff tau(F) > tau(G), or the times are
 equal, both come from the same source and F was recorded later (a
@@ -90,7 +90,7 @@ newer(r(_, _, T1, RA1, _, S1), r(_, _, T2, RA2, _, S2)) :-
     (   T1 > T2
     ->  true
     ;   T1 =:= T2,
-        S1 \== none, S1 == S2,
+        S1 \== @(none), S1 == S2,
         integer(RA1), integer(RA2),
         RA1 > RA2
     ).

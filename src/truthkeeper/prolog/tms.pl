@@ -9,7 +9,8 @@
             rule_ids/2          % +M, -RuleIds (in the order they were added)
           ]).
 :- use_module(store, [holds/4, head/4]).
-:- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2]).
+:- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
+                                syntax_error/1]).
 :- use_module(library(lists), [member/2, append/3]).
 :- use_module(library(apply), [maplist/3]).
 
@@ -76,13 +77,17 @@ control_pi(true/0).  control_pi(holds/3).
 
 %!  add_rule(+M, +RuleId, +Text) is det.
 %
-%   Parse Text as one clause and add it to memory M.
+%   Parse Text as exactly one clause, check it, add it to memory M and
+%   evaluate it once (within the limits): a rule that raises is refused.
 %   @error syntax_error(What) when Text does not parse
+%   @error domain_error(one_clause, Text) for several clauses or trailing text
+%   @error domain_error(singleton_free_rule, Names) for variables used once
 %   @error domain_error(rule_head, Head) when the head is not callable
 %   @error permission_error(modify, static_procedure, N/A) for a reserved head
 %   @error permission_error(call, rule_goal, N/A) for a body calling what rules may not
+%   @error rule_error(Message) when evaluating the rule raises or exceeds the limits
 add_rule(M, RuleId, Text) :-
-    term_string(T, Text),
+    parse_rule(Text, T, Singletons),
     clause_parts(T, H, B),
     (   nonvar(H), callable(H)
     ->  true
@@ -97,8 +102,73 @@ add_rule(M, RuleId, Text) :-
     ->  permission_error(call, rule_goal, Bad)
     ;   true
     ),
+    (   Singletons == []
+    ->  true
+    ;   domain_error(singleton_free_rule, Singletons)
+    ),
     assertz(rule(M, RuleId, H, B)),
-    assertz(rule_text(M, RuleId, Text)).
+    assertz(rule_text(M, RuleId, Text)),
+    catch(beliefs(M, _), E,
+          ( drop_rule(M, RuleId), throw(E) )).
+
+% parse_rule(+Text, -Term, -SingletonNames): one clause, with or without its final full
+% stop; anything after it is refused.
+parse_rule(Text, T, Singletons) :-
+    (   catch(read_clause_text(Text, T, Singletons), error(syntax_error(end_of_file), _), fail)
+    ->  true
+    ;   string_concat(Text, "\n.", Closed),
+        read_clause_text(Closed, T, Singletons)
+    ).
+
+read_clause_text(Text, T, Singletons) :-
+    setup_call_cleanup(
+        open_string(Text, S),
+        ( read_term(S, T, [singletons(Ss)]),
+          read_term(S, Rest, []) ),
+        close(S)),
+    (   T == end_of_file
+    ->  syntax_error(empty_rule)
+    ;   Rest == end_of_file
+    ->  true
+    ;   domain_error(one_clause, Text)
+    ),
+    findall(Name, ( member(Name=_, Ss), \+ sub_atom(Name, 0, _, _, '_') ), Singletons).
+
+%!  rule_limits(-Inferences) is det.
+%
+%   The inference budget of one evaluation of the rules (beliefs, why, what_if).
+rule_limits(4_000_000).
+
+%!  limited(:Goal) is det.
+%
+%   Run Goal once within the inference budget. Exceeding it, or any error
+%   while evaluating rules, abandons the tables and raises rule_error/1.
+limited(G) :-
+    rule_limits(L),
+    catch(call_with_inference_limit(G, L, R), E, true),
+    (   var(E), R \== inference_limit_exceeded
+    ->  true
+    ;   abolish_all_tables,
+        (   nonvar(E)
+        ->  message_to_codes(E, Msg),
+            throw(error(rule_error(Msg), _))
+        ;   format(string(Msg), "evaluating the rules took more than ~D inferences \c
+                   (a rule that derives without end?); remove it with remove_rule", [L]),
+            throw(error(rule_error(Msg), _))
+        )
+    ).
+
+message_to_codes(error(rule_error(M), _), M) :- !.
+message_to_codes(E, Msg) :-
+    (   catch(message_to_codes_(E, Msg), _, fail)
+    ->  true
+    ;   format(string(Msg), "~q", [E])
+    ).
+
+message_to_codes_(E, Msg) :-
+    E = error(Formal, _),
+    format(string(Msg), "a rule raised ~q while evaluated; remove it with remove_rule \c
+           or guard its body", [Formal]).
 
 clause_parts(T, H, B) :-
     (   nonvar(T), T = (H0 :- B0)
@@ -149,7 +219,7 @@ rule_ids(M, Ids) :-
 beliefs(M, Beliefs) :-
     findall(N/A, ( rule(M, _, H, _), functor(H, N, A) ), PIs0),
     sort(PIs0, PIs),
-    findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, G) ), Gs0),
+    limited(findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, G) ), Gs0)),
     sort(Gs0, Gs),
     maplist(belief_out, Gs, Beliefs).
 
@@ -171,8 +241,8 @@ arg_out(X, S) :- term_string(X, S).
 explain_belief(M, Text, Proof) :-
     catch(term_string(G, Text), _, fail),
     callable(G),
-    belief(M, G),
-    prove_belief(M, G, [G], P), !,
+    limited(once(( belief(M, G), prove_belief(M, G, [G], P) ; P = none ))),
+    !,
     Proof = P.
 explain_belief(_, _, none).
 

@@ -108,9 +108,15 @@ tagged(b, 0, @(false)).
 tagged(n, _, @(none)).
 tagged(j, T, json(A)) :- atom_in(T, A).
 
+% Optional times: a number, or none when absent.
 opt_in(@(none), none) :- !.
 opt_in(X, X) :- number(X), !.
-opt_in(X, A) :- atom_in(X, A).
+opt_in(X, _) :- type_error(optional_time, X).
+
+% Optional names (supersedes, nonce, source): an atom, or @(none) when absent, so that a
+% name spelled "none" stays a name.
+opt_name_in(@(none), @(none)) :- !.
+opt_name_in(X, A) :- atom_in(X, A).
 
 opt_out(none, @(none)) :- !.
 opt_out(X, X).
@@ -119,7 +125,7 @@ fact_in(-(Id0, S0, A0, K0, VF, VT0, RA, Tier0, Src0, Sup0, N0, Json0),
         f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, N, Json)) :-
     atom_in(Id0, Id), atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
     must_be(integer, VF), opt_in(VT0, VT), must_be(integer, RA),
-    atom_in(Tier0, Tier), atom_in(Src0, Src), opt_in(Sup0, Sup), opt_in(N0, N),
+    atom_in(Tier0, Tier), atom_in(Src0, Src), opt_name_in(Sup0, Sup), opt_name_in(N0, N),
     string_in(Json0, Json).
 
 must_be(integer, X) :- ( integer(X) -> true ; type_error(integer, X) ).
@@ -132,8 +138,7 @@ fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
     fact(M, Id, S, A, _, VF, VT0, RA, Tier, Src),
     payload(M, Id, Json),
     opt_out(VT0, VT),
-    ( sup(M, Id, Sup0) -> true ; Sup0 = none ),
-    opt_out(Sup0, Sup),
+    ( sup(M, Id, Sup) -> true ; Sup = @(none) ),
     (   retracted(M, Id, RRA, Reason)
     ->  Status = -(retracted, RRA, Reason)
     ;   head(M, S, A, Id)
@@ -254,7 +259,7 @@ verdict(_, Id, _) :-
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source)
 cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0), c(I, K, r(I, V, T, RA, R, Src))) :-
     atom_in(K0, K), key_in(V0, V), atom_in(Tier0, Tier),
-    opt_in(RA0, RA), opt_in(Src0, Src),
+    opt_in(RA0, RA), opt_name_in(Src0, Src),
     once(tier_rank(M, Tier, R)).
 
 %!  tk_phi(+M, +Candidates, -Drops) is det.
@@ -441,15 +446,17 @@ ctx_message(Ctx, Msg) :-
 
 %!  tk_run_tests(-Passed, -Failed) is det.
 %
-%   Load and run every plunit suite shipped in tests/; counts of passed and
-%   failed tests.
+%   Load and run every plunit suite shipped in tests/ (each file Name.plt holds
+%   the unit Name, the module it tests); counts of passed and failed tests.
 tk_run_tests(Passed, Failed) :-
     module_property(truthkeeper, file(File)),
     file_directory_name(File, Dir),
     directory_file_path(Dir, 'tests/*.plt', Pattern),
     expand_file_name(Pattern, Files),
     forall(member(F, Files), load_files(F, [if(changed)])),
-    run_tests(all, [summary(Summary)]),
+    findall(U, ( member(F, Files), file_base_name(F, B), file_name_extension(U, plt, B) ),
+            Units),
+    run_tests(Units, [summary(Summary)]),
     Passed = Summary.passed,
     Bad = [Summary.failed, Summary.timeout, Summary.blocked],
     sum_list(Bad, Failed).

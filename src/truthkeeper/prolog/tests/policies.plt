@@ -20,7 +20,7 @@ test(different_sources_tie_neither, fail) :-
     ;   policy_dominates(temporal, r(a, 1, 10, 4, 0, t), r(b, 2, 10, 5, 0, s))
     ).
 test(candidate_tie_neither, fail) :-
-    policy_dominates(temporal, r(b, 2, 10, none, 0, s), r(a, 1, 10, none, 0, s)).
+    policy_dominates(temporal, r(b, 2, 10, none, 0, @(none)), r(a, 1, 10, none, 0, @(none))).
 test(temporal_ignores_tier) :-
     policy_dominates(temporal, r(b, 2, 20, 1, 0, s), r(a, 1, 10, 2, 3, s)).
 test(authority_first_higher_tier_wins_even_if_older) :-
