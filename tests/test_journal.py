@@ -216,8 +216,11 @@ def test_signed_human_write_accepted_and_survives_replay(tmp_path: Path) -> None
     with Memory(db, trusted_keys=[OWNER.public_key]) as again:
         assert again.current("acme", "invoice_total").value == 4800
         assert again.verify().ok
-    with pytest.raises(JournalCorrupt, match="not a trusted key"):
-        Memory(db, trusted_keys=[STRANGER.public_key])
+    with pytest.raises(PolicyError, match="not one of this journal's keys"):
+        Memory(db, trusted_keys=[STRANGER.public_key])  # a key is added only by a trusted one
+    with Memory(db) as keyless:  # the journal keeps its keys: history still verifies
+        assert keyless.current("acme", "invoice_total").value == 4800
+        assert keyless.verify().ok
 
 
 def _forgeries(mem: Memory, value: int) -> list[dict]:

@@ -108,7 +108,7 @@ def test_as_of_known_at_equals_a_store_that_saw_only_earlier_events(policy, ops,
         log = []  # (kind, payload, recorded_at)
         for kind, subject, value, t, tier in ops:
             if kind == "add":
-                f = live.add(subject, "price", value, source="s", tier=tier, valid_from=at(t))
+                f = live.add(subject, "price", value, source=tier, tier=tier, valid_from=at(t))
                 log.append(("add", f, f.recorded_at))
             else:
                 heads = live.current(subject, "price").heads
@@ -144,7 +144,7 @@ def test_all_insertion_orders_of_a_mixed_tier_slot_agree() -> None:
                 got = {}
                 for i in order:
                     v, tier, t = specs[i]
-                    got[mem.add("s", "a", v, source="x", tier=tier, valid_from=at(t)).id] = i
+                    got[mem.add("s", "a", v, source=tier, tier=tier, valid_from=at(t)).id] = i
                 seen.add(frozenset(got[f.id] for f in mem.current("s", "a").heads))
         assert len(seen) == 1, (policy, seen)
 
@@ -177,7 +177,8 @@ def test_equal_valid_times_are_decided_by_source_never_by_recording_order(policy
         order.shuffle(shuffled)
         with Memory(policy=policy, protected_tiers=()) as mem:
             ref = Reference(policy)
-            for src, v, tier in shuffled:
+            for src0, v, tier in shuffled:
+                src = f"{src0}:{tier}"  # a source name keeps one tier
                 f = mem.add("x", "a", v, source=src, tier=tier, valid_from=at(5))
                 ref.facts[f.id] = RFact(f.id, ("x", "a"), v, to_us(f.valid_from),
                                         to_us(f.recorded_at), tier, None, src)
@@ -185,7 +186,7 @@ def test_equal_valid_times_are_decided_by_source_never_by_recording_order(policy
             assert {f.id for f in got.heads} == ref.heads(("x", "a"))
             heads.append(sorted((f.source, repr(f.value)) for f in got.heads))
             if policy == "temporal":  # ranks play no part: one head per source, its last claim
-                last = {src: repr(v) for src, v, _ in shuffled}
+                last = {f"{src}:{tier}": repr(v) for src, v, tier in shuffled}
                 assert {s for s, _ in heads[-1]} == set(last)
 
 

@@ -52,6 +52,7 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)))
     def add(self, slot, value, t, tier, source, sup) -> None:
+        source = f"{source}:{tier}"  # a source name keeps one tier
         ids = list(self.ref.facts)
         target = ids[sup % len(ids)] if (sup is not None and ids) else None
         probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source)

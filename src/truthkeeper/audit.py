@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,21 +17,37 @@ class AuditLog:
     """The newest ``limit`` audit entries, oldest first; filter drops are expanded into
     entries only when read."""
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 10_000,
+                 sink: Callable[[dict[str, Any]], None] | None = None) -> None:
         self._rows: collections.deque[Any] = collections.deque(maxlen=limit)
         self._lock = threading.Lock()
+        self.sink = sink
+        """Receives each new entry as a journal event body (the memory journals them)."""
 
     def rejected(self, exc: BaseException, details: Mapping[str, Any]) -> None:
         """Record a refused write."""
+        entry = AuditEntry("rejected_write", datetime.now(UTC), _safe(
+            {**details, "error": type(exc).__name__, "message": str(exc)}))
         with self._lock:
-            self._rows.append(AuditEntry(
-                "rejected_write", datetime.now(UTC),
-                {**details, "error": type(exc).__name__, "message": str(exc)}))
+            self._rows.append(entry)
+        if self.sink is not None:
+            self.sink(_body(entry))
 
     def dropped(self, query: str | None, drops: tuple[Drop, ...]) -> None:
         """Record the drops of one ``filter`` call."""
+        at = datetime.now(UTC)
         with self._lock:
-            self._rows.append((datetime.now(UTC), query, drops))
+            self._rows.append((at, query, drops))
+        if self.sink is not None:
+            for d in drops:
+                self.sink(_body(AuditEntry("drop", at, _safe(_drop(query, d)))))
+
+    def restore(self, body: Mapping[str, Any]) -> None:
+        """An entry read back from the journal."""
+        with self._lock:
+            self._rows.append(AuditEntry(str(body.get("kind")),
+                                         datetime.fromisoformat(str(body.get("at"))),
+                                         dict(body.get("details") or {})))
 
     def entries(self) -> list[AuditEntry]:
         """Every entry kept, oldest first."""
@@ -43,10 +59,33 @@ class AuditLog:
                 out.append(row)
                 continue
             at, query, drops = row
-            out.extend(AuditEntry("drop", at, {
-                "query": query, "item": _describe(d.item),
-                "dominated_by": _describe(d.dominated_by), "rule": d.rule}) for d in drops)
+            out.extend(AuditEntry("drop", at, _drop(query, d)) for d in drops)
         return out
+
+
+def _drop(query: str | None, d: Drop) -> dict[str, Any]:
+    return {"query": query, "item": _describe(d.item),
+            "dominated_by": _describe(d.dominated_by), "rule": d.rule}
+
+
+def _body(entry: AuditEntry) -> dict[str, Any]:
+    return {"kind": entry.kind, "at": entry.at.isoformat(), "details": dict(entry.details)}
+
+
+def _safe(details: Mapping[str, Any]) -> dict[str, Any]:
+    """Details that can be journalled whatever the refused input held: short text, valid
+    Unicode, plain values."""
+    out: dict[str, Any] = {}
+    for k, v in details.items():
+        if not isinstance(v, (str, int, float, bool, type(None))):
+            try:
+                v = repr(v)
+            except Exception:  # noqa: BLE001 - any repr failure
+                v = f"<{type(v).__name__}>"
+        if isinstance(v, str):
+            v = v[:500].encode("utf-8", "replace").decode("utf-8")
+        out[str(k)[:100].encode("utf-8", "replace").decode("utf-8")] = v
+    return out
 
 
 def _describe(item: Any) -> Any:

@@ -7,8 +7,10 @@ memory answers exactly as the live one did.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .audit import AuditLog
@@ -16,17 +18,19 @@ from .errors import (
     InvalidFact,
     JournalCorrupt,
     PolicyError,
+    TierNotAuthorized,
     TruthkeeperError,
     UnknownFact,
     UnsafeRule,
 )
+from .journal.base import Journal
 from .journal.codec import Event, canonical, fact_body, fact_fields
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner, check_rule_text
 from .logic.store import Store
 from .reliability.state import Reliability
-from .signing import Guard
-from .values import Fact, FactBuilder, check_label, from_us, to_us
+from .signing import EVER, Guard, KeyRing, apply_key_event
+from .values import Fact, FactBuilder, Verification, check_label, from_us, normalise_key, to_us
 
 __all__ = ["Applier"]
 
@@ -50,7 +54,7 @@ class Applier:
         try:
             built = [self.builder.coerce(item, i, now) for i, item in enumerate(facts)]
             for f in built:
-                self.guard.check(f)
+                self.guard.check_fact(_signed_fields(f))
         except TypeError as exc:
             err = InvalidFact(f"facts must be an iterable of dicts or Facts: {exc}")
             self.audit.rejected(err, {"batch": True})
@@ -73,13 +77,33 @@ class Applier:
         self.touch()
         return out
 
-    def retract(self, w: Write, fid: str, reason: str) -> None:
-        """Retract a fact (an event, not a delete)."""
+    def retract(self, w: Write, fid: str, reason: str,
+                signature: Mapping[str, str] | None = None) -> None:
+        """Retract a fact (an event, not a delete); a protected fact needs a signature."""
+        body: dict[str, Any] = {"id": fid, "reason": reason}
+        if signature is not None:
+            body["signature"] = dict(signature)
         [ra] = w.times(1)
+        self._check_retract(body, None)
+        self._nonce(w, body, f"retract:{fid}")
         self.store.retract(fid, ra, reason)
         w.on_undo(lambda: self.store.unretract(fid))
-        w.events.append(("retract", ra, {"id": fid, "reason": reason}))
+        w.events.append(("retract", ra, body))
         self.touch()
+
+    def _check_retract(self, body: Mapping[str, Any], at: int | None) -> None:
+        f = self.store.get(body["id"])
+        if f.tier in self.guard.guarded:
+            self.guard.check_action("retract", {"id": body["id"], "reason": body["reason"]},
+                                    body.get("signature"), at)
+
+    def _nonce(self, w: Write | None, body: Mapping[str, Any], owner: str) -> None:
+        sig = body.get("signature")
+        if isinstance(sig, Mapping) and isinstance(sig.get("nonce"), str):
+            nonce = sig["nonce"]
+            self.store.use_nonce(nonce, owner)
+            if w is not None:
+                w.on_undo(lambda: self.store.unuse_nonce(nonce))
 
     def rule(self, w: Write, text: str) -> str:
         """Add a rule; returns its id. A text already added is refused."""
@@ -102,7 +126,7 @@ class Applier:
             msg = f"no rule {text!r} to remove; rules() lists the rules"
             raise UnknownFact(msg)
         self.reasoner.remove(rid)
-        w.on_undo(lambda: self.reasoner.add(rid, text))
+        w.on_undo(lambda: self.reasoner.add(rid, text, evaluate=False))
         w.events.append(("rule_removed", w.times(1)[0], {"id": rid}))
 
     def logged(self, w: Write, kind: str, bodies: Sequence[dict[str, Any]]) -> None:
@@ -113,22 +137,145 @@ class Applier:
     def log(self, ledger: Ledger, kind: str, bodies: list[dict[str, Any]]) -> None:
         """Journal outcome or prior events, then apply them."""
         with ledger.write() as w:
+            for b in bodies:
+                if kind == "outcome":
+                    self._check_outcome(b, None)
+                    self._nonce(w, b, _nonce_owner(b))
             self.logged(w, kind, bodies)
         self.after_logged(kind, bodies)
 
-    def confirm(self, ledger: Ledger, subject: str, attribute: str, value: Any) -> int:
+    def outcome_body(self, fact: Fact | None, source: str, tier: str, correct: bool,
+                     signature: Mapping[str, str] | None, signed: dict[str, Any] | None = None,
+                     ) -> dict[str, Any]:
+        """An outcome event body; about a protected source it carries the signature and
+        what it signed (an ``outcome`` by default)."""
+        body: dict[str, Any] = {"id": None if fact is None else fact.id, "source": source,
+                                "tier": tier, "correct": correct}
+        if tier in self.guard.guarded:
+            body["signed"] = signed or {"action": "outcome", "payload": {
+                "id": body["id"], "source": source, "correct": correct}}
+            body["signature"] = None if signature is None else dict(signature)
+        return body
+
+    def _check_outcome(self, body: Mapping[str, Any], at: int | None) -> None:
+        bound = self.store.source_tier(body["source"])
+        if bound is not None and bound != body["tier"]:
+            msg = (f"source {body['source']!r} belongs to tier {bound!r}: a source name keeps "
+                   "one tier (outcomes about it name that tier)")
+            raise TierNotAuthorized(msg)
+        if body["tier"] not in self.guard.guarded:
+            return
+        signed = body.get("signed") or {}
+        action, payload = signed.get("action"), signed.get("payload") or {}
+        if action == "outcome":
+            ok = payload == {"id": body["id"], "source": body["source"],
+                             "correct": body["correct"]}
+        elif action == "confirm" and body.get("id") is not None:
+            f = self.store.get(body["id"])
+            ok = (normalise_key(payload.get("subject"), "subject"),
+                  normalise_key(payload.get("attribute"), "attribute")) == f.slot
+        else:
+            ok = False
+        if not ok:
+            msg = f"an outcome about protected source {body['source']!r} is not what was signed"
+            raise TierNotAuthorized(msg)
+        self.guard.check_action(str(action), payload, body.get("signature"), at)
+
+    def confirm(self, ledger: Ledger, subject: str, attribute: str, value: Any,
+                signature: Mapping[str, str] | None = None) -> int:
         """Record every head of a slot right or wrong against ``value`` (one write)."""
         right, wrong = self.store.match_heads(subject, attribute, value)
-        bodies = [{"id": f.id, "source": f.source, "tier": f.tier, "correct": f.id in right}
+        signed = {"action": "confirm", "payload": {"subject": subject, "attribute": attribute,
+                                                   "value": value}}
+        bodies = [self.outcome_body(f, f.source, f.tier, f.id in right, signature, signed)
                   for f in self.store.facts(right + wrong)]
         self.log(ledger, "outcome", bodies)
         return len(bodies)
+
+    # ------------------------------------------------------------------ keys, checkpoints
+
+    def start_keys(self, ledger: Ledger) -> None:
+        """Journal the keys offered at open as the journal's first keys (bootstrap), or
+        refuse a new key the journal does not trust."""
+        new = [k for k in dict.fromkeys(self.guard.offered) if k not in self.guard.ring.keys]
+        if not new:
+            return
+        if self.guard.ring.keys:
+            msg = (f"key {new[0][:16]}... is not one of this journal's keys; add it with "
+                   "add_key(key, signature=...) signed by a trusted key")
+            raise PolicyError(msg)
+        if ledger.journal.readonly:
+            return
+        with ledger.write() as w:
+            if self.guard.ring.keys:  # another process added keys meanwhile
+                return
+            for k in new:
+                self.key(w, {"key": k, "action": "added"})
+
+    def key(self, w: Write, body: dict[str, Any]) -> None:
+        """Add or revoke a trusted key (signed by a trusted key, except a journal's first)."""
+        [at] = w.times(1)
+        before = dict(self.guard.ring.keys)
+        apply_key_event(self.guard.ring, body, at, self.guard)
+        w.on_undo(lambda: _restore(self.guard.ring, before))
+        self._nonce(w, body, "key")
+        w.events.append(("key", at, body))
+
+    def checkpoint(self, w: Write, cp: Mapping[str, Any], journal: Journal) -> None:
+        """Journal an owner-signed checkpoint of the chain head after checking it."""
+        problem = self.anchor_problem(cp, journal, None)  # signed by a key trusted now
+        if problem is not None:
+            raise TierNotAuthorized(f"checkpoint refused: {problem}")
+        self._nonce(w, cp, "checkpoint")
+        w.events.append(("checkpoint", w.times(1)[0], dict(cp)))
+
+    def anchor_problem(self, cp: Mapping[str, Any], journal: Journal,
+                       at: int | None = EVER) -> str | None:
+        """Why the chain does not match a signed checkpoint, or None."""
+        seq, h = cp.get("seq"), cp.get("hash")
+        if type(seq) is not int or not isinstance(h, str):
+            return "a checkpoint needs seq (int), hash and signature"
+        try:
+            self.guard.check_action("checkpoint", {"seq": seq, "hash": h},
+                                    cp.get("signature"), at)
+        except TierNotAuthorized as exc:
+            return str(exc)
+        rows = [ev for ev in journal.read(seq - 1) if ev.seq == seq][:1] if seq >= 1 else []
+        if not rows:
+            return (f"the journal ends before event {seq} of the signed checkpoint "
+                    "(its tail was cut)")
+        if rows[0].hash != h:
+            return f"event {seq} does not match the signed checkpoint (the chain was rewritten)"
+        return None
 
     def after_logged(self, kind: str, bodies: Sequence[Mapping[str, Any]]) -> None:
         """Apply committed outcome or prior events."""
         for b in bodies:
             self._apply_other(kind, b)
         self.touch()
+
+    def verify(self, journal: Journal, check: Callable[[str, Mapping[str, Any], int],
+                                                    str | None],
+               checkpoint: Mapping[str, Any] | None) -> Verification:
+        """The chain, every signature, and the chain against a signed checkpoint (the given
+        one, else the last one journalled)."""
+        last: list[Mapping[str, Any]] = []
+
+        def each(ev: Event) -> str | None:
+            if ev.kind == "checkpoint":
+                last[:] = [ev.body]
+            return check(ev.kind, ev.body, ev.recorded_at)
+
+        v = journal.verify(each)
+        anchor = checkpoint if checkpoint is not None else (last[0] if last else None)
+        if not v.ok or anchor is None:
+            return v
+        problem = self.anchor_problem(anchor, journal)
+        if problem is not None:
+            seq = anchor.get("seq")
+            return replace(v, ok=False, first_bad=seq if isinstance(seq, int) else None,
+                           reason=problem)
+        return v
 
     # ------------------------------------------------------------------ replay
 
@@ -140,7 +287,7 @@ class Applier:
             for ev in run:
                 try:
                     f = self.builder.build(fact_fields(ev.body), now)
-                    self.guard.check(f)
+                    self.guard.check_fact(_signed_fields(f), ev.recorded_at)
                 except (KeyError, TruthkeeperError) as exc:
                     msg = f"journal event {ev.seq}: {exc}"
                     raise JournalCorrupt(msg) from None
@@ -148,14 +295,27 @@ class Applier:
             self.store.add(facts, [ev.recorded_at for ev in run])
         else:
             for ev in run:
+                b, at = ev.body, ev.recorded_at
                 if ev.kind == "retract":
-                    self.store.retract(ev.body["id"], ev.recorded_at, ev.body["reason"])
+                    self._check_retract(b, at)
+                    self._nonce(None, b, f"retract:{b['id']}")
+                    self.store.retract(b["id"], at, b["reason"])
                 elif ev.kind == "rule":
-                    self.reasoner.add(ev.body["id"], ev.body["text"])
+                    self.reasoner.add(b["id"], b["text"], evaluate=False)
                 elif ev.kind == "rule_removed":
-                    self.reasoner.remove(ev.body["id"])
+                    self.reasoner.remove(b["id"])
+                elif ev.kind == "key":
+                    apply_key_event(self.guard.ring, b, at, self.guard)
+                    self._nonce(None, b, "key")
+                elif ev.kind == "checkpoint":
+                    self._nonce(None, b, "checkpoint")
+                elif ev.kind == "audit":
+                    self.audit.restore(b)
                 else:
-                    self._apply_other(ev.kind, ev.body)
+                    if ev.kind == "outcome":
+                        self._check_outcome(b, at)
+                        self._nonce(None, b, _nonce_owner(b))
+                    self._apply_other(ev.kind, b)
         self.touch()
 
     def _apply_other(self, kind: str, body: Mapping[str, Any]) -> None:
@@ -169,6 +329,8 @@ class Applier:
             if body.get("id") is not None:
                 f = self.store.get(body["id"])
                 slot = (f.subject, f.attribute)
+            else:
+                self.store.bind_source(body["source"], body["tier"])
             self.rel.apply_outcome(body, slot)
         elif kind == "prior":
             self.rel.apply_prior(body)
@@ -214,13 +376,18 @@ class Applier:
             try:
                 if kind == "fact":
                     f = self.builder.coerce(fact_fields(body), n, now)
-                    self.guard.check(f)
+                    self.guard.check_fact(_signed_fields(f))
                     run.append((n, f))
                     continue
                 flush()
                 if kind == "retract":
                     self.retract(w, check_label(body.get("id"), "id"),
-                                 check_label(body.get("reason"), "reason"))
+                                 check_label(body.get("reason"), "reason"),
+                                 body.get("signature"))
+                elif kind == "key":
+                    self.key(w, dict(body))
+                elif kind in ("checkpoint", "audit"):
+                    continue  # about the exporting journal's chain and log
                 elif kind == "rule":
                     text = check_rule_text(body.get("text"))
                     self.rule(w, text)
@@ -232,6 +399,9 @@ class Applier:
                     self.rule_removed(w, removed)
                 else:
                     body = self._checked_logged(kind, body)
+                    if kind == "outcome":
+                        self._check_outcome(body, None)
+                        self._nonce(w, body, _nonce_owner(body))
                     self.logged(w, kind, [body])
                     later.append((kind, body))
             except (TruthkeeperError, KeyError, TypeError, ValueError) as exc:
@@ -246,8 +416,10 @@ class Applier:
                 raise InvalidFact("an outcome needs correct: true or false")
             if body.get("id") is not None:
                 self.store.get(check_label(body["id"], "id"))
-            return {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
-                    "tier": self.builder.tier(body.get("tier")), "correct": body["correct"]}
+            out = {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
+                   "tier": self.builder.tier(body.get("tier")), "correct": body["correct"]}
+            out.update({k: body[k] for k in ("signed", "signature") if k in body})
+            return out
         if not (isinstance(body.get("tier_prior", {}), dict)
                 and isinstance(body.get("source_prior", {}), dict)):
             raise InvalidFact("a prior needs tier_prior and/or source_prior objects")
@@ -260,3 +432,25 @@ def _identity(kind: str, body: Mapping[str, Any]) -> tuple[str, str]:
     if kind == "rule_removed":
         return kind, canonical(body) + "?"  # ids differ between journals: never skipped
     return kind, canonical(body)
+
+
+def _signed_fields(f: Fact) -> dict[str, Any]:
+    """A fact's fields as its signature covers them."""
+    return {**f.to_dict(), "valid_from": f.valid_from, "valid_to": f.valid_to}
+
+
+_UNIQUE = itertools.count()
+
+
+def _nonce_owner(body: Mapping[str, Any]) -> str:
+    """Who a signature nonce belongs to: one confirm signs the outcomes of several heads;
+    any other use of a nonce is its own (so a second use is a replay)."""
+    signed = body.get("signed") or {}
+    if signed.get("action") == "confirm":
+        return "confirm:" + canonical(signed.get("payload"))
+    return f"outcome:{next(_UNIQUE)}"
+
+
+def _restore(ring: KeyRing, keys: dict[str, Any]) -> None:
+    ring.keys.clear()
+    ring.keys.update(keys)

@@ -26,7 +26,7 @@ from .reliability.conflict import score_candidates
 from .reliability.context import decide_context
 from .reliability.decision import check_utility, decide_slot
 from .reliability.state import Reliability
-from .signing import Guard
+from .signing import Guard, public_key_hex
 from .values import (
     AuditEntry,
     Belief,
@@ -109,6 +109,8 @@ class Memory:
             self._ledger = Ledger(open_journal(self.path, synchronous=synchronous,
                                                readonly=readonly), self._events.replay)
             self._ledger.start(config)
+            self._events.start_keys(self._ledger)
+            self._audit.sink = lambda body: self._ledger.defer("audit", body)
         except BaseException:
             self.close()
             raise
@@ -126,6 +128,8 @@ class Memory:
                 self._closed = True
                 self._cache.clear()
                 if hasattr(self, "_ledger"):
+                    with contextlib.suppress(TruthkeeperError):
+                        self._ledger.flush()  # the audit entries not journalled yet
                     self._ledger.journal.close()
                 self._store.close()
 
@@ -156,16 +160,35 @@ class Memory:
         with self._open():
             return self._ledger.catch_up()
 
-    def verify(self) -> Verification:
-        """Check the journal's hash chain and every signature; name the first bad event.
+    def verify(self, checkpoint: Mapping[str, Any] | None = None) -> Verification:
+        """Check the hash chain, every signature, and the chain against the owner's signed
+        ``checkpoint`` (else the last one journalled): a rewrite or a cut tail shows.
 
         >>> Memory().verify().ok
         True
         """
         check = self._guard.verifier()
         with self._open():
-            return self._ledger.journal.verify(
-                lambda ev: check(ev.body) if ev.kind == "fact" else None)
+            return self._events.verify(self._ledger.journal, check, checkpoint)
+
+    def add_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
+        """Trust a new key from now on; ``signature`` is a trusted key's
+        ``sign_action("key", {"key": <hex>, "action": "added"})``."""
+        self._key(public_key, "added", signature)
+
+    def revoke_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
+        """Revoke a key: it signs nothing from now on; what it signed stays verifiable."""
+        self._key(public_key, "revoked", signature)
+
+    def _key(self, key: Any, action: str, signature: Mapping[str, str]) -> None:
+        body = {"key": public_key_hex(key), "action": action, "signature": dict(signature)}
+        with self._open(), self._ledger.write() as w:
+            self._events.key(w, body)
+
+    def checkpoint(self, checkpoint: Mapping[str, Any]) -> None:
+        """Journal a checkpoint the owner signed (``Signer.sign_checkpoint``)."""
+        with self._open(), self._ledger.write() as w:
+            self._events.checkpoint(w, checkpoint, self._ledger.journal)
 
 
     def add(self, subject: str, attribute: str, value: Any, *, source: str,
@@ -199,8 +222,10 @@ class Memory:
         with self._open(), self._ledger.write() as w:
             return self._events.facts(w, built)
 
-    def retract(self, fact_id: str, *, reason: str) -> None:
-        """Retract a fact: an event, not a delete (``history`` keeps it).
+    def retract(self, fact_id: str, *, reason: str,
+                signature: Mapping[str, str] | None = None) -> None:
+        """Retract a fact: an event, not a delete. A protected fact needs ``signature``:
+        ``sign_action("retract", {"id", "reason"})``.
 
         >>> mem = Memory()
         >>> mem.retract(mem.add("ana", "city", "Lisbon", source="s").id, reason="typo")
@@ -209,7 +234,7 @@ class Memory:
         """
         fid, why = check_label(fact_id, "fact_id"), check_label(reason, "reason")
         with self._open(), self._ledger.write() as w:
-            self._events.retract(w, fid, why)
+            self._events.retract(w, fid, why, signature)
 
     def add_rule(self, text: str) -> None:
         """Add a rule over ``holds(Subject, Attribute, Value)`` (README: how rules see values).
@@ -239,8 +264,9 @@ class Memory:
         with self._open():
             self._events.log(self._ledger, kind, bodies)
 
-    def record_outcome(self, fact_id: str, *, correct: bool) -> None:
-        """Feedback that a fact was right or wrong; it updates its source's reliability.
+    def record_outcome(self, fact_id: str, *, correct: bool,
+                       signature: Mapping[str, str] | None = None) -> None:
+        """Feedback that a fact was right or wrong (about a protected source: signed).
 
         >>> mem = Memory()
         >>> mem.record_outcome(mem.add("ana", "city", "Lisbon", source="crm").id, correct=True)
@@ -248,10 +274,11 @@ class Memory:
         [('crm', 1)]
         """
         f = self.get(fact_id)
-        self._log("outcome", [{"id": f.id, "source": f.source, "tier": f.tier,
-                               "correct": _check_bool(correct)}])
+        self._log("outcome", [self._events.outcome_body(f, f.source, f.tier,
+                                                        _check_bool(correct), signature)])
 
-    def record_source_outcome(self, source: str, *, correct: bool, tier: str = "agent") -> None:
+    def record_source_outcome(self, source: str, *, correct: bool, tier: str = "agent",
+                              signature: Mapping[str, str] | None = None) -> None:
         """Feedback on a source without facts here (a context, ``"model:parametric"``).
 
         >>> mem = Memory(); mem.record_source_outcome("web", correct=False)
@@ -259,10 +286,11 @@ class Memory:
         1
         """
         src, t = check_label(source, "source"), self._builder.tier(tier)
-        self._log("outcome", [{"id": None, "source": src, "tier": t,
-                               "correct": _check_bool(correct)}])
+        self._log("outcome", [self._events.outcome_body(None, src, t, _check_bool(correct),
+                                                        signature)])
 
-    def confirm(self, subject: str, attribute: str, value: Any) -> int:
+    def confirm(self, subject: str, attribute: str, value: Any,
+                signature: Mapping[str, str] | None = None) -> int:
         """Label the slot's truth: every head is recorded right or wrong, in one write.
 
         >>> mem = Memory()
@@ -272,7 +300,8 @@ class Memory:
         2
         """
         with self._open():
-            return self._events.confirm(self._ledger, *_slot(subject, attribute), value)
+            return self._events.confirm(self._ledger, *_slot(subject, attribute), value,
+                                        signature)
 
     def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
                         num_samples: int = 500) -> dict[str, tuple[float, float]]:

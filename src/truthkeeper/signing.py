@@ -1,7 +1,10 @@
-"""Unforgeable tiers: Ed25519 signatures over a fact's canonical bytes and a nonce.
+"""Unforgeable tiers: Ed25519 signatures over canonical bytes and a nonce, and the keys'
+lifecycle.
 
 The private key stays with the owner's channel (another process, a key file the agent cannot
-read); a :class:`~truthkeeper.Memory` holds only public keys (``trusted_keys``).
+read); a :class:`~truthkeeper.Memory` holds only public keys. Keys are journalled (added,
+revoked, with times): history a key signed stays verifiable after it is rotated out, and a
+revoked key signs nothing new.
 """
 
 from __future__ import annotations
@@ -15,10 +18,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .errors import InvalidFact, PolicyError, TierNotAuthorized
-from .journal.codec import canonical_bytes
-from .values import Fact, normalise_key
+from .journal.codec import action_bytes, canonical_bytes
+from .values import normalise_key
 
-__all__ = ["Guard", "Signer", "public_key_hex", "verify_signature"]
+__all__ = ["EVER", "Guard", "KeyRing", "Signer", "public_key_hex"]
+
+EVER = -(2**62)
+"""A time meaning "at any time" for KeyRing.active: checkpoints stay verifiable after their
+key is rotated out."""
+
 
 def public_key_hex(key: Ed25519PublicKey | bytes | str) -> str:
     """A public key (object, 32 raw bytes or 64 hex chars) as hex."""
@@ -33,31 +41,13 @@ def public_key_hex(key: Ed25519PublicKey | bytes | str) -> str:
             pass
         else:
             return key.lower()
-    msg = (f"trusted key must be an Ed25519PublicKey, 32 raw bytes or 64 hex characters, "
+    msg = (f"a key must be an Ed25519PublicKey, 32 raw bytes or 64 hex characters, "
            f"got {type(key).__name__}")
     raise InvalidFact(msg)
 
 
-def verify_signature(fact: Mapping[str, Any], signature: Mapping[str, Any],
-                     trusted: Mapping[str, Ed25519PublicKey]) -> str | None:
-    """None when ``signature`` is a valid signature of ``fact`` by a trusted key, else why not."""
-    if not isinstance(signature, Mapping):
-        return "signature must be a dict with key, nonce and sig"
-    key, nonce, sig = signature.get("key"), signature.get("nonce"), signature.get("sig")
-    if not (isinstance(key, str) and isinstance(nonce, str) and isinstance(sig, str)):
-        return "signature must carry key, nonce and sig as strings"
-    pub = trusted.get(key.lower())
-    if pub is None:
-        return f"key {key[:16]}... is not a trusted key of this memory"
-    try:
-        pub.verify(bytes.fromhex(sig), canonical_bytes(fact, nonce))
-    except (InvalidSignature, ValueError):
-        return "signature does not match the fact"
-    return None
-
-
 class Signer:
-    """Signs facts for a protected tier with an Ed25519 private key (the owner's channel).
+    """Signs facts and actions with an Ed25519 private key (the owner's channel).
 
     Examples
     --------
@@ -93,12 +83,75 @@ class Signer:
         sig = self._key.sign(canonical_bytes(fact, nonce)).hex()
         return {**fact, "signature": {"key": self.public_key_hex, "nonce": nonce, "sig": sig}}
 
+    def sign_action(self, action: str, payload: Mapping[str, Any]) -> dict[str, str]:
+        """A signature over an action: ``"retract"`` ``{"id", "reason"}``, ``"outcome"``
+        ``{"id", "source", "correct"}``, ``"confirm"`` ``{"subject", "attribute", "value"}``,
+        ``"key"`` ``{"key", "action"}``, ``"checkpoint"`` ``{"seq", "hash"}``."""
+        nonce = os.urandom(16).hex()
+        sig = self._key.sign(action_bytes(action, payload, nonce)).hex()
+        return {"key": self.public_key_hex, "nonce": nonce, "sig": sig}
+
+    def sign_checkpoint(self, seq: int, head_hash: str) -> dict[str, Any]:
+        """A signed checkpoint of the chain head (``Memory.verify()`` gives both); keep it
+        outside the memory and pass it to ``verify(checkpoint=...)``."""
+        payload = {"seq": seq, "hash": head_hash}
+        return {**payload, "signature": self.sign_action("checkpoint", payload)}
+
+
+class KeyRing:
+    """The trusted keys with their lifecycle: when each was added and revoked."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, tuple[Ed25519PublicKey, int, int | None]] = {}
+
+    def add(self, key_hex: str, at: int) -> None:
+        """A key becomes trusted from ``at`` (microseconds)."""
+        pub = Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex))
+        self.keys[key_hex] = (pub, at, None)
+
+    def revoke(self, key_hex: str, at: int) -> None:
+        """A key signs nothing from ``at`` on; what it signed before stays valid."""
+        pub, added, _ = self.keys[key_hex]
+        self.keys[key_hex] = (pub, added, at)
+
+    def active(self, key_hex: str, at: int | None) -> Ed25519PublicKey | None:
+        """The key if it was trusted at ``at`` (None: now; EVER: at any time)."""
+        entry = self.keys.get(key_hex.lower())
+        if entry is None:
+            return None
+        pub, added, revoked = entry
+        if at == EVER:
+            return pub
+        if at is not None and (at < added or (revoked is not None and at >= revoked)):
+            return None
+        if at is None and revoked is not None:
+            return None
+        return pub
+
+
+def _check(ring: KeyRing, signature: object, message: Callable[[str], bytes],
+           at: int | None) -> str | None:
+    if not isinstance(signature, Mapping):
+        return "signature must be a dict with key, nonce and sig"
+    key, nonce, sig = signature.get("key"), signature.get("nonce"), signature.get("sig")
+    if not (isinstance(key, str) and isinstance(nonce, str) and isinstance(sig, str)):
+        return "signature must carry key, nonce and sig as strings"
+    pub = ring.active(key, at)
+    if pub is None:
+        return f"key {key[:16]}... is not a trusted key of this memory (or was revoked)"
+    try:
+        pub.verify(bytes.fromhex(sig), message(nonce))
+    except (InvalidSignature, ValueError):
+        return "signature does not match"
+    return None
+
 
 class Guard:
-    """The protected-tier guard: which tiers need a signature and whose keys are trusted.
+    """The protected-tier guard: which tiers need a signature, and the key ring.
 
-    A write at or above the lowest protected tier must carry a valid signature by a trusted
-    key; the store refuses a nonce it has seen (a replay).
+    A write at or above the lowest protected tier, a retraction of such a fact and an
+    outcome about such a source must carry a valid signature by a key trusted at the time;
+    the store refuses a nonce it has seen (a replay).
     """
 
     def __init__(self, tiers: Sequence[str], protected: Sequence[str],
@@ -106,52 +159,94 @@ class Guard:
         lowest = max((list(tiers).index(t) for t in protected), default=-1)
         self.guarded = frozenset(tiers[: lowest + 1])
         try:
-            hexes = [public_key_hex(k) for k in trusted_keys]
+            self.offered = [public_key_hex(k) for k in trusted_keys]
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
-        self._trusted = {h: Ed25519PublicKey.from_public_bytes(bytes.fromhex(h)) for h in hexes}
+        self.ring = KeyRing()
 
-    def problem(self, fields: Mapping[str, Any]) -> str | None:
-        """Why a fact's fields (a journal body or ``Fact.to_dict()``) may not be written at
-        their tier, or None."""
-        tier = fields.get("tier")
-        if tier not in self.guarded:
+    def fact_problem(self, fields: Mapping[str, Any], at: int | None,
+                     ring: KeyRing | None = None) -> str | None:
+        """Why a fact's fields (a journal body or a Fact's) may not be written at their
+        tier at time ``at``, or None."""
+        if fields.get("tier") not in self.guarded:
             return None
         sig = fields.get("signature")
         if sig is None:
             return "it carries no signature"
-        return verify_signature(fields, sig, self._trusted)
+        return _check(ring or self.ring, sig, lambda n: canonical_bytes(fields, n), at)
 
-    def check(self, fact: Fact) -> None:
-        """Raise TierNotAuthorized when ``fact`` claims a protected tier unsigned."""
-        if fact.tier not in self.guarded:
-            return
-        problem = self.problem({**fact.to_dict(), "valid_from": fact.valid_from,
-                                "valid_to": fact.valid_to})
+    def check_fact(self, fields: Mapping[str, Any], at: int | None = None) -> None:
+        """Raise TierNotAuthorized when a fact claims a protected tier without a valid
+        signature."""
+        problem = self.fact_problem(fields, at)
         if problem is not None:
-            msg = (f"a write at tier {fact.tier!r} (protected: {', '.join(sorted(self.guarded))})"
-                   f" must be signed by a trusted key; refused: {problem}")
+            msg = (f"a write at tier {fields.get('tier')!r} (protected: "
+                   f"{', '.join(sorted(self.guarded))}) must be signed by a trusted key; "
+                   f"refused: {problem}")
             raise TierNotAuthorized(msg)
 
-    def verifier(self) -> Callable[[Mapping[str, Any]], str | None]:
-        """A checker of journal fact bodies in chain order (signatures and replays)."""
-        nonces: set[str] = set()
+    def check_action(self, action: str, payload: Mapping[str, Any], signature: object,
+                     at: int | None = None, ring: KeyRing | None = None) -> None:
+        """Raise TierNotAuthorized unless ``signature`` signs ``action`` over ``payload``."""
+        problem = "it carries no signature" if signature is None else _check(
+            ring or self.ring, signature, lambda n: action_bytes(action, payload, n), at)
+        if problem is not None:
+            msg = (f"{action} {dict(payload)} concerns a protected tier "
+                   f"({', '.join(sorted(self.guarded))}) and must be signed by a trusted "
+                   f"key; refused: {problem}")
+            raise TierNotAuthorized(msg)
 
-        def check(body: Mapping[str, Any]) -> str | None:
+    def verifier(self) -> Callable[[str, Mapping[str, Any], int], str | None]:
+        """A checker of journal events in chain order: signatures of facts and key events
+        against the keys trusted at each event's time, and replayed nonces."""
+        ring, nonces = KeyRing(), set()
+
+        def check(kind: str, body: Mapping[str, Any], at: int) -> str | None:
+            sig = body.get("signature")
+            if isinstance(sig, Mapping):
+                if sig.get("nonce") in nonces:
+                    return "a replayed signature nonce"
+                nonces.add(sig.get("nonce"))
+            if kind == "key":
+                return _key_event(ring, body, at, self)
+            if kind != "fact":
+                return None
             try:
                 tier = normalise_key(body.get("tier"), "tier")
             except InvalidFact as exc:
                 return str(exc)
-            if tier not in self.guarded:
-                return None
-            problem = self.problem({**body, "tier": tier})
-            if problem is None:
-                nonce = body["signature"]["nonce"]
-                if nonce in nonces:
-                    return "a replayed signature nonce"
-                nonces.add(nonce)
-            elif problem == "it carries no signature":
+            problem = self.fact_problem({**body, "tier": tier}, at, ring)
+            if problem == "it carries no signature":
                 return f"a {tier}-tier fact without a signature"
             return problem
 
         return check
+
+
+def _key_event(ring: KeyRing, body: Mapping[str, Any], at: int, guard: Guard) -> str | None:
+    """Apply a key event to ``ring``; why it is invalid, or None."""
+    key, action = body.get("key"), body.get("action")
+    if not isinstance(key, str) or len(key) != 64 or action not in ("added", "revoked"):
+        return "a key event needs a 64-hex key and action added|revoked"
+    if action == "added" and not ring.keys:
+        pass  # the first keys of a journal (nothing could sign them)
+    else:
+        try:
+            guard.check_action("key", {"key": key, "action": action}, body.get("signature"),
+                               at, ring)
+        except TierNotAuthorized as exc:
+            return str(exc)
+    if action == "added":
+        ring.add(key, at)
+    elif key in ring.keys:
+        ring.revoke(key, at)
+    else:
+        return f"revokes key {key[:16]}..., which was never added"
+    return None
+
+
+def apply_key_event(ring: KeyRing, body: Mapping[str, Any], at: int, guard: Guard) -> None:
+    """Apply a journalled key event (replay); raise TierNotAuthorized when invalid."""
+    problem = _key_event(ring, body, at, guard)
+    if problem is not None:
+        raise TierNotAuthorized(problem)

@@ -411,8 +411,9 @@ def _plain(value: object, name: str, depth: int = 0) -> None:
                 raise InvalidFact(msg)
             _plain(v, name, depth + 1)
         return
-    msg = (f"{name} holds a {type(value).__name__}, which would not come back the same after "
-           "a reopen; use str, int, float, bool, None, list or dict with str keys")
+    msg = (f"{name} holds a value of type {type(value).__name__}, which is not "
+           "JSON-serialisable as it is (it would not come back the same after a reopen); use "
+           "str, int, float, bool, None, list or dict with str keys")
     raise InvalidFact(msg)
 
 

@@ -18,6 +18,7 @@ from ..values import Fact, from_us, normalise_key, parse_time, to_us
 
 __all__ = [
     "EVENT_KINDS",
+    "action_bytes",
     "GENESIS",
     "Event",
     "canonical",
@@ -34,7 +35,8 @@ __all__ = [
 ]
 
 GENESIS = "0" * 64
-EVENT_KINDS = ("config", "fact", "retract", "rule", "rule_removed", "outcome", "prior")
+EVENT_KINDS = ("config", "fact", "retract", "rule", "rule_removed", "outcome", "prior", "key",
+               "checkpoint", "audit")
 """Every kind of journal event; all of them are exported and imported."""
 _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
                 "supersedes", "text", "meta", "id", "signature")
@@ -153,6 +155,16 @@ def canonical_bytes(fact: Mapping[str, Any], nonce: str) -> bytes:
         "nonce": nonce,
     }
     return _SIGNED_DOMAIN + canonical(body).encode()
+
+
+_ACTION_DOMAIN = b"truthkeeper-action-v1\n"
+
+
+def action_bytes(action: str, payload: Mapping[str, Any], nonce: str) -> bytes:
+    """The bytes a signature over an action covers (a retraction, an outcome about a
+    protected source, a key change, a checkpoint)."""
+    return _ACTION_DOMAIN + canonical({"action": action, "payload": dict(payload),
+                                       "nonce": nonce}).encode()
 
 
 def jsonl_line(kind: str, recorded_at: int, body: dict[str, Any]) -> str:

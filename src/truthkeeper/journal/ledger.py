@@ -63,6 +63,21 @@ class Ledger:
         self._apply = apply
         self.seq, self.hash, self.last_ra = 0, GENESIS, 0
         self.corruption: str | None = None
+        self.pending: list[tuple[str, dict[str, Any]]] = []
+        """Events journalled with the next write (audit entries), bounded."""
+
+    def defer(self, kind: str, body: dict[str, Any]) -> None:
+        """Journal an event with the next write (or ``flush``); the oldest are dropped past
+        10,000 waiting."""
+        if not self.journal.readonly:
+            self.pending.append((kind, body))
+            del self.pending[:-10_000]
+
+    def flush(self) -> None:
+        """Journal the deferred events now."""
+        if self.pending and not self.journal.readonly:
+            with self.write():
+                pass
 
     def start(self, config: dict[str, Any]) -> None:
         """Write the configuration event of a new journal, then replay the journal."""
@@ -118,9 +133,13 @@ class Ledger:
                 self.catch_up()
                 w = Write(self, txn)
                 yield w
-                txn.append_many(w.events)
+                deferred = self.pending[:]
+                times = w.times(len(deferred))
+                txn.append_many(w.events + [(k, t, b) for (k, b), t in
+                                            zip(deferred, times, strict=True)])
         except BaseException:
             for undo in reversed(w.undos if w is not None else []):
                 undo()
             raise
         self.seq, self.hash = txn.seq, txn.hash
+        del self.pending[:len(deferred)]

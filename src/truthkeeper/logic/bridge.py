@@ -114,6 +114,9 @@ ERRORS: dict[tuple[str, str | None], tuple[type[TruthkeeperError], str]] = {
         TierNotAuthorized, "the signature nonce {a2!r} was already used (a replayed "
         "signature); sign the fact again"),
     ("permission_error", "retract"): (InvalidFact, "fact {a2!r} is already retracted"),
+    ("permission_error", "bind"): (
+        TierNotAuthorized, "source {a2[0]!r} belongs to tier {a2[1]!r}: a source name keeps "
+                           "one tier (use another source name for another tier)"),
     ("permission_error", "supersede"): (TruthkeeperError, ""),  # refined by _SUPERSEDE
     ("permission_error", "modify"): (
         UnsafeRule, "rule head {a2} is reserved (a builtin or holds/3); name the derived "

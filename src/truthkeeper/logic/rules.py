@@ -58,9 +58,11 @@ class Reasoner:
 
     # ------------------------------------------------------------------ rules
 
-    def add(self, rid: str, text: str) -> None:
-        """Parse and add a rule (UnsafeRule when refused; nothing changes)."""
-        bridge.ask("tk_add_rule(M, Id, T)", {"M": self.store.h, "Id": rid, "T": text})
+    def add(self, rid: str, text: str, *, evaluate: bool = True) -> None:
+        """Parse and add a rule, and evaluate it once unless replaying (UnsafeRule or
+        RuleEvaluationError when refused; nothing changes)."""
+        goal = "tk_add_rule(M, Id, T)" if evaluate else "tk_load_rule(M, Id, T)"
+        bridge.ask(goal, {"M": self.store.h, "Id": rid, "T": text})
 
     def remove(self, rid: str) -> None:
         """Remove a rule by id (UnknownFact when there is none)."""

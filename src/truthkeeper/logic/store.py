@@ -78,6 +78,24 @@ class Store:
         """Take back a retraction whose commit failed."""
         bridge.ask("tk_unretract(M, Id)", {"M": self.h, "Id": fid})
 
+    def bind_source(self, source: str, tier: str) -> None:
+        """Bind a source named by an outcome to its tier (TierNotAuthorized if it has
+        another)."""
+        bridge.ask("tk_bind_source(M, S, T)", {"M": self.h, "S": source, "T": tier})
+
+    def source_tier(self, source: str) -> str | None:
+        """The tier a source is bound to, or None."""
+        t = bridge.ask("tk_source_tier(M, S, T)", {"M": self.h, "S": source})["T"]
+        return None if t is None else str(t)
+
+    def use_nonce(self, nonce: str, owner: str) -> None:
+        """Record a signature nonce (TierNotAuthorized when it was used before)."""
+        bridge.ask("tk_use_nonce(M, N, O)", {"M": self.h, "N": nonce, "O": owner})
+
+    def unuse_nonce(self, nonce: str) -> None:
+        """Take back a nonce whose write failed."""
+        bridge.ask("tk_unuse_nonce(M, N)", {"M": self.h, "N": nonce})
+
     # ------------------------------------------------------------------ reads
 
     def __len__(self) -> int:

@@ -4,6 +4,8 @@
             retract_fact/4,         % +M, +Id, +RA, +Reason
             undo_facts/2,           % +M, +Ids
             unretract/2,            % +M, +Id
+            bind_source/4,          % +M, +Source, +Tier, +BoundBy
+            use_nonce/3,            % +M, +Nonce, +Owner
             slot_heads/4,           % +M, +S, +A, -Heads
             heads_among/3,          % +M, +Ids, -Heads
             recompute_slot/3,       % +M, +S, +A
@@ -12,8 +14,8 @@
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6              % +M, +S, +A, +KnownAt, +ValidAt, -Heads
           ]).
-:- use_module(store, [fact/10, payload/3, sup/3, retracted/4, nonce/3, head/4, holds/4,
-                      conflict/3, tier_rank/3, mem_policy/2, record/3, slot_live/4]).
+:- use_module(store, [fact/10, payload/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
+                      holds/4, conflict/3, tier_rank/3, mem_policy/2, record/3, slot_live/4]).
 :- use_module(policies, [policy_dominates/3]).
 :- use_module(library(lists), [member/2, list_to_set/2]).
 :- use_module(library(apply), [include/3, maplist/3]).
@@ -33,6 +35,7 @@ the truthkeeper error family in one table:
 
   - permission_error(add, fact_id, Id): the id is taken
   - permission_error(reuse, nonce, Nonce): a replayed signature
+  - permission_error(bind, source_tier, Source-Tier): the source belongs to Tier
   - existence_error(fact, Id): supersedes or retract names no fact
   - permission_error(supersede, other_slot | higher_tier | cycle, F-G)
   - permission_error(retract, retracted_fact, Id)
@@ -42,6 +45,8 @@ the truthkeeper error family in one table:
 :- det(retract_fact/4).
 :- det(undo_facts/2).
 :- det(unretract/2).
+:- det(bind_source/4).
+:- det(use_nonce/3).
 :- det(slot_heads/4).
 :- det(heads_among/3).
 :- det(recompute_slot/3).
@@ -84,10 +89,9 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
     ),
     (   Nonce == @(none)
     ->  true
-    ;   nonce(M, Nonce, _)
-    ->  permission_error(reuse, nonce, Nonce)
-    ;   assertz(nonce(M, Nonce, Id))
+    ;   use_nonce(M, Nonce, Id)
     ),
+    bind_source(M, Src, Tier, Id),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
     assertz(payload(M, Id, Json)),
     (   Sup == @(none)
@@ -176,6 +180,33 @@ reaches(M, X, Y, Seen) :-
     \+ memberchk(Z, Seen),
     reaches(M, Z, Y, [Z|Seen]), !.
 
+%!  bind_source(+M, +Source, +Tier, +BoundBy) is det.
+%
+%   A source name belongs to one tier: the first fact or outcome naming it
+%   binds it (BoundBy is the fact id, or an outcome marker).
+%   @error permission_error(bind, source_tier, Source-Tier) for another tier
+bind_source(M, Src, Tier, By) :-
+    (   source_tier(M, Src, T0, _)
+    ->  (   T0 == Tier
+        ->  true
+        ;   permission_error(bind, source_tier, Src-T0)
+        )
+    ;   assertz(source_tier(M, Src, Tier, By))
+    ).
+
+%!  use_nonce(+M, +Nonce, +Owner) is det.
+%
+%   Record a signature nonce; using it again for the same Owner is allowed.
+%   @error permission_error(reuse, nonce, Nonce) for a nonce already used
+use_nonce(M, Nonce, Owner) :-
+    (   nonce(M, Nonce, O0)
+    ->  (   O0 == Owner
+        ->  true        % one signature covering several events of one write
+        ;   permission_error(reuse, nonce, Nonce)
+        )
+    ;   assertz(nonce(M, Nonce, Owner))
+    ).
+
 %!  retract_fact(+M, +Id, +RA, +Reason) is det.
 retract_fact(M, Id, RA, Reason) :-
     (   \+ fact(M, Id, _, _, _, _, _, _, _, _)
@@ -198,6 +229,7 @@ undo_facts(M, Ids) :-
            ( retractall(fact(M, Id, _, _, _, _, _, _, _, _)),
              retractall(payload(M, Id, _)),
              retractall(nonce(M, _, Id)),
+             retractall(source_tier(M, _, _, Id)),
              retractall(sup(M, Id, _)),
              retractall(head(M, _, _, Id)) )),
     forall(member(S-A, Slots), recompute_slot(M, S, A)).

@@ -4,6 +4,7 @@
             sup/3,              % ?M, ?F, ?G: F explicitly supersedes G
             retracted/4,        % ?M, ?Id, ?RA, ?Reason
             nonce/3,            % ?M, ?Nonce, ?Id
+            source_tier/4,      % ?M, ?Source, ?Tier, ?BoundBy
             head/4,             % ?M, ?S, ?A, ?Id
             holds/4,            % ?M, ?S, ?A, ?Key  (incremental: beliefs depend on it)
             conflict/3,         % ?M, ?S, ?A
@@ -33,6 +34,8 @@ policies), valid and transaction times (integer microseconds; VT is none when
 open), tier and source atoms. payload/3 holds the fact as the user gave it
 (value, text, meta, signature) as JSON text, returned to Python unread.
 head/4, holds/4 and conflict/3 are maintained by dominance on every write.
+source_tier/4 binds each source name to one tier (by the first fact or outcome
+that names it); nonce/3 holds every signature nonce used.
 */
 
 :- dynamic fact/10.
@@ -40,6 +43,7 @@ head/4, holds/4 and conflict/3 are maintained by dominance on every write.
 :- dynamic sup/3.
 :- dynamic retracted/4.
 :- dynamic nonce/3.
+:- dynamic source_tier/4.
 :- dynamic head/4.
 :- dynamic holds/4 as incremental.
 :- dynamic conflict/3.
@@ -77,6 +81,7 @@ drop_memory(M) :-
     retractall(sup(M, _, _)),
     retractall(retracted(M, _, _, _)),
     retractall(nonce(M, _, _)),
+    retractall(source_tier(M, _, _, _)),
     retractall(head(M, _, _, _)),
     retractall(holds(M, _, _, _)),
     retractall(conflict(M, _, _)),

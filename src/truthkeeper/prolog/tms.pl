@@ -1,5 +1,6 @@
 :- module(tms,
           [ add_rule/3,         % +M, +RuleId, +Text
+            load_rule/3,        % +M, +RuleId, +Text
             rule_text/3,        % ?M, ?RuleId, ?Text
             belief/2,           % +M, ?Goal  (tabled, incremental)
             beliefs/2,          % +M, -Beliefs
@@ -33,6 +34,7 @@ is refused.
 :- table belief/2 as incremental.
 
 :- det(add_rule/3).
+:- det(load_rule/3).
 :- det(beliefs/2).
 :- det(drop_rules/1).
 :- det(drop_rule/2).
@@ -87,6 +89,15 @@ control_pi(true/0).  control_pi(holds/3).
 %   @error permission_error(call, rule_goal, N/A) for a body calling what rules may not
 %   @error rule_error(Message) when evaluating the rule raises or exceeds the limits
 add_rule(M, RuleId, Text) :-
+    load_rule(M, RuleId, Text),
+    catch(beliefs(M, _), E,
+          ( drop_rule(M, RuleId), throw(E) )).
+
+%!  load_rule(+M, +RuleId, +Text) is det.
+%
+%   Parse, check and add a rule without evaluating it (journal replay: a rule
+%   that was accepted stays, even if the data now makes it raise).
+load_rule(M, RuleId, Text) :-
     parse_rule(Text, T, Singletons),
     clause_parts(T, H, B),
     (   nonvar(H), callable(H)
@@ -107,9 +118,7 @@ add_rule(M, RuleId, Text) :-
     ;   domain_error(singleton_free_rule, Singletons)
     ),
     assertz(rule(M, RuleId, H, B)),
-    assertz(rule_text(M, RuleId, Text)),
-    catch(beliefs(M, _), E,
-          ( drop_rule(M, RuleId), throw(E) )).
+    assertz(rule_text(M, RuleId, Text)).
 
 % parse_rule(+Text, -Term, -SingletonNames): one clause, with or without its final full
 % stop; anything after it is refused.

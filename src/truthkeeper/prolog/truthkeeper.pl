@@ -6,6 +6,10 @@
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
             tk_unretract/2,       % +M, +Id
+            tk_bind_source/3,     % +M, +Source, +Tier
+            tk_source_tier/3,     % +M, +Source, -Tier
+            tk_use_nonce/3,       % +M, +Nonce, +Owner
+            tk_unuse_nonce/2,     % +M, +Nonce
             tk_resolve/5,         % +M, +S, +A, -Status, -Groups
             tk_resolve_at/7,      % +M, +S, +A, +KnownAt, +ValidAt, -Status, -Groups
             tk_facts/3,           % +M, +Ids, -Rows
@@ -21,6 +25,7 @@
             tk_match_heads/6,     % +M, +S, +A, +Key, -Right, -Wrong
             tk_claims/3,          % +M, +GoldIds, -Items
             tk_add_rule/3,        % +M, +RuleId, +Text
+            tk_load_rule/3,       % +M, +RuleId, +Text
             tk_drop_rule/2,       % +M, +RuleId
             tk_rules/2,           % +M, -Rules
             tk_beliefs/2,         % +M, -Beliefs
@@ -30,12 +35,14 @@
             tk_run_tests/2        % -Passed, -Failed
           ]).
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
-                      tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1, fact_count/2]).
+                      source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
+                      fact_count/2]).
 :- use_module(policies, [policy/1, may_dominate/3]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
+                          bind_source/4, use_nonce/3,
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6]).
 :- use_module(phi, [phi_filter/3]).
-:- use_module(tms, [add_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
+:- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
                     drop_rule/2]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2]).
 :- use_module(library(plunit), [run_tests/2]).
@@ -69,6 +76,10 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
 :- det(tk_unretract/2).
+:- det(tk_bind_source/3).
+:- det(tk_source_tier/3).
+:- det(tk_use_nonce/3).
+:- det(tk_unuse_nonce/2).
 :- det(tk_resolve/5).
 :- det(tk_resolve_at/7).
 :- det(tk_facts/3).
@@ -84,6 +95,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_match_heads/6).
 :- det(tk_claims/3).
 :- det(tk_add_rule/3).
+:- det(tk_load_rule/3).
 :- det(tk_drop_rule/2).
 :- det(tk_rules/2).
 :- det(tk_beliefs/2).
@@ -184,6 +196,32 @@ tk_undo_facts(M, Ids0) :-
 tk_unretract(M, Id0) :-
     atom_in(Id0, Id),
     unretract(M, Id).
+
+%!  tk_bind_source(+M, +Source, +Tier) is det.
+%
+%   Bind a source named by an outcome to its tier (see dominance:bind_source/4).
+tk_bind_source(M, Src0, Tier0) :-
+    atom_in(Src0, Src), atom_in(Tier0, Tier),
+    bind_source(M, Src, Tier, '$outcome').
+
+%!  tk_source_tier(+M, +Source, -Tier) is det.
+%
+%   The tier a source is bound to, or @(none).
+tk_source_tier(M, Src0, Tier) :-
+    atom_in(Src0, Src),
+    ( source_tier(M, Src, T, _) -> Tier = T ; Tier = @(none) ).
+
+%!  tk_use_nonce(+M, +Nonce, +Owner) is det.
+tk_use_nonce(M, N0, O0) :-
+    atom_in(N0, N), atom_in(O0, O),
+    use_nonce(M, N, O).
+
+%!  tk_unuse_nonce(+M, +Nonce) is det.
+%
+%   Take back a nonce whose write failed.
+tk_unuse_nonce(M, N0) :-
+    atom_in(N0, N),
+    retractall(store:nonce(M, N, _)).
 
 % ---------------------------------------------------------------- reads
 
@@ -357,6 +395,13 @@ reverse_([H|T], A, R) :- reverse_(T, [H|A], R).
 tk_add_rule(M, RuleId0, Text) :-
     atom_in(RuleId0, RuleId),
     add_rule(M, RuleId, Text).
+
+%!  tk_load_rule(+M, +RuleId, +Text) is det.
+%
+%   Add a rule without evaluating it (journal replay).
+tk_load_rule(M, RuleId0, Text) :-
+    atom_in(RuleId0, RuleId),
+    load_rule(M, RuleId, Text).
 
 %!  tk_drop_rule(+M, +RuleId) is det.
 tk_drop_rule(M, RuleId0) :-

@@ -3,7 +3,7 @@
 
 % add(M, Id, Slot, Key, ValidFrom, RecordedAt, Tier): one fact through the write path.
 add(M, Id, S, V, VF, RA, Tier) :-
-    add(M, Id, S, V, VF, RA, Tier, src).
+    add(M, Id, S, V, VF, RA, Tier, Tier).   % one source per tier: a source keeps its tier
 add(M, Id, S, V, VF, RA, Tier, Src) :-
     add_facts(M, [f(Id, S, attr, V, VF, none, RA, Tier, Src, @(none), @(none), "")]).
 
@@ -55,7 +55,11 @@ test(cross_slot, error(permission_error(supersede, other_slot, b-a))) :-
 test(lower_tier_link, error(permission_error(supersede, higher_tier, a-h))) :-
     new_memory(-9101, temporal, [human, agent]),
     add(-9101, h, s, 1, 10, 1, human),
-    add_facts(-9101, [f(a, s, attr, 2, 20, none, 2, agent, src, h, @(none), "")]).
+    add_facts(-9101, [f(a, s, attr, 2, 20, none, 2, agent, agent, h, @(none), "")]).
+test(a_source_keeps_its_tier, error(permission_error(bind, source_tier, ana-human))) :-
+    new_memory(-9101, temporal, [human, agent]),
+    add(-9101, h, s, 1, 10, 1, human, ana),
+    add(-9101, a, s, 2, 20, 2, agent, ana).
 test(cycle, error(permission_error(supersede, cycle, _))) :-
     new_memory(-9101, temporal, [agent]),
     add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, b, @(none), ""),
