@@ -1,0 +1,481 @@
+"""Hostile input and several writers (issue 9): nothing forged, nothing lost, nothing crashes.
+
+Each test names the item of the issue it covers; each failed on the main before it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truthkeeper import (
+    InvalidFact,
+    JournalCorrupt,
+    JournalError,
+    Memory,
+    RuleEvaluationError,
+    Signer,
+    TierNotAuthorized,
+    TruthkeeperError,
+    UnknownFact,
+    UnsafeRule,
+    Utility,
+)
+from truthkeeper.journal.codec import event_hash
+
+T = "2026-11-{:02d}T10:00:00Z".format
+OWNER = Signer(Ed25519PrivateKey.generate())
+NEW_OWNER = Signer(Ed25519PrivateKey.generate())
+
+
+def _human(value: object, day: int = 1) -> dict:
+    return {"subject": "acme", "attribute": "invoice_total", "value": value,
+            "source": "user:ana", "tier": "human", "valid_from": T(day)}
+
+
+def _state(mem: Memory) -> list:
+    """What a user would compare between a live and a reopened memory."""
+    slots = sorted({(f.subject, f.attribute) for f, _ in mem._store.all_facts()})
+    return [(s, [(f.id, f.value, f.status) for f in mem.history(*s)],
+             mem.current(*s).status) for s in slots] + [mem.rules(), len(mem)]
+
+
+def _run(code: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run code in a fresh interpreter (a crash or a hang must not take the tests down)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# ---------------------------------------------------------------- 1. replay across writers
+
+def test_1_a_signature_replayed_by_a_second_writer_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    a = Memory(db, trusted_keys=[OWNER.public_key])
+    b = Memory(db, trusted_keys=[OWNER.public_key])  # opened before A writes
+    signed = OWNER.sign(_human(4800))
+    a.add_many([signed])
+    a.add("acme", "note", "x", source="s")
+    with pytest.raises(TierNotAuthorized, match="already used"):
+        b.add_many([signed])
+    a.close()
+    b.close()
+    with Memory(db) as again:  # the journal still opens and verifies
+        assert again.current("acme", "invoice_total").value == 4800
+        assert again.verify().ok and len(again) == 2
+
+
+# ---------------------------------------------------------------- 2. key rotation
+
+def test_2_rotating_a_key_keeps_history_and_a_revoked_key_signs_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
+        mem.add_many([OWNER.sign(_human(4800))])
+        new_hex = NEW_OWNER.public_key_hex
+        with pytest.raises(TierNotAuthorized):  # a key is added only by a trusted key
+            mem.add_key(new_hex, signature=NEW_OWNER.sign_action(
+                "key", {"key": new_hex, "action": "added"}))
+        mem.add_key(new_hex, signature=OWNER.sign_action(
+            "key", {"key": new_hex, "action": "added"}))
+        old_hex = OWNER.public_key_hex
+        mem.revoke_key(old_hex, signature=NEW_OWNER.sign_action(
+            "key", {"key": old_hex, "action": "revoked"}))
+        with pytest.raises(TierNotAuthorized, match="revoked"):
+            mem.add_many([OWNER.sign(_human(5000, day=2))])
+        mem.add_many([NEW_OWNER.sign(_human(5100, day=3))])
+    for keys in ([NEW_OWNER.public_key], [], [OWNER.public_key]):
+        with Memory(db, trusted_keys=keys) as again:  # nothing bricks
+            assert [f.value for f in again.history("acme", "invoice_total")] == [4800, 5100]
+            assert again.verify().ok
+    with Memory(db, readonly=True) as ro:
+        assert len(ro) == 2 and ro.corruption is None
+
+
+# ---------------------------------------------------------------- 3. lone surrogates
+
+@pytest.mark.parametrize("field", ["subject", "value", "text", "meta", "source"])
+def test_3_lone_surrogates_are_refused_before_anything_changes(tmp_path: Path,
+                                                                field: str) -> None:
+    db = tmp_path / "m.db"
+    mem = Memory(db)
+    mem.add("acme", "price", 1, source="s")
+    args = {"subject": "acme", "attribute": "price", "value": 2, "source": "s"}
+    args[field] = {"k": "\ud800"} if field == "meta" else "\ud800"
+    with pytest.raises(InvalidFact, match="surrogate"):
+        mem.add(**args)
+    assert mem.current("acme", "price").value == 1  # the next Prolog call works
+    live = _state(mem)
+    mem.close()
+    with Memory(db) as again:
+        assert _state(again) == live and again.verify().ok
+
+
+# ---------------------------------------------------------------- 4. anchoring
+
+def _rewrite(db: Path, seq: int, value: int) -> None:
+    """An attacker with the file: drop the triggers, edit a value, recompute the chain."""
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER events_append_only_update")
+    rows = con.execute("SELECT seq, kind, recorded_at, body, prev_hash FROM events "
+                       "ORDER BY seq").fetchall()
+    prev = "0" * 64
+    for s, kind, ra, body, _ in rows:
+        if s == seq:
+            b = json.loads(body)
+            b["value"] = value
+            body = json.dumps(b, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        h = event_hash(prev, s, kind, ra, body)
+        con.execute("UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                    (body, prev, h, s))
+        prev = h
+    con.commit()
+    con.close()
+
+
+def test_4_a_signed_checkpoint_exposes_a_rewritten_chain_and_a_cut_tail(
+        tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
+        for i in range(5):
+            mem.add("acme", "price", i, source="s", valid_from=T(i + 1))
+        v = mem.verify()
+        cp = OWNER.sign_checkpoint(v.events, v.head_hash)
+        mem.checkpoint(cp)
+        assert mem.verify(checkpoint=cp).ok
+    rewritten = tmp_path / "r.db"
+    rewritten.write_bytes(db.read_bytes())
+    _rewrite(rewritten, 4, 99)
+    with Memory(rewritten) as mem:
+        assert mem.current("acme", "price").value == 4  # the chain itself verifies ...
+        got = mem.verify(checkpoint=cp)  # ... but not against the owner's checkpoint
+        assert not got.ok and "rewritten" in (got.reason or "")
+        assert not mem.verify().ok  # the journalled checkpoint catches it too
+    cut = tmp_path / "c.db"
+    cut.write_bytes(db.read_bytes())
+    con = sqlite3.connect(cut)
+    con.execute("DROP TRIGGER events_append_only_delete")
+    con.execute("DELETE FROM events WHERE seq >= 5")
+    con.commit()
+    con.close()
+    with Memory(cut) as mem:
+        got = mem.verify(checkpoint=cp)
+        assert not got.ok and "cut" in (got.reason or "")
+    db.write_bytes(b"")  # truncated to nothing: not a new empty memory
+    (tmp_path / "m.db-wal").unlink(missing_ok=True)
+    with pytest.raises(JournalCorrupt, match="empty file"):
+        Memory(db)
+
+
+# ---------------------------------------------------------------- 5, 6. protected tiers
+
+def test_5_retracting_a_protected_fact_needs_a_signature(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
+        [f] = mem.add_many([OWNER.sign(_human(4800))])
+        mem.add("acme", "invoice_total", 5000, source="agent:planner", valid_from=T(2))
+        with pytest.raises(TierNotAuthorized, match="signed"):
+            mem.retract(f.id, reason="agent says so")
+        forged = NEW_OWNER.sign_action("retract", {"id": f.id, "reason": "x"})
+        with pytest.raises(TierNotAuthorized):
+            mem.retract(f.id, reason="x", signature=forged)
+        assert mem.current("acme", "invoice_total").status == "conflict"
+        sig = OWNER.sign_action("retract", {"id": f.id, "reason": "owner"})
+        mem.retract(f.id, reason="owner", signature=sig)
+        with pytest.raises(TruthkeeperError):
+            mem.retract(f.id, reason="owner", signature=sig)  # no replay
+        assert mem.current("acme", "invoice_total").value == 5000
+    with Memory(db) as again:
+        assert again.current("acme", "invoice_total").value == 5000 and again.verify().ok
+
+
+def test_6_reliability_cannot_be_hijacked_without_a_signature() -> None:
+    mem = Memory(trusted_keys=[OWNER.public_key])
+    mem.add_many([OWNER.sign(_human(4800))])
+    mem.add("acme", "invoice_total", 5000, source="agent:planner", valid_from=T(2))
+    with pytest.raises(TierNotAuthorized, match="keeps one tier"):
+        mem.add("acme", "other", 1, source="user:ana", tier="agent")
+    with pytest.raises(TierNotAuthorized, match="keeps one tier"):
+        mem.record_source_outcome("user:ana", correct=False, tier="agent")
+    for _ in range(5):
+        with pytest.raises(TierNotAuthorized):
+            mem.record_source_outcome("user:ana", correct=False, tier="human")
+    [ana] = [f for f in mem.current("acme", "invoice_total").heads if f.source == "user:ana"]
+    with pytest.raises(TierNotAuthorized):
+        mem.record_outcome(ana.id, correct=False)
+    with pytest.raises(TierNotAuthorized):
+        mem.confirm("acme", "invoice_total", 5000)
+    assert [r.n for r in mem.reliability() if r.source == "user:ana"] == [0]
+    d = mem.decide("acme", "invoice_total", utility=Utility(correct=1, wrong=-1))
+    assert d.value == 4800
+    sig = OWNER.sign_action("outcome", {"id": ana.id, "source": "user:ana", "correct": True})
+    mem.record_outcome(ana.id, correct=True, signature=sig)
+    assert [r.n for r in mem.reliability() if r.source == "user:ana"] == [1]
+
+
+# ---------------------------------------------------------------- 7-11. rules
+
+def test_7_deep_nesting_is_refused_not_a_crash() -> None:
+    r = _run("""
+        from truthkeeper import Memory, TruthkeeperError
+        mem = Memory()
+        for text in ["f(" * 15000 + "x" + ")" * 15000, "[" * 20000 + "]" * 20000]:
+            for call in (mem.add_rule, mem.why):
+                try:
+                    call(text)
+                except TruthkeeperError as e:
+                    print(type(e).__name__)
+        print(mem.add("a", "b", 1, source="s").value)
+    """)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["UnsafeRule", "InvalidFact", "UnsafeRule", "InvalidFact", "1"]
+
+
+def test_8_a_rule_that_derives_without_end_is_bounded() -> None:
+    r = _run("""
+        from truthkeeper import Memory, RuleEvaluationError
+        mem, other = Memory(), Memory()
+        other.add("x", "a", 1, source="s")
+        mem.add_rule("n(0)")
+        try:
+            mem.add_rule("n(Y) :- n(X), Y is X + 1")
+        except RuleEvaluationError as e:
+            print("refused", "inferences" in str(e))
+        print(other.current("x", "a").value, [str(b) for b in mem.beliefs()])
+    """, timeout=90)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split("\n")[:2] == ["refused True", "1 ['n(0)']"]
+
+
+def test_9_a_raising_rule_is_refused_and_a_rule_can_be_removed() -> None:
+    mem = Memory()
+    mem.add("ana", "employer", "acme", source="s")
+    with pytest.raises(RuleEvaluationError, match="instantiation"):
+        mem.add_rule("bad(X) :- holds(X, employer, E), atom_length(_, E)")
+    assert mem.rules() == []
+    mem.add_rule("late(X) :- holds(X, hours, H), R is 1 / H, R > 0")  # raises only with data
+    mem.add("ana", "hours", 0, source="s")
+    with pytest.raises(RuleEvaluationError):
+        mem.beliefs()
+    mem.remove_rule("late(X) :- holds(X, hours, H), R is 1 / H, R > 0")
+    assert mem.beliefs() == []
+
+
+def test_9_a_journalled_rule_that_now_raises_never_makes_the_journal_unopenable(
+        tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add_rule("late(X) :- holds(X, hours, H), R is 1 / H, R > 0")
+        mem.add("ana", "hours", 0, source="s")
+    with Memory(db) as again:
+        assert again.rules() == ["late(X) :- holds(X, hours, H), R is 1 / H, R > 0"]
+        with pytest.raises(RuleEvaluationError):
+            again.beliefs()
+
+
+@pytest.mark.parametrize("text", ["a(X) :- holds(X, b, c). d(Y) :- holds(Y, e, f)",
+                                  "a(X) :- holds(X, b, c). garbage(",
+                                  "a(X) :- holds(X, b, c). %ok\n x"])
+def test_10_several_clauses_or_trailing_text_are_refused(text: str) -> None:
+    mem = Memory()
+    with pytest.raises(UnsafeRule):
+        mem.add_rule(text)
+    assert mem.rules() == []
+
+
+def test_10_one_clause_with_its_full_stop_and_a_comment_is_fine() -> None:
+    mem = Memory()
+    mem.add_rule("a(X) :- holds(X, b, c). % why")
+    assert mem.rules() == ["a(X) :- holds(X, b, c). % why"]
+
+
+def test_11_a_capitalised_constant_is_refused_with_how_to_write_it() -> None:
+    mem = Memory()
+    mem.add("ana", "employer", "Acme", source="s")
+    with pytest.raises(UnsafeRule, match="capital letter.*lower case or quoted"):
+        mem.add_rule("works_at_globex(U) :- holds(U, employer, Globex)")
+    mem.add_rule("works_at_acme(U) :- holds(U, employer, acme)")
+    mem.add_rule("employed(U) :- holds(U, employer, _)")
+    assert [str(b) for b in mem.beliefs()] == ["employed(ana)", "works_at_acme(ana)"]
+
+
+# ---------------------------------------------------------------- 12. import / export
+
+def test_12_export_import_is_complete_atomic_and_idempotent(tmp_path: Path) -> None:
+    src = Memory(tmp_path / "a.db")
+    f = src.add("acme", "price", None, source="s", valid_from=T(1))
+    g = src.add("acme", "price", 5, source="t", valid_from=T(2))
+    src.record_outcome(g.id, correct=True)
+    src.record_source_outcome("web", correct=False, tier="unverified")
+    src.learn_from_agreement()
+    src.add_rule("priced(S) :- holds(S, price, _)")
+    src.add_rule("gone(S) :- holds(S, x, _)")
+    src.remove_rule("gone(S) :- holds(S, x, _)")
+    src.retract(f.id, reason="typo")
+    out = tmp_path / "e.jsonl"
+    n = src.export_jsonl(out)
+    kinds = {json.loads(line)["kind"] for line in out.read_text().splitlines()}
+    assert {"fact", "retract", "rule", "rule_removed", "outcome", "prior"} <= kinds
+    dst = Memory(tmp_path / "b.db")
+    assert dst.import_jsonl(out) == n
+    assert _state(dst) == _state(src)
+    assert [(r.source, r.n) for r in dst.reliability()] == \
+        [(r.source, r.n) for r in src.reliability()]
+    before = _state(dst)
+    events = dst.verify().events
+    dst.import_jsonl(out)  # again: nothing changes
+    assert _state(dst) == before and dst.verify().events == events
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(out.read_text() + '{"kind": "fact", "recorded_at": 1, "body": {}}\n')
+    fresh = Memory()
+    with pytest.raises(InvalidFact, match="line"):
+        fresh.import_jsonl(bad)
+    assert len(fresh) == 0 and fresh.rules() == []  # all or nothing
+
+
+# ---------------------------------------------------------------- 13, 14. bad input
+
+def test_13_bad_input_raises_the_family_and_changes_nothing(tmp_path: Path) -> None:
+    mem = Memory(tmp_path / "m.db")
+    mem.add("acme", "price", 1, source="s")
+    deep: object = [1]
+    for _ in range(3000):
+        deep = [deep]
+    calls = [
+        lambda: mem.add("a", "b", deep, source="s"),
+        lambda: mem.add("a", "b", 1, source="s", valid_from="0001-01-01T00:00:00+14:00"),
+        lambda: mem.current(["a"], "x"),  # type: ignore[arg-type]
+        lambda: mem.import_jsonl(tmp_path / "missing.jsonl"),
+        lambda: mem.add("a", "b", 1, source="s", supersedes="none"),
+        lambda: mem.add("a", "b", (1, 2), source="s"),
+        lambda: mem.add("a", "b", {1: 2}, source="s"),
+        lambda: mem.add("a", "b", 1, source="s", meta={"k": (1,)}),
+    ]
+    (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00")
+    calls.append(lambda: mem.import_jsonl(tmp_path / "bin.jsonl"))
+    for call in calls:
+        with pytest.raises(TruthkeeperError):
+            call()
+    assert len(mem) == 1 and mem.verify().ok
+    mem.close()
+
+
+def test_13_files_that_are_not_journals_are_refused(tmp_path: Path) -> None:
+    app = tmp_path / "app.db"
+    con = sqlite3.connect(app)
+    con.execute("CREATE TABLE users(name)")
+    con.commit()
+    con.close()
+    with pytest.raises(JournalError, match="not a truthkeeper journal"):
+        Memory(app)
+    con = sqlite3.connect(app)
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master")] == ["users"]
+    con.close()
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        for i in range(50):
+            mem.add("a", "b", i, source="s", text="x" * 2000)
+    half = tmp_path / "half.db"
+    half.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
+    for ro in (False, True):
+        with pytest.raises(JournalError):
+            Memory(half, readonly=ro)
+
+
+def test_14_names_spelled_none_stay_names() -> None:
+    mem = Memory(policy="temporal")
+    with pytest.raises(UnknownFact):
+        mem.add("a", "b", 1, source="s", supersedes="none")
+    a = mem.add("a", "b", 1, source="none", valid_from=T(1))
+    b = mem.add("a", "b", 2, source="none", valid_from=T(1))  # same source, same time
+    assert [f.id for f in mem.current("a", "b").heads] == [b.id] != [a.id]
+
+
+# ---------------------------------------------------------------- 15. audit
+
+def test_15_the_audit_log_survives_a_reopen(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
+        with pytest.raises(TierNotAuthorized):
+            mem.add("acme", "invoice_total", 1, source="user:ana", tier="human")
+        with pytest.raises(UnsafeRule):
+            mem.add_rule("p :- halt")
+    with Memory(db) as again:
+        kinds = [(e.kind, e.details.get("error")) for e in again.audit()]
+        assert ("rejected_write", "TierNotAuthorized") in kinds
+        assert ("rejected_write", "UnsafeRule") in kinds
+
+
+def test_15_the_audit_log_is_bounded_in_memory() -> None:
+    from truthkeeper.audit import AuditLog
+
+    log = AuditLog(limit=100)
+    for i in range(1000):
+        log.rejected(InvalidFact(str(i)), {"n": i})
+    entries = log.entries()
+    assert len(entries) == 100 and entries[-1].details["n"] == 999
+
+
+# ---------------------------------------------------------------- hostile values, any write
+
+_deep = st.recursive(st.integers(), lambda c: st.lists(c, max_size=2), max_leaves=400)
+hostile = st.one_of(
+    st.text(st.characters(codec=None, exclude_categories=()), max_size=20),  # surrogates too
+    st.sampled_from(["", " ", "x'), halt. %", "f(" * 200, "@(true)", "none", "\x00",
+                     "2026-02-30", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00",
+                     "2026-01-01T00:00:00", "Z" * 600]),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.none(), st.booleans(), _deep,
+    st.dictionaries(st.one_of(st.text(max_size=3), st.integers()), st.integers(), max_size=2),
+    st.tuples(st.integers()), st.binary(max_size=4),
+    st.datetimes(timezones=st.none() | st.timezones()),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["add", "add", "retract", "rule", "outcome",
+                                               "many", "filter"]),
+                              hostile, hostile, hostile), min_size=1, max_size=6))
+def test_hostile_values_on_every_write_raise_the_family_and_replay_equal(ops) -> None:
+    import shutil
+    import tempfile
+
+    from truthkeeper import Candidate
+
+    d = tempfile.mkdtemp(prefix="tk-hostile-")
+    try:
+        db = Path(d) / "m.db"
+        mem = Memory(db)
+        mem.add("acme", "price", 1, source="s")
+        for op, x, y, z in ops:
+            try:
+                if op == "add":
+                    mem.add(x, "a", y, source="s", valid_from=z)
+                elif op == "retract":
+                    mem.retract(x, reason=y)
+                elif op == "rule":
+                    mem.add_rule(x)
+                elif op == "outcome":
+                    mem.record_source_outcome(x, correct=True, tier=y)
+                elif op == "many":
+                    mem.add_many([{"subject": "s", "attribute": "a", "value": x,
+                                   "source": "s", "meta": y, "text": z}])
+                else:
+                    mem.filter([Candidate("s", "a", x, z), Candidate(y, "a", 1, T(1))])
+            except TruthkeeperError:
+                pass
+        live = _state(mem)
+        assert mem.verify().ok
+        mem.close()
+        with Memory(db) as again:
+            assert _state(again) == live
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
