@@ -15,8 +15,9 @@
             heads_at/6              % +M, +S, +A, +KnownAt, +ValidAt, -Heads
           ]).
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
-                      holds/4, conflict/3, tier_rank/3, mem_policy/2, record/3, slot_live/4]).
-:- use_module(policies, [policy_dominates/3]).
+                      front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
+                      record/3, slot_live/4]).
+:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2]).
 :- use_module(library(lists), [member/2, list_to_set/2]).
 :- use_module(library(apply), [include/3, maplist/3]).
 :- use_module(library(pairs), [pairs_values/2]).
@@ -96,7 +97,8 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
     assertz(payload(M, Id, Json)),
     (   Sup == @(none)
     ->  true
-    ;   assertz(sup(M, Id, Sup))
+    ;   assertz(sup(M, Id, Sup)),
+        ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) )
     ).
 
 check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _)) :-
@@ -117,29 +119,56 @@ same_slot([S0-A0-Id|T], S, A, [Id|Ids], Rest) :-
 same_slot(Rest, _, _, [], Rest).
 
 % A fact alone in a slot that had nothing is its head and its value holds: the common case
-% of a bulk load, done without the general dominance pass.
+% of a bulk load, done without the general pass.
 update_slot(M, S, A, [Id]) :-
     \+ sup(M, Id, _),
     \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id ),
     !,
     fact(M, Id, _, _, K, _, _, _, _, _),
+    record(M, Id, R),
     assertz(head(M, S, A, Id)),
+    assertz(front(M, S, A, [R])),
     assertz(holds(M, S, A, K)).
-% A small slot without explicit links: recompute its heads from the policy records.
-update_slot(M, S, A, _) :-
-    slot_live(M, S, A, Live),
-    length(Live, N), N =< 32,
-    \+ ( member(X, Live), ( sup(M, X, _) ; sup(M, _, X) ) ),
+% A monotone policy on a slot without explicit links: each new fact is checked against
+% the slot's frontier and its heads only, whatever the slot's size.
+update_slot(M, S, A, Ids) :-
+    frontier_slot(M, S, A, P),
     !,
-    mem_policy(M, P),
-    maplist(record(M), Live, Recs),
-    findall(H, ( member(R, Recs), arg(1, R, H),
-                 \+ ( member(R2, Recs), R2 \== R, policy_dominates(P, R2, R) ) ), Heads),
-    set_heads(M, S, A, Heads).
-% Large slots and slots with explicit links: one linear incremental update per new fact.
+    forall(member(Id, Ids), insert_front(M, P, S, A, Id)),
+    refresh_holds(M, S, A).
+% Otherwise (explicit links, a policy that is not monotone): fact by fact, linear.
 update_slot(M, S, A, Ids) :-
     forall(member(Id, Ids), insert_update(M, Id)),
     refresh_holds(M, S, A).
+
+% frontier_slot(+M, +S, +A, -Policy): the slot's heads follow from its frontier.
+frontier_slot(M, S, A, P) :-
+    once(mem_policy(M, P)),
+    monotone(P),
+    \+ linked(M, S, A).
+
+% insert_front(+M, +P, +S, +A, +Id): Id was just asserted into a frontier slot.
+insert_front(M, P, S, A, Id) :-
+    once(record(M, Id, R)),
+    ( front(M, S, A, F0) -> true ; F0 = [] ),
+    forall(( head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
+           retract(head(M, S, A, H))),
+    (   member(Fr, F0), policy_dominates(P, Fr, R)
+    ->  true
+    ;   assertz(head(M, S, A, Id))
+    ),
+    newest_first([R|F0], Sorted),
+    frontier(Sorted, F1),
+    retractall(front(M, S, A, _)),
+    assertz(front(M, S, A, F1)).
+
+% heads_by_frontier(+P, +Records, -HeadIds, -Front): the records no frontier record
+% dominates.
+heads_by_frontier(P, Recs, Heads, Front) :-
+    newest_first(Recs, Sorted),
+    frontier(Sorted, Front),
+    findall(Id, ( member(R, Recs), arg(1, R, Id),
+                  \+ ( member(Fr, Front), policy_dominates(P, Fr, R) ) ), Heads).
 
 % insert_update(+M, +Id): Id has just been asserted: drop the heads it dominates and
 % make it a head when no live fact of its slot dominates it.
@@ -215,7 +244,12 @@ retract_fact(M, Id, RA, Reason) :-
     ->  permission_error(retract, retracted_fact, Id)
     ;   assertz(retracted(M, Id, RA, Reason)),
         once(fact(M, Id, S, A, _, _, _, _, _, _)),
-        recompute_slot(M, S, A)
+        (   frontier_slot(M, S, A, _),
+            \+ head(M, S, A, Id),
+            \+ ( front(M, S, A, F), member(R, F), arg(1, R, Id) )
+        ->  true    % neither a head nor in the frontier: no head changes
+        ;   recompute_slot(M, S, A)
+        )
     ).
 
 %!  undo_facts(+M, +Ids) is det.
@@ -232,6 +266,9 @@ undo_facts(M, Ids) :-
              retractall(source_tier(M, _, _, Id)),
              retractall(sup(M, Id, _)),
              retractall(head(M, _, _, Id)) )),
+    forall(member(S-A, Slots),
+           ( \+ ( fact(M, F, S, A, _, _, _, _, _, _), sup(M, F, _) )
+           -> retractall(linked(M, S, A)) ; true )),
     forall(member(S-A, Slots), recompute_slot(M, S, A)).
 
 %!  unretract(+M, +Id) is det.
@@ -262,7 +299,13 @@ slot_heads(M, S, A, Heads) :-
 %   Recompute the heads of one slot from its live facts.
 recompute_slot(M, S, A) :-
     slot_live(M, S, A, Live),
-    heads_among(M, Live, Heads),
+    retractall(front(M, S, A, _)),
+    (   frontier_slot(M, S, A, P)
+    ->  findall(R, ( member(Id, Live), once(record(M, Id, R)) ), Recs),
+        heads_by_frontier(P, Recs, Heads, Front),
+        assertz(front(M, S, A, Front))
+    ;   heads_among(M, Live, Heads)
+    ),
     set_heads(M, S, A, Heads).
 
 set_heads(M, S, A, Heads) :-
@@ -356,7 +399,11 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
                   known(KnownAt, RA),
                   \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
                   valid(ValidAt, VF, VT) ), Ids),
-    heads_among(M, Ids, Heads).
+    (   frontier_slot(M, S, A, P)
+    ->  findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
+        heads_by_frontier(P, Recs, Heads, _)
+    ;   heads_among(M, Ids, Heads)
+    ).
 
 known(none, _) :- !.
 known(T, RA) :- RA =< T.

@@ -1,7 +1,7 @@
 :- module(phi,
           [ phi_filter/3          % +Policy, +Candidates, -Drops
           ]).
-:- use_module(policies, [policy_dominates/3, monotone/1]).
+:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2]).
 :- use_module(library(lists), [member/2]).
 
 
@@ -51,40 +51,9 @@ take_slot(Rest, _, [], Rest).
 % slot_drops(+Policy, +RecordsNewestFirst, -Drops)
 slot_drops(P, Rs, Drops) :-
     (   monotone(P)
-    ->  frontier(Rs, [], Front)
+    ->  frontier(Rs, Front)
     ;   Front = Rs
     ),
     findall(I-J, ( member(G, Rs), arg(1, G, I),
                    once(( member(F, Front), arg(1, F, J), J \== I,
                           policy_dominates(P, F, G) )) ), Drops).
-
-% frontier(+RecordsNewestFirst, +State, -Frontier): per rank, the records up to the
-% second distinct value and every record tied in time with the last one taken.
-% State holds Rank-s(Keys, LastTau).
-frontier([], _, []).
-frontier([R|Rs], S0, Front) :-
-    R = r(_, K, T, _, Rank, _),
-    (   memberchk(Rank-s(Ks, Last), S0)
-    ->  (   Ks = [_, _]
-        ->  (   T =:= Last
-            ->  Front = [R|Front1], S1 = S0
-            ;   Front = Front1, S1 = S0
-            )
-        ;   Front = [R|Front1],
-            ( memberchk_eq(K, Ks) -> Ks1 = Ks ; Ks1 = [K|Ks] ),
-            replace_state(S0, Rank, s(Ks1, T), S1)
-        )
-    ;   Front = [R|Front1],
-        S1 = [Rank-s([K], T)|S0]
-    ),
-    frontier(Rs, S1, Front1).
-
-memberchk_eq(X, [Y|Ys]) :- ( X == Y -> true ; memberchk_eq(X, Ys) ).
-
-replace_state([R0-St0|S0], R, St, S) :-
-    (   R0 == R
-    ->  S = [R0-St|S0]
-    ;   S = [R0-St0|S1],
-        replace_state(S0, R, St, S1)
-    ).
-

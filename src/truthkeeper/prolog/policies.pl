@@ -4,9 +4,11 @@
             may_dominate/3,       % +Policy, +RecordF, +RecordG
             monotone/1,           % ?Policy
             newer/2,              % +RecordF, +RecordG
-            tier_ranks/2          % +Tiers, -Pairs
+            tier_ranks/2,         % +Tiers, -Pairs
+            frontier/2,           % +RecordsNewestFirst, -Frontier
+            newest_first/2        % +Records, -Sorted
           ]).
-:- use_module(library(lists), [nth1/3]).
+:- use_module(library(lists), [nth1/3, member/2]).
 :- use_module(library(apply), [maplist/3]).
 
 /** <module> The policy registry: every supersession policy, the tier order and the tie rule
@@ -102,3 +104,51 @@ newer(r(_, _, T1, RA1, _, S1), r(_, _, T2, RA2, _, S2)) :-
 tier_ranks(Tiers, Pairs) :-
     length(Tiers, N),
     findall(T-R, ( nth1(I, Tiers, T), R is N - I ), Pairs).
+
+%!  newest_first(+Records, -Sorted) is det.
+%
+%   Records sorted by valid time, newest first (then by recording, newest first).
+newest_first(Rs, Sorted) :-
+    findall((NT-NRA)-R, ( member(R, Rs), arg(3, R, T), NT is -T, arg(4, R, RA),
+                         ( integer(RA) -> NRA is -RA ; NRA = 0 ) ), Keyed),
+    keysort(Keyed, KS),
+    findall(R, member(_-R, KS), Sorted).
+
+%!  frontier(+RecordsNewestFirst, -Frontier) is det.
+%
+%   Per tier rank, the records up to the second distinct value and every
+%   record tied in valid time with the last one taken. For a monotone policy,
+%   a record that some record dominates is dominated by a member of the
+%   frontier too: a frontier record of the dominator's rank that is strictly
+%   newer than it and whose value differs from the dominated one exists
+%   whenever the dominator is outside the frontier. So the frontier is all a
+%   dominance check needs to look at (phi:phi_filter/3, dominance's heads).
+frontier(Rs, Front) :-
+    frontier(Rs, [], Front).
+
+frontier([], _, []).
+frontier([R|Rs], S0, Front) :-
+    R = r(_, K, T, _, Rank, _),
+    (   memberchk(Rank-s(Ks, Last), S0)
+    ->  (   Ks = [_, _]
+        ->  (   T =:= Last
+            ->  Front = [R|Front1], S1 = S0
+            ;   Front = Front1, S1 = S0
+            )
+        ;   Front = [R|Front1],
+            ( memberchk_eq(K, Ks) -> Ks1 = Ks ; Ks1 = [K|Ks] ),
+            replace_state(S0, Rank, s(Ks1, T), S1)
+        )
+    ;   Front = [R|Front1],
+        S1 = [Rank-s([K], T)|S0]
+    ),
+    frontier(Rs, S1, Front1).
+
+memberchk_eq(X, [Y|Ys]) :- ( X == Y -> true ; memberchk_eq(X, Ys) ).
+
+replace_state([R0-St0|S0], R, St, S) :-
+    (   R0 == R
+    ->  S = [R0-St|S0]
+    ;   S = [R0-St0|S1],
+        replace_state(S0, R, St, S1)
+    ).

@@ -6,6 +6,8 @@
             nonce/3,            % ?M, ?Nonce, ?Id
             source_tier/4,      % ?M, ?Source, ?Tier, ?BoundBy
             head/4,             % ?M, ?S, ?A, ?Id
+            front/4,            % ?M, ?S, ?A, ?Records (the slot's frontier)
+            linked/3,           % ?M, ?S, ?A (the slot has explicit supersedes links)
             holds/4,            % ?M, ?S, ?A, ?Key  (incremental: beliefs depend on it)
             conflict/3,         % ?M, ?S, ?A
             tier_rank/3,        % ?M, ?Tier, ?Rank
@@ -34,6 +36,9 @@ policies), valid and transaction times (integer microseconds; VT is none when
 open), tier and source atoms. payload/3 holds the fact as the user gave it
 (value, text, meta, signature) as JSON text, returned to Python unread.
 head/4, holds/4 and conflict/3 are maintained by dominance on every write.
+front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
+so that a write checks a handful of records, not the whole slot; linked/3 marks
+slots with explicit supersedes links, which are decided fact by fact.
 source_tier/4 binds each source name to one tier (by the first fact or outcome
 that names it); nonce/3 holds every signature nonce used.
 */
@@ -45,6 +50,8 @@ that names it); nonce/3 holds every signature nonce used.
 :- dynamic nonce/3.
 :- dynamic source_tier/4.
 :- dynamic head/4.
+:- dynamic front/4.
+:- dynamic linked/3.
 :- dynamic holds/4 as incremental.
 :- dynamic conflict/3.
 :- dynamic tier_rank/3.
@@ -83,6 +90,8 @@ drop_memory(M) :-
     retractall(nonce(M, _, _)),
     retractall(source_tier(M, _, _, _)),
     retractall(head(M, _, _, _)),
+    retractall(front(M, _, _, _)),
+    retractall(linked(M, _, _)),
     retractall(holds(M, _, _, _)),
     retractall(conflict(M, _, _)),
     retractall(tier_rank(M, _, _)),
