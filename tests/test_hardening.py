@@ -479,3 +479,48 @@ def test_hostile_values_on_every_write_raise_the_family_and_replay_equal(ops) ->
             assert _state(again) == live
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- 16. scale within a slot
+
+def _inferences(fn: object) -> int:
+    """Prolog inferences one call costs: a count, not a timing (machines are noisy)."""
+    from truthkeeper.logic import bridge
+
+    before = bridge.ask("statistics(inferences, I)", {})["I"]
+    fn()  # type: ignore[operator]
+    return int(bridge.ask("statistics(inferences, I)", {})["I"]) - int(before)
+
+
+def _slot(n: int) -> tuple[Memory, list[str]]:
+    from datetime import timedelta
+
+    from truthkeeper.values import parse_time
+
+    base = parse_time(T(1), "t")
+    mem = Memory(protected_tiers=())
+    mem.add_many([{"subject": "acme", "attribute": "price", "value": i % 7,
+                   "source": "a" if i % 3 else "v", "tier": "agent" if i % 3 else "verified",
+                   "valid_from": base + timedelta(seconds=i)} for i in range(n)])
+    return mem, [f.id for f in mem.history("acme", "price")]
+
+
+def test_16_a_write_into_a_big_slot_costs_what_it_costs_in_a_small_one() -> None:
+    from datetime import timedelta
+
+    from truthkeeper.values import parse_time
+
+    costs = {}
+    for n in (500, 8000):
+        mem, ids = _slot(n)
+        late = parse_time(T(1), "t") + timedelta(days=1)
+        add = _inferences(lambda m=mem, t=late: m.add("acme", "price", 3, source="a",
+                                                      valid_from=t))
+        retract = _inferences(lambda m=mem, i=ids: m.retract(i[len(i) // 2], reason="r"))
+        as_of = _inferences(lambda m=mem: m.as_of("acme", "price", valid_at=T(1)))
+        costs[n] = (add, retract, as_of)
+        mem.close()
+    (add_s, retract_s, as_of_s), (add_b, retract_b, as_of_b) = costs[500], costs[8000]
+    assert add_b <= 2 * add_s, costs  # 16 times the facts: the same cost per write
+    assert retract_b <= 2 * retract_s, costs
+    assert as_of_b <= 2 * 16 * as_of_s, costs  # linear in the slot, not quadratic

@@ -34,6 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     et.add_argument("--data", default=None,
                     help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
     et.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    sl = bsub.add_parser("slot", help="write and read costs as one slot grows")
+    sl.add_argument("--sizes", default="1000,10000,100000")
+    sl.add_argument("--repeat", type=int, default=5)
     sb = bsub.add_parser("shadowing", help="semantic shadowing vs Phi_T (seed 000), simulated")
     sb.add_argument("--entities", type=int, default=200, help="entities per ratio (default 200)")
     sb.add_argument("--k", type=int, default=10, help="retrieved items per query (default 10)")
@@ -62,6 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(json.dumps(run_journal(n=args.n, repeat=args.repeat,
                                      synchronous=args.synchronous), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "slot":
+        from .bench.slot import run as run_slot
+
+        sizes = tuple(int(x) for x in args.sizes.split(","))
+        print(json.dumps(run_slot(sizes=sizes, repeat=args.repeat), indent=2))
         return 0
     if args.command == "bench" and args.bench == "shadowing":
         from .bench.shadowing import run as run_shadowing

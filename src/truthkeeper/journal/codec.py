@@ -123,14 +123,16 @@ def unpayload(text: str) -> tuple[Any, str | None, dict[str, Any], dict[str, str
     return value, txt, meta, sig
 
 
-def row_fact(row: tuple[Any, ...]) -> Fact:
-    """A Fact from the store's row ``(id, s, a, vf, vt, ra, tier, src, sup, payload, _)``."""
-    fid, s, a, vf, vt, ra, tier, src, sup, text, _status = row
+def row_fact(row: tuple[Any, ...], with_status: bool = False) -> Fact:
+    """A Fact from the store's row ``(id, s, a, vf, vt, ra, tier, src, sup, payload,
+    status)``; ``with_status`` fills ``Fact.status``."""
+    fid, s, a, vf, vt, ra, tier, src, sup, text, st = row
     value, txt, meta, sig = unpayload(text)
     return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=from_us(vf),
                 recorded_at=from_us(ra), source=src, tier=tier, supersedes=sup,
                 valid_to=None if vt is None else from_us(vt), text=txt, meta=meta,
-                signature=sig)
+                signature=sig,
+                status=(st if isinstance(st, str) else st[0]) if with_status else None)
 
 
 _SIGNED_DOMAIN = b"truthkeeper-fact-v1\n"

@@ -29,6 +29,8 @@ from .store import Store, _row
 __all__ = ["Reasoner", "check_rule_text"]
 
 MAX_RULE_BYTES = 65536
+WHY_LIMIT = 20
+"""How many dominating and dominated facts ``why`` spells out (all ids are in details)."""
 
 
 def check_rule_text(text: object) -> str:
@@ -112,19 +114,25 @@ class Reasoner:
             children.append(Justification(
                 "retraction", f"retracted at {from_us(r_at).isoformat()}: {reason}",
                 {"reason": reason}))
-        others = {g.id: g for g in self.store.facts(dominators + dominated)}
-        for d in dominators:
+        shown_over, shown_under = dominators[:WHY_LIMIT], dominated[:WHY_LIMIT]
+        others = {g.id: g for g in self.store.facts(shown_over + shown_under)}
+        for d in shown_over:
             g = others[d]
             children.append(Justification(
                 "dominated_by", f"dominated by {d}: {g.value!r} from {g.source} [{g.tier}], "
                 f"valid from {g.valid_from.isoformat()} ({self._rule_name(g, f)})",
                 {"fact": g}))
-        for d in dominated:
+        for d in shown_under:
             g = others[d]
             children.append(Justification(
                 "dominates", f"dominates {d}: {g.value!r} from {g.source} [{g.tier}], "
                 f"valid from {g.valid_from.isoformat()} ({self._rule_name(f, g)})",
                 {"fact": g}))
+        hidden = len(dominators) - len(shown_over) + len(dominated) - len(shown_under)
+        if hidden:
+            children.append(Justification(
+                "more", f"... and {hidden} more (details['dominated_by'], details['dominates'] "
+                "list every id)", {}))
         return Justification("fact", label, {
             "fact": f, "status": status, "dominated_by": tuple(dominators),
             "dominates": tuple(dominated)}, tuple(children))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..errors import TruthkeeperError
@@ -124,10 +123,7 @@ class Store:
         """Every fact of a slot, oldest first (valid time, then recording), with status."""
         rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
                           {"M": self.h, "S": subject, "A": attribute})["Rs"]
-        out = []
-        for r in rows:
-            st = r[-1] if isinstance(r[-1], str) else r[-1][0]
-            out.append(replace(row_fact(r), status=st))
+        out = [row_fact(r, with_status=True) for r in rows]
         out.sort(key=lambda f: (f.valid_from, f.recorded_at))
         return out
 
