@@ -30,7 +30,7 @@ def test_public_surface() -> None:
         "Alternative", "AuditEntry", "Belief", "Candidate", "CrossSlotSupersession",
         "Decision", "Drop", "Fact",
         "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
-        "Justification", "Memory", "PolicyError", "PrologBridgeError", "Resolution",
+        "Justification", "Memory", "Policy", "PolicyError", "PrologBridgeError", "Resolution",
         "RuleEvaluationError", "Signer",
         "SourceReliability", "SupersessionCycle", "SupersessionError", "TierInversion",
         "TierNotAuthorized",

@@ -21,6 +21,7 @@ from .errors import (
     UnknownFact,
     UnsafeRule,
 )
+from .logic.policy import Policy
 from .logic.store import policies
 from .memory import Memory
 from .signing import Signer
@@ -59,6 +60,7 @@ __all__ = [
     "JournalError",
     "Justification",
     "Memory",
+    "Policy",
     "PolicyError",
     "PrologBridgeError",
     "Resolution",

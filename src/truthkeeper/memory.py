@@ -20,8 +20,9 @@ from .journal import open_journal
 from .journal.jsonl import read_jsonl, write_jsonl
 from .journal.ledger import Ledger, now_us
 from .logic.filter import filter_items
+from .logic.policy import Policy
 from .logic.rules import Reasoner, check_rule_text
-from .logic.store import Store, policies
+from .logic.store import Store, policy_config
 from .reliability.conflict import score_candidates
 from .reliability.context import decide_context
 from .reliability.decision import check_utility, decide_slot
@@ -62,14 +63,12 @@ class Memory:
     path
         A SQLite journal file (created when missing); ``None`` keeps everything in memory.
     policy
-        A registered policy (:func:`truthkeeper.policies`); default
-        ``"temporal_within_authority"``.
+        A policy's name (:func:`truthkeeper.policies`) or a :class:`~truthkeeper.Policy`.
     tiers, protected_tiers, trusted_keys
         Provenance tiers, most authoritative first; writes at or above a protected tier
         must be signed by one of the trusted Ed25519 public keys.
     synchronous, readonly, discount
-        SQLite durability (``"FULL"`` or ``"NORMAL"``), open without writing, and the decay
-        of old reliability evidence per outcome.
+        SQLite durability, open without writing, decay of old reliability evidence.
 
     Examples
     --------
@@ -81,15 +80,12 @@ class Memory:
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
-                 policy: str = "temporal_within_authority",
+                 policy: str | Policy = "temporal_within_authority",
                  tiers: Sequence[str] = DEFAULT_TIERS,
                  protected_tiers: Sequence[str] = ("human",), trusted_keys: Sequence[Any] = (),
                  synchronous: str = "FULL", readonly: bool = False,
                  discount: float = 1.0) -> None:
-        if policy not in policies():
-            msg = f"policy must be one of {', '.join(policies())}; got {policy!r}"
-            raise PolicyError(msg)
-        self.policy, self.path = policy, None if path is None else os.fspath(path)
+        self.path = None if path is None else os.fspath(path)
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
         self._lock, self._closed = threading.RLock(), False
         self._cache: dict[tuple[str, str], tuple[Resolution, int]] = {}
@@ -98,20 +94,25 @@ class Memory:
             self._rel = Reliability(self.tiers, discount)
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
+        journal = open_journal(self.path, synchronous=synchronous, readonly=readonly)
+        try:
+            config = policy_config(policy, self.tiers, self.protected_tiers, journal)
+        except BaseException:
+            journal.close()
+            raise
+        self.policy = config["policy"]
         self._builder, self._audit = FactBuilder(self.tiers), AuditLog()
-        self._store = Store(policy, self.tiers)
+        self._store = Store(self.policy, self.tiers)
         self._reasoner = Reasoner(self._store)
-        config = {"policy": policy, "tiers": list(self.tiers),
-                  "protected_tiers": list(self.protected_tiers)}
         self._events = Applier(self._store, self._reasoner, self._rel, self._guard,
                                self._builder, self._audit, config, self._cache.clear)
         try:
-            self._ledger = Ledger(open_journal(self.path, synchronous=synchronous,
-                                               readonly=readonly), self._events.replay)
+            self._ledger = Ledger(journal, self._events.replay)
             self._ledger.start(config)
             self._events.start_keys(self._ledger)
             self._audit.sink = lambda body: self._ledger.defer("audit", body)
         except BaseException:
+            journal.close()
             self.close()
             raise
 
@@ -128,10 +129,11 @@ class Memory:
                 self._closed = True
                 self._cache.clear()
                 if hasattr(self, "_ledger"):
-                    with contextlib.suppress(TruthkeeperError):
+                    with contextlib.suppress(TruthkeeperError, ValueError):
                         self._ledger.flush()  # the audit entries not journalled yet
                     self._ledger.journal.close()
-                self._store.close()
+                if hasattr(self, "_store"):
+                    self._store.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -367,14 +369,12 @@ class Memory:
             hit = self._cache.get((subject, attribute))
             if hit is not None and (hit[0].status != "conflict" or hit[1] == self._rel.version):
                 return hit[0]
-            r = self._with_why(self._store.resolve(*_slot(subject, attribute)))
+            r = self._store.resolve(*_slot(subject, attribute))
+            r = self._reasoner.with_why(self._open, r)
             if r.status == "conflict":
                 r = replace(r, candidates=score_candidates(self._rel.book, r))
             self._cache[(subject, attribute)] = (r, self._rel.version)
             return r
-
-    def _with_why(self, r: Resolution) -> Resolution:
-        return self._reasoner.with_why(r, self._open)
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of the slot, oldest first (valid time), each with its ``status``."""
@@ -396,8 +396,8 @@ class Memory:
         va = None if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
         ka = None if known_at is None else to_us(parse_time(known_at, "known_at"))
         with self._open():
-            return self._with_why(self._store.resolve(s, a, known_at=ka, valid_at=va,
-                                                      as_of=True))
+            r = self._store.resolve(s, a, known_at=ka, valid_at=va, as_of=True)
+            return self._reasoner.with_why(self._open, r)
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts)."""

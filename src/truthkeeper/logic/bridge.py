@@ -105,7 +105,7 @@ def new_handle() -> int:
 # (formal term name, first argument or None for any) -> (error class, message template).
 # The template is formatted with the term's arguments as a0, a1, ... (a pair X-Y arrives
 # as a tuple) and the Prolog context message as msg.
-ERRORS: dict[tuple[str, str | None], tuple[type[TruthkeeperError], str]] = {
+ERRORS: dict[tuple[str | None, ...], tuple[type[TruthkeeperError], str]] = {
     ("existence_error", "fact"): (UnknownFact, "{a1!r} names no fact of this memory"),
     ("existence_error", "rule"): (UnknownFact, "{a1!r} names no rule of this memory"),
     ("permission_error", "add"): (
@@ -118,9 +118,15 @@ ERRORS: dict[tuple[str, str | None], tuple[type[TruthkeeperError], str]] = {
         TierNotAuthorized, "source {a2[0]!r} belongs to tier {a2[1]!r}: a source name keeps "
                            "one tier (use another source name for another tier)"),
     ("permission_error", "supersede"): (TruthkeeperError, ""),  # refined by _SUPERSEDE
-    ("permission_error", "modify"): (
+    ("permission_error", "modify", "static_procedure"): (
         UnsafeRule, "rule head {a2} is reserved (a builtin or holds/3); name the derived "
                     "predicate differently"),
+    ("permission_error", "modify", "policy"): (
+        PolicyError, "a policy named {a2!r} exists already (shipped, or registered with "
+                     "another text); choose another name"),
+    ("permission_error", "call", "policy_goal"): (
+        PolicyError, "policy body calls {a2}, which policies may not call (allowed: the "
+                     "record accessors, newer/2, comparisons and arithmetic)"),
     ("permission_error", "call"): (
         UnsafeRule, "rule body calls {a2}, which rules may not call (allowed: holds/3, "
                     "rule heads, comparisons, arithmetic and a few pure builtins)"),
@@ -138,6 +144,8 @@ ERRORS: dict[tuple[str, str | None], tuple[type[TruthkeeperError], str]] = {
                     "'any value'"),
     ("rule_error", None): (RuleEvaluationError, "{a0}"),
     ("domain_error", "policy"): (PolicyError, "no policy named {a1!r} is registered"),
+    ("domain_error", "policy_clause"): (
+        PolicyError, "a policy is made of clauses dominates(F, G) :- Body; got {a1}"),
     ("type_error", None): (InvalidFact, "expected {a0}, got {a1}"),
 }
 
@@ -161,7 +169,9 @@ def to_exception(err: tuple[str, list[Any], str], goal: str) -> TruthkeeperError
             and args[1] in _SUPERSEDE and isinstance(args[2], tuple):
         cls, template = _SUPERSEDE[args[1]]
         return cls(template.format(f=args[2][0], g=args[2][1]))
-    entry = ERRORS.get((name, first)) or ERRORS.get((name, None))
+    second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
+    entry = (ERRORS.get((name, first, second)) or ERRORS.get((name, first))
+             or ERRORS.get((name, None)))
     if entry is None:
         msg = f"Prolog error in {goal.split('(')[0]}: {name}{tuple(args)} {context}".strip()
         return PrologBridgeError(msg, (name, args, context))

@@ -149,8 +149,8 @@ class Reasoner:
         return Justification("resolution", label, {"status": status},
                              tuple(self.why_fact(i) for i in ids))
 
-    def with_why(self, r: Resolution,
-                 guard: Callable[[], AbstractContextManager[None]]) -> Resolution:
+    def with_why(self, guard: Callable[[], AbstractContextManager[None]],
+                 r: Resolution) -> Resolution:
         """``r`` with its ``why()`` (run under ``guard``, the memory's lock)."""
         ids = tuple(f.id for f in r.heads)
 
@@ -178,7 +178,7 @@ class Reasoner:
 
     def what_if(self, add: Sequence[Fact], retract: Sequence[str], after_ra: int) -> WhatIf:
         """Which heads and beliefs would change; nothing is written."""
-        rows = [_row(f, after_ra + 1 + i) for i, f in enumerate(add)]
+        rows = [_row(f, after_ra + 1 + i, self.store.meta_keys) for i, f in enumerate(add)]
         res = bridge.ask("tk_what_if(M, As, Rs, C)",
                          {"M": self.store.h, "As": rows, "Rs": list(retract)})["C"]
         slots, gained, lost = res

@@ -11,7 +11,8 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..errors import TruthkeeperError
+from ..errors import PolicyError, TruthkeeperError
+from ..journal.base import Journal
 from ..journal.codec import payload, row_fact
 from ..values import Fact, Resolution, ValueSupport, from_us, to_us, value_key
 from . import bridge
@@ -20,15 +21,51 @@ __all__ = ["Store", "policies"]
 
 
 def policies() -> tuple[str, ...]:
-    """The names of the registered policies (Prolog's registry)."""
+    """The names of the registered policies (Prolog's registry): the shipped ones, then
+    those registered with ``Policy.from_prolog``."""
     return tuple(bridge.ask("tk_policies(Ps)", {})["Ps"])
 
 
-def _row(f: Fact, ra: int) -> tuple[Any, ...]:
+def policy_config(policy: object, tiers: tuple[str, ...], protected: tuple[str, ...],
+                  journal: Journal) -> dict[str, Any]:
+    """The configuration event of a memory. A custom policy's text is part of it, so the
+    journal keeps the rule: reopening by the policy's name registers it from the journal."""
+    from .policy import Policy
+
+    try:
+        first = next(iter(journal.read()), None)
+    except TruthkeeperError:  # a damaged first event: replay reports it
+        first = None
+    stored = first.body if first is not None and first.kind == "config" else {}
+    if isinstance(policy, str) and policy not in policies() and \
+            stored.get("policy") == policy and "policy_text" in stored:
+        policy = Policy.from_prolog(policy, stored["policy_text"],
+                                    meta_keys=stored.get("policy_meta_keys", ()))
+    if isinstance(policy, Policy):
+        policy.register()
+        name: str = policy.name
+    elif isinstance(policy, str) and policy in policies():
+        name = policy
+    else:
+        msg = f"policy must be one of {', '.join(policies())} or a Policy; got {policy!r}"
+        raise PolicyError(msg)
+    config: dict[str, Any] = {"policy": name, "tiers": list(tiers),
+                              "protected_tiers": list(protected)}
+    keys = bridge.ask("tk_policy_meta_keys(P, K)", {"P": name})["K"]
+    if isinstance(policy, Policy):
+        config.update(policy_text=policy.text, policy_meta_keys=list(keys))
+    elif "policy_text" in stored and stored.get("policy") == name:
+        config.update(policy_text=stored["policy_text"],
+                      policy_meta_keys=stored.get("policy_meta_keys", []))
+    return config
+
+
+def _row(f: Fact, ra: int, meta_keys: Sequence[str] = ()) -> tuple[Any, ...]:
     nonce = f.signature.get("nonce") if f.signature else None
+    meta = [(k, value_key(f.meta[k])) for k in meta_keys if k in f.meta]
     return (f.id, f.subject, f.attribute, value_key(f.value), to_us(f.valid_from),
             None if f.valid_to is None else to_us(f.valid_to), ra, f.tier, f.source,
-            f.supersedes, nonce if isinstance(nonce, str) else None, payload(f))
+            f.supersedes, nonce if isinstance(nonce, str) else None, payload(f), meta)
 
 
 class Store:
@@ -46,6 +83,8 @@ class Store:
         self.h = bridge.new_handle()
         bridge.ask("tk_new(M, P, Ts)", {"M": self.h, "P": policy, "Ts": list(tiers)})
         self.policy = policy
+        self.meta_keys: tuple[str, ...] = tuple(
+            bridge.ask("tk_policy_meta_keys(P, K)", {"P": policy})["K"])
 
     def close(self) -> None:
         """Drop this memory's Prolog state."""
@@ -57,7 +96,7 @@ class Store:
     def add(self, facts: Sequence[Fact], ras: Sequence[int]) -> list[Fact]:
         """Add a batch atomically with these transaction times; returns the facts with
         their ``recorded_at``. Raises the mapped error (nothing changed) when refused."""
-        rows = [_row(f, ra) for f, ra in zip(facts, ras, strict=True)]
+        rows = [_row(f, ra, self.meta_keys) for f, ra in zip(facts, ras, strict=True)]
         bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
         out = []
         for f, ra in zip(facts, ras, strict=True):

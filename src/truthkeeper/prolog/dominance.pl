@@ -14,7 +14,7 @@
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6              % +M, +S, +A, +KnownAt, +ValidAt, -Heads
           ]).
-:- use_module(store, [fact/10, payload/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
+:- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
                       record/3, slot_live/4]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2]).
@@ -70,20 +70,21 @@ dominates(M, F, G) :-
 
 %!  add_facts(+M, +Recs) is det.
 %
-%   Add a batch of f(Id, S, A, Key, VF, VT, RA, Tier, Src, Sup, Nonce, Json)
-%   atomically (Sup and Nonce are @(none) when absent) (a transaction): every fact, or none and an error.
+%   Add a batch of f(Id, S, A, Key, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)
+%   atomically (Sup and Nonce are @(none) when absent; Meta the Key-Value pairs the
+%   policy reads) (a transaction): every fact, or none and an error.
 add_facts(M, Recs) :-
     transaction(add_recs(M, Recs)).
 
 add_recs(M, Recs) :-
     forall(member(R, Recs), assert_rec(M, R)),
     forall(member(R, Recs), check_rec_link(M, R)),
-    findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _, _, _), Recs), Keyed0),
+    findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _, _, _, _), Recs), Keyed0),
     msort(Keyed0, Keyed),
     slot_groups(Keyed, Groups),
     forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)).
 
-assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
+assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     (   fact(M, Id, _, _, _, _, _, _, _, _)
     ->  permission_error(add, fact_id, Id)
     ;   true
@@ -95,13 +96,14 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json)) :-
     bind_source(M, Src, Tier, Id),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
     assertz(payload(M, Id, Json)),
+    ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
     (   Sup == @(none)
     ->  true
     ;   assertz(sup(M, Id, Sup)),
         ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) )
     ).
 
-check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _)) :-
+check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
     (   Sup == @(none)
     ->  true
     ;   check_link(M, Id, Sup)
@@ -262,6 +264,7 @@ undo_facts(M, Ids) :-
     forall(member(Id, Ids),
            ( retractall(fact(M, Id, _, _, _, _, _, _, _, _)),
              retractall(payload(M, Id, _)),
+             retractall(fact_meta(M, Id, _)),
              retractall(nonce(M, _, Id)),
              retractall(source_tier(M, _, _, Id)),
              retractall(sup(M, Id, _)),

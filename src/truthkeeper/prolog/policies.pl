@@ -1,5 +1,7 @@
 :- module(policies,
           [ policy/1,             % ?Policy
+            register_policy/3,    % +Name, +Text, +MetaKeys
+            policy_meta_keys/2,   % ?Policy, ?Keys
             policy_dominates/3,   % +Policy, +RecordF, +RecordG
             may_dominate/3,       % +Policy, +RecordF, +RecordG
             monotone/1,           % ?Policy
@@ -9,7 +11,10 @@
             newest_first/2        % +Records, -Sorted
           ]).
 :- use_module(library(lists), [nth1/3, member/2]).
+:- use_module(library(error), [domain_error/2, permission_error/3]).
 :- use_module(library(apply), [maplist/3]).
+
+:- det(register_policy/3).
 
 /** <module> The policy registry: every supersession policy, the tier order and the tie rule
 
@@ -18,7 +23,7 @@ asks it (the list of policies, which pairs may dominate); the store, the
 dominance relation, Phi_T and the kappa path all call policy_dominates/3 or
 may_dominate/3 and nothing else.
 
-A record is r(Id, Key, ValidFrom, RecordedAt, Rank, Source):
+A record is r(Id, Key, ValidFrom, RecordedAt, Rank, Source, Meta):
 
   - Key is the typed value key (atoms for strings, numbers, @(true), @(false),
     @(none), json(Text)); two records conflict (kappa) iff their keys differ (==).
@@ -27,6 +32,8 @@ A record is r(Id, Key, ValidFrom, RecordedAt, Rank, Source):
     candidate that the store never recorded.
   - Rank is the tier rank: larger is more authoritative (tier_ranks/2).
   - Source is the source atom, or @(none) for a candidate without one.
+  - Meta is a list of MetaKey-ValueKey pairs for the meta keys a custom policy
+    declared (empty for the shipped policies and for candidates).
 
 The tie rule (newer/2): F is newer than G iff tau(F) > tau(G), or the times are
 equal, both come from the same source and F was recorded later (a
@@ -43,9 +50,12 @@ sweep for monotone policies and a pairwise check otherwise.
 %!  policy(?Policy) is nondet.
 %
 %   The registered policies.
-policy(temporal).
-policy(authority_first).
-policy(temporal_within_authority).
+policy(P) :- shipped(P).
+policy(P) :- custom_policy(P, _, _).
+
+shipped(temporal).
+shipped(authority_first).
+shipped(temporal_within_authority).
 
 %!  monotone(?Policy) is nondet.
 monotone(temporal).
@@ -60,35 +70,177 @@ policy_dominates(P, F, G) :-
     arg(2, F, KF),
     arg(2, G, KG),
     KF \== KG,
-    order(P, F, G).
+    (   shipped(P)
+    ->  order(P, F, G)
+    ;   custom_order(P, F, G)
+    ).
 
 %!  may_dominate(+Policy, +F, +G) is semidet.
 %
 %   The policy's order alone: F would dominate G if their values conflicted.
 %   The kappa path asks this before calling a (costly) kappa.
 may_dominate(P, F, G) :-
-    order(P, F, G).
+    (   shipped(P)
+    ->  order(P, F, G)
+    ;   custom_order(P, F, G)
+    ).
 
-% order(+Policy, +F, +G): one clause per policy.
+% order(+Policy, +F, +G): one clause per shipped policy, written in the policy language
+% below (the same form a user's policy takes: `dominates(F, G) :- Body`, with `differs`
+% left to policy_dominates/3); custom policies are interpreted by custom_order/3.
 order(temporal, F, G) :-
     newer(F, G).
 order(temporal_within_authority, F, G) :-
-    arg(5, F, RF), arg(5, G, RG),
+    rank(F, RF), rank(G, RG),
     RF >= RG,
     newer(F, G).
 order(authority_first, F, G) :-
-    arg(5, F, RF), arg(5, G, RG),
+    rank(F, RF), rank(G, RG),
     (   RF > RG
     ->  true
     ;   RF =:= RG,
         newer(F, G)
     ).
+% ---------------------------------------------------------------- the policy language
+%
+% A policy is one or more clauses `dominates(F, G) :- Body` where F and G are fact records.
+% The body may call the accessors below, the tie rule newer/2, and comparisons,
+% arithmetic and a few pure builtins (the same allow-list as rules); nothing else.
+
+%!  value(+F, -Key) is det.       the typed value key
+%!  valid_from(+F, -T) is det.    valid time, microseconds
+%!  recorded_at(+F, -T) is semidet. transaction time (fails for a retrieved candidate)
+%!  source(+F, -S) is semidet.    the source atom (fails for a candidate without one)
+%!  rank(+F, -R) is det.          the tier rank, larger is more authoritative
+%!  meta(+F, +Key, -Value) is semidet. a meta value the policy declared
+%!  differs(+F, +G) is semidet.   kappa: the values differ
+%!  same_source(+F, +G) is semidet.
+value(r(_, K, _, _, _, _, _), K).
+valid_from(r(_, _, T, _, _, _, _), T).
+recorded_at(r(_, _, _, RA, _, _, _), RA) :- integer(RA).
+source(r(_, _, _, _, _, S, _), S) :- S \== @(none).
+rank(r(_, _, _, _, R, _, _), R).
+meta(r(_, _, _, _, _, _, Ms), Key, V) :- memberchk(Key-V, Ms).
+differs(F, G) :- arg(2, F, KF), arg(2, G, KG), KF \== KG.
+same_source(F, G) :- source(F, S), source(G, S2), S == S2.
+
+accessor_pi(value/2). accessor_pi(valid_from/2). accessor_pi(recorded_at/2).
+accessor_pi(source/2). accessor_pi(rank/2). accessor_pi(meta/3).
+accessor_pi(differs/2). accessor_pi(same_source/2). accessor_pi(newer/2).
+
+:- dynamic custom_policy/3.     % Name, Clauses (dominates(F, G)-Body), MetaKeys
+
+%!  register_policy(+Name, +Text, +MetaKeys) is det.
+%
+%   Parse a user's policy (never consulted) and register it under Name.
+%   Registering the same text again is allowed; another text under a taken
+%   name is refused.
+%   @error permission_error(modify, policy, Name) for a shipped or taken name
+%   @error domain_error(policy_clause, C) for a clause that is not dominates/2
+%   @error permission_error(call, policy_goal, PI) for a goal policies may not call
+register_policy(Name, Text, MetaKeys) :-
+    parse_clauses(Text, Clauses),
+    (   custom_policy(Name, Clauses0, Keys0)
+    ->  (   Clauses0 =@= Clauses, Keys0 == MetaKeys
+        ->  true
+        ;   permission_error(modify, policy, Name)
+        )
+    ;   shipped(Name)
+    ->  permission_error(modify, policy, Name)
+    ;   assertz(custom_policy(Name, Clauses, MetaKeys))
+    ).
+
+parse_clauses(Text, Clauses) :-
+    setup_call_cleanup(open_string(Text, S), read_all(S, Terms), close(S)),
+    (   Terms == []
+    ->  domain_error(policy_clause, empty)
+    ;   true
+    ),
+    maplist(policy_clause, Terms, Clauses).
+
+read_all(S, Terms) :-
+    read_term(S, T, [syntax_errors(error)]),
+    (   T == end_of_file
+    ->  Terms = []
+    ;   Terms = [T|Ts],
+        read_all(S, Ts)
+    ).
+
+policy_clause(T, dominates(F, G)-B) :-
+    (   nonvar(T), T = (H :- B0) -> true ; H = T, B0 = true ),
+    (   nonvar(H), H = dominates(F, G)
+    ->  true
+    ;   domain_error(policy_clause, H)
+    ),
+    (   bad_goal(B0, Bad)
+    ->  permission_error(call, policy_goal, Bad)
+    ;   B = B0
+    ).
+
+bad_goal(V, V) :- var(V), !.
+bad_goal((A, B), Bad) :- !, ( bad_goal(A, Bad) -> true ; bad_goal(B, Bad) ).
+bad_goal((A ; B), Bad) :- !, ( bad_goal(A, Bad) -> true ; bad_goal(B, Bad) ).
+bad_goal((A -> B), Bad) :- !, ( bad_goal(A, Bad) -> true ; bad_goal(B, Bad) ).
+bad_goal(\+ A, Bad) :- !, bad_goal(A, Bad).
+bad_goal(true, _) :- !, fail.
+bad_goal(G, N/A) :- callable(G), functor(G, N, A),
+    \+ accessor_pi(N/A), \+ policy_builtin(N/A), !.
+bad_goal(G, G) :- \+ callable(G).
+
+policy_builtin((==)/2).   policy_builtin((\==)/2).  policy_builtin((=)/2).
+policy_builtin((\=)/2).   policy_builtin((<)/2).    policy_builtin((>)/2).
+policy_builtin((=<)/2).   policy_builtin((>=)/2).   policy_builtin((=:=)/2).
+policy_builtin((=\=)/2).  policy_builtin((is)/2).   policy_builtin((@<)/2).
+policy_builtin((@>)/2).   policy_builtin((@=<)/2).  policy_builtin((@>=)/2).
+policy_builtin(atom/1).   policy_builtin(number/1). policy_builtin(integer/1).
+policy_builtin(memberchk/2). policy_builtin(sub_atom/5). policy_builtin(atom_length/2).
+policy_builtin(abs/1).    policy_builtin(fail/0).   policy_builtin(false/0).
+
+%!  policy_meta_keys(?Policy, ?Keys) is nondet.
+%
+%   The meta keys a policy reads (none for the shipped ones).
+policy_meta_keys(P, Keys) :-
+    (   custom_policy(P, _, Keys0)
+    ->  Keys = Keys0
+    ;   shipped(P),
+        Keys = []
+    ).
+
+% custom_order(+P, +F, +G): a custom policy's clauses, interpreted, within a budget.
+custom_order(P, F, G) :-
+    custom_policy(P, Clauses, _),
+    catch(call_with_inference_limit(
+              once(( member(dominates(F0, G0)-B, Clauses),
+                     copy_term(dominates(F0, G0)-B, dominates(F, G)-B1),
+                     run(B1) )), 100000, R),
+          E, policy_failed(P, E)),
+    (   R == inference_limit_exceeded
+    ->  policy_failed(P, limit)
+    ;   true
+    ).
+
+run(true) :- !.
+run((A, B)) :- !, run(A), run(B).
+run((C -> T ; E)) :- !, ( run(C) -> run(T) ; run(E) ).
+run((A ; B)) :- !, ( run(A) ; run(B) ).
+run((C -> T)) :- !, ( run(C) -> run(T) ).
+run(\+ G) :- !, \+ run(G).
+run(G) :- call(G).
+
+policy_failed(P, E) :-
+    (   E == limit
+    ->  format(string(Msg), "policy ~q took more than 100,000 inferences deciding one pair", [P])
+    ;   E = error(Formal, _)
+    ->  format(string(Msg), "policy ~q raised ~q while deciding a pair", [P, Formal])
+    ;   format(string(Msg), "policy ~q raised ~q while deciding a pair", [P, E])
+    ),
+    throw(error(rule_error(Msg), _)).
 
 %!  newer(+F, +G) is semidet.
 %
 %   The tie rule: strictly later valid time, or equal valid times from one
 %   source with F recorded later.
-newer(r(_, _, T1, RA1, _, S1), r(_, _, T2, RA2, _, S2)) :-
+newer(r(_, _, T1, RA1, _, S1, _), r(_, _, T2, RA2, _, S2, _)) :-
     (   T1 > T2
     ->  true
     ;   T1 =:= T2,
@@ -128,7 +280,7 @@ frontier(Rs, Front) :-
 
 frontier([], _, []).
 frontier([R|Rs], S0, Front) :-
-    R = r(_, K, T, _, Rank, _),
+    R = r(_, K, T, _, Rank, _, _),
     (   memberchk(Rank-s(Ks, Last), S0)
     ->  (   Ks = [_, _]
         ->  (   T =:= Last

@@ -1,6 +1,7 @@
 :- module(store,
           [ fact/10,            % ?M, ?Id, ?S, ?A, ?Key, ?VF, ?VT, ?RA, ?Tier, ?Src
             payload/3,          % ?M, ?Id, ?Json
+            fact_meta/3,        % ?M, ?Id, ?Pairs (meta the memory's policy reads)
             sup/3,              % ?M, ?F, ?G: F explicitly supersedes G
             retracted/4,        % ?M, ?Id, ?RA, ?Reason
             nonce/3,            % ?M, ?Nonce, ?Id
@@ -45,6 +46,7 @@ that names it); nonce/3 holds every signature nonce used.
 
 :- dynamic fact/10.
 :- dynamic payload/3.
+:- dynamic fact_meta/3.
 :- dynamic sup/3.
 :- dynamic retracted/4.
 :- dynamic nonce/3.
@@ -85,6 +87,7 @@ new_memory(M, Policy, Tiers) :-
 drop_memory(M) :-
     retractall(fact(M, _, _, _, _, _, _, _, _, _)),
     retractall(payload(M, _, _)),
+    retractall(fact_meta(M, _, _)),
     retractall(sup(M, _, _)),
     retractall(retracted(M, _, _, _)),
     retractall(nonce(M, _, _)),
@@ -106,10 +109,11 @@ live(M, Id) :-
 
 %!  record(+M, +Id, -Record) is semidet.
 %
-%   The policy record r(Id, Key, ValidFrom, RecordedAt, Rank, Source) of a fact.
-record(M, Id, r(Id, K, VF, RA, Rank, Src)) :-
+%   The policy record r(Id, Key, ValidFrom, RecordedAt, Rank, Source, Meta) of a fact.
+record(M, Id, r(Id, K, VF, RA, Rank, Src, Meta)) :-
     fact(M, Id, _, _, K, VF, _, RA, Tier, Src),
-    tier_rank(M, Tier, Rank).
+    tier_rank(M, Tier, Rank),
+    ( fact_meta(M, Id, Meta0) -> Meta = Meta0 ; Meta = [] ).
 
 %!  slot_live(+M, +S, +A, -Ids) is det.
 %

@@ -2,6 +2,8 @@
           [ tk_new/3,             % +M, +Policy, +Tiers
             tk_close/1,           % +M
             tk_policies/1,        % -Policies
+            tk_register_policy/3, % +Name, +Text, +MetaKeys
+            tk_policy_meta_keys/2, % +Policy, -Keys
             tk_add/2,             % +M, +Facts
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
@@ -37,7 +39,7 @@
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2]).
-:- use_module(policies, [policy/1, may_dominate/3]).
+:- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           bind_source/4, use_nonce/3,
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6]).
@@ -72,6 +74,8 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_new/3).
 :- det(tk_close/1).
 :- det(tk_policies/1).
+:- det(tk_register_policy/3).
+:- det(tk_policy_meta_keys/2).
 :- det(tk_add/2).
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
@@ -133,8 +137,9 @@ opt_name_in(X, A) :- atom_in(X, A).
 opt_out(none, @(none)) :- !.
 opt_out(X, X).
 
-fact_in(-(Id0, S0, A0, K0, VF, VT0, RA, Tier0, Src0, Sup0, N0, Json0),
-        f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, N, Json)) :-
+fact_in(-(Id0, S0, A0, K0, VF, VT0, RA, Tier0, Src0, Sup0, N0, Json0, Meta0),
+        f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, N, Json, Meta)) :-
+    maplist(meta_in, Meta0, Meta),
     atom_in(Id0, Id), atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
     must_be(integer, VF), opt_in(VT0, VT), must_be(integer, RA),
     atom_in(Tier0, Tier), atom_in(Src0, Src), opt_name_in(Sup0, Sup), opt_name_in(N0, N),
@@ -144,6 +149,8 @@ must_be(integer, X) :- ( integer(X) -> true ; type_error(integer, X) ).
 string_in(X, X) :- string(X), !.
 string_in(X, S) :- atom(X), !, atom_string(X, S).
 string_in(X, _) :- type_error(text, X).
+
+meta_in(-(K0, V0), K-V) :- atom_in(K0, K), key_in(V0, V).
 
 % fact_out(+M, +Id, -Row): -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)
 fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
@@ -174,6 +181,16 @@ tk_close(M) :-
 %!  tk_policies(-Policies) is det.
 tk_policies(Ps) :-
     findall(P, policy(P), Ps).
+
+%!  tk_register_policy(+Name, +Text, +MetaKeys) is det.
+tk_register_policy(Name0, Text, Keys0) :-
+    atom_in(Name0, Name), string_in(Text, T), maplist(atom_in, Keys0, Keys),
+    register_policy(Name, T, Keys).
+
+%!  tk_policy_meta_keys(+Policy, -Keys) is det.
+tk_policy_meta_keys(P0, Keys) :-
+    atom_in(P0, P),
+    ( policy_meta_keys(P, Keys) -> true ; Keys = [] ).
 
 % ---------------------------------------------------------------- writes
 
@@ -295,7 +312,7 @@ verdict(_, Id, _) :-
     existence_error(fact, Id).
 
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source)
-cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0), c(I, K, r(I, V, T, RA, R, Src))) :-
+cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0), c(I, K, r(I, V, T, RA, R, Src, []))) :-
     atom_in(K0, K), key_in(V0, V), atom_in(Tier0, Tier),
     opt_in(RA0, RA), opt_name_in(Src0, Src),
     once(tier_rank(M, Tier, R)).
@@ -432,7 +449,7 @@ tk_explain(M, Text, Proof) :-
 tk_what_if(M, Adds, Retracts0, Changes) :-
     maplist(fact_in, Adds, Recs),
     maplist(atom_in, Retracts0, Retracts),
-    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _), Recs)
+    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
                  ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
     sort(Slots0, Slots),
     findall(S-A-Hs, ( member(S-A, Slots), slot_heads(M, S, A, Hs) ), Before),

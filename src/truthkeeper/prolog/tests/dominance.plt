@@ -5,7 +5,7 @@
 add(M, Id, S, V, VF, RA, Tier) :-
     add(M, Id, S, V, VF, RA, Tier, Tier).   % one source per tier: a source keeps its tier
 add(M, Id, S, V, VF, RA, Tier, Src) :-
-    add_facts(M, [f(Id, S, attr, V, VF, none, RA, Tier, Src, @(none), @(none), "")]).
+    add_facts(M, [f(Id, S, attr, V, VF, none, RA, Tier, Src, @(none), @(none), "", [])]).
 
 heads(M, S, Hs) :- slot_heads(M, S, attr, Hs0), msort(Hs0, Hs).
 
@@ -46,29 +46,29 @@ test(corroboration_keeps_both, [Hs == [a, b], V == 7, Gs == [[b, a]]]) :-
 test(explicit_link_beats_time, Hs == [old]) :-
     new_memory(-9101, temporal, [agent]),
     add(-9101, new, s, 2, 20, 1, agent),
-    add_facts(-9101, [f(old, s, attr, 1, 10, none, 2, agent, src, new, @(none), "")]),
+    add_facts(-9101, [f(old, s, attr, 1, 10, none, 2, agent, src, new, @(none), "", [])]),
     heads(-9101, s, Hs).
 test(cross_slot, error(permission_error(supersede, other_slot, b-a))) :-
     new_memory(-9101, temporal, [agent]),
     add(-9101, a, s1, 1, 10, 1, agent),
-    add_facts(-9101, [f(b, s2, attr, 2, 20, none, 2, agent, src, a, @(none), "")]).
+    add_facts(-9101, [f(b, s2, attr, 2, 20, none, 2, agent, src, a, @(none), "", [])]).
 test(lower_tier_link, error(permission_error(supersede, higher_tier, a-h))) :-
     new_memory(-9101, temporal, [human, agent]),
     add(-9101, h, s, 1, 10, 1, human),
-    add_facts(-9101, [f(a, s, attr, 2, 20, none, 2, agent, agent, h, @(none), "")]).
+    add_facts(-9101, [f(a, s, attr, 2, 20, none, 2, agent, agent, h, @(none), "", [])]).
 test(a_source_keeps_its_tier, error(permission_error(bind, source_tier, ana-human))) :-
     new_memory(-9101, temporal, [human, agent]),
     add(-9101, h, s, 1, 10, 1, human, ana),
     add(-9101, a, s, 2, 20, 2, agent, ana).
 test(cycle, error(permission_error(supersede, cycle, _))) :-
     new_memory(-9101, temporal, [agent]),
-    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, b, @(none), ""),
-                      f(b, s, attr, 2, 20, none, 2, agent, src, a, @(none), "")]).
+    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, b, @(none), "", []),
+                      f(b, s, attr, 2, 20, none, 2, agent, src, a, @(none), "", [])]).
 test(refused_batch_changes_nothing, N == 1) :-
     new_memory(-9101, temporal, [agent]),
     add(-9101, a, s, 1, 10, 1, agent),
-    catch(add_facts(-9101, [f(b, s, attr, 2, 20, none, 2, agent, src, @(none), @(none), ""),
-                            f(c, s, attr, 3, 30, none, 3, agent, src, zzz, @(none), "")]),
+    catch(add_facts(-9101, [f(b, s, attr, 2, 20, none, 2, agent, src, @(none), @(none), "", []),
+                            f(c, s, attr, 3, 30, none, 3, agent, src, zzz, @(none), "", [])]),
           error(existence_error(fact, zzz), _), true),
     fact_count(-9101, N).
 test(duplicate_id, error(permission_error(add, fact_id, a))) :-
@@ -76,8 +76,8 @@ test(duplicate_id, error(permission_error(add, fact_id, a))) :-
     add(-9101, a, s, 1, 10, 1, agent), add(-9101, a, s, 2, 20, 2, agent).
 test(replayed_nonce, error(permission_error(reuse, nonce, n1))) :-
     new_memory(-9101, temporal, [agent]),
-    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, @(none), n1, "")]),
-    add_facts(-9101, [f(b, s, attr, 1, 10, none, 2, agent, src, @(none), n1, "")]).
+    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, src, @(none), n1, "", [])]),
+    add_facts(-9101, [f(b, s, attr, 1, 10, none, 2, agent, src, @(none), n1, "", [])]).
 test(retraction_restores_previous_head, Hs == [a]) :-
     new_memory(-9101, temporal, [agent]),
     add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),

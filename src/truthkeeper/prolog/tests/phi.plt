@@ -1,8 +1,8 @@
 :- use_module('../phi').
 :- use_module('../policies', []).
 
-% c(Index, SlotKey, r(Index, Key, Tau, RecordedAt, Rank, Source))
-c(I, K, V, T, R, c(I, K, r(I, V, T, none, R, @(none)))).
+% c(Index, SlotKey, r(Index, Key, Tau, RecordedAt, Rank, Source, []))
+c(I, K, V, T, R, c(I, K, r(I, V, T, none, R, @(none), []))).
 
 cs(Specs, Cs) :- maplist([I-K-V-T-R, C]>>c(I, K, V, T, R, C), Specs, Cs).
 

@@ -13,7 +13,7 @@ test(live_and_retracted, Live == [f1]) :-
     assertz(store:fact(-9001, f2, s, a, 2, 20, none, 2, a, src)),
     assertz(store:retracted(-9001, f2, 3, why)),
     findall(I, live(-9001, I), Live).
-test(record, R == r(f1, 1, 10, 1, 0, src)) :-
+test(record, R == r(f1, 1, 10, 1, 0, src, [])) :-
     new_memory(-9001, temporal, [h, a]),
     assertz(store:fact(-9001, f1, s, a, 1, 10, none, 1, a, src)),
     record(-9001, f1, R).

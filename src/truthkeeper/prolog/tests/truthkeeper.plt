@@ -2,7 +2,7 @@
 
 % Rows as janus delivers them from Python: strings, numbers and -(...) tuples.
 row(Id, V, VF, RA, Src, Row) :-
-    Row = -(Id, "s", "a", V, VF, @(none), RA, "agent", Src, @(none), @(none), "[]").
+    Row = -(Id, "s", "a", V, VF, @(none), RA, "agent", Src, @(none), @(none), "[]", []).
 
 :- begin_tests(truthkeeper, [cleanup(tk_close(-9301))]).
 test(typed_values_conflict, St == conflict) :-
