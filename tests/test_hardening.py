@@ -31,6 +31,7 @@ from truthkeeper import (
     Utility,
 )
 from truthkeeper.journal.codec import event_hash
+from truthkeeper.testing import hostile_values
 
 T = "2026-11-{:02d}T10:00:00Z".format
 OWNER = Signer(Ed25519PrivateKey.generate())
@@ -425,18 +426,12 @@ def test_15_the_audit_log_is_bounded_in_memory() -> None:
 
 # ---------------------------------------------------------------- hostile values, any write
 
-_deep = st.recursive(st.integers(), lambda c: st.lists(c, max_size=2), max_leaves=400)
 hostile = st.one_of(
-    st.text(st.characters(codec=None, exclude_categories=()), max_size=20),  # surrogates too
+    hostile_values,
     st.sampled_from(["", " ", "x'), halt. %", "f(" * 200, "@(true)", "none", "\x00",
                      "2026-02-30", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00",
                      "2026-01-01T00:00:00", "Z" * 600]),
-    st.integers(min_value=-(2**80), max_value=2**80),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.none(), st.booleans(), _deep,
-    st.dictionaries(st.one_of(st.text(max_size=3), st.integers()), st.integers(), max_size=2),
-    st.tuples(st.integers()), st.binary(max_size=4),
-    st.datetimes(timezones=st.none() | st.timezones()),
+    st.booleans(), st.datetimes(timezones=st.none() | st.timezones()),
 )
 
 

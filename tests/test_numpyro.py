@@ -37,7 +37,7 @@ def test_fit_reliability_orders_tiers_and_is_journalled(tmp_path: Path) -> None:
     db = tmp_path / "fit.db"
     rng = np.random.default_rng(0)
     truth = {"human": 0.97, "verified": 0.9, "agent": 0.6, "unverified": 0.4}
-    with Memory(db) as mem:
+    with Memory(db, protected_tiers=()) as mem:  # unsigned outcomes about every tier
         for tier, p in truth.items():
             for s in range(4):
                 for _ in range(25):
@@ -48,7 +48,7 @@ def test_fit_reliability_orders_tiers_and_is_journalled(tmp_path: Path) -> None:
         assert means == sorted(means, reverse=True)
         assert abs(prior["agent"][0] - 0.6) < 0.15
         live = mem.reliability()
-    with Memory(db) as again:  # the refit is replayed from the journal, not recomputed
+    with Memory(db, protected_tiers=()) as again:  # replayed, not refitted
         assert again.reliability() == live
 
 

@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truthkeeper import Candidate, Memory
+from truthkeeper.testing import at, attributes, offsets, policies, sources, subjects, tiers, values
 from truthkeeper.values import normalise_key, parse_time, to_us
 
 from .reference import phi_reference
-from .strategies import at, attributes, offsets, policies, sources, subjects, tiers, values
 
 
 @given(policy=policies, tier=tiers, subject=subjects, attribute=attributes,

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from truthkeeper import InvalidFact, Memory, SupersessionError, UnknownFact
+from truthkeeper.testing import at, policies, tiers
 from truthkeeper.values import normalise_key, to_us
 
 from .reference import Reference, RFact, _vk
-from .strategies import at, policies, tiers
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price")]
 SUBJECTS = ("acme", "ana")

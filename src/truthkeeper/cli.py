@@ -14,6 +14,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the demo (policies, chain, filter, why)")
     sub.add_parser("selftest", help="run the plunit suites shipped with the package")
+    cp = sub.add_parser("check-policy", help="check a policy file against every invariant")
+    cp.add_argument("file", help="Prolog text: clauses dominates(F, G) :- Body")
+    cp.add_argument("--name", help="the policy's name (default: the file's base name)")
+    cp.add_argument("--meta-keys", default="", help="comma-separated meta keys it reads")
+    cp.add_argument("--examples", type=int, default=100, help="Hypothesis examples each")
+    cp.add_argument("--json", action="store_true", help="print the report as JSON")
     bench = sub.add_parser("bench", help="benchmarks (JSON on stdout)")
     bsub = bench.add_subparsers(dest="bench", required=True)
     perf = bsub.add_parser("perf", help="current, filter and add_many speed in memory")
@@ -55,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         passed, failed = run_plunit()
         print(json.dumps({"passed": passed, "failed": failed}))
         return 1 if failed else 0
+    if args.command == "check-policy":
+        return _check_policy(args)
     if args.command == "bench" and args.bench == "perf":
         from .bench.perf import run
 
@@ -103,3 +111,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _check_policy(args: argparse.Namespace) -> int:
+    from .errors import TruthkeeperError
+    from .logic.policy import Policy
+    from .testing import _describe, check_policy
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+        keys = [k for k in args.meta_keys.split(",") if k]
+        policy = Policy.from_prolog(args.name or path.stem, text, meta_keys=keys)
+    except (OSError, UnicodeDecodeError, TruthkeeperError) as exc:
+        print(f"truthkeeper check-policy: {exc}", file=sys.stderr)
+        return 2
+    report = check_policy(policy, max_examples=args.examples)
+    if args.json:
+        print(json.dumps({"policy": report.policy, "ok": report.ok, "invariants": [
+            {"name": r.name, "ok": r.ok, "expected": r.expected, "description": r.description,
+             "counterexample": None if r.ok else _describe(r.counterexample)}
+            for r in report.results]}, indent=2))
+    else:
+        print(report)
+    return 0 if report.ok else 1
