@@ -20,7 +20,7 @@ RUN = env PATH="$(CURDIR)/$(VENV)/bin:$(SWIPL_BINDIR):$$PATH" SWI_HOME_DIR="$(SW
 
 help:
 	@echo "make demo   - install what is missing, then run the demo"
-	@echo "make test   - install what is missing, then run every test (pytest, plunit, doctests)"
+	@echo "make test   - install what is missing, start a throw-away PostgreSQL, run every test"
 	@echo "make lint   - ruff and mypy"
 	@echo "make bench-extras - install the optional benchmark peers (crowd-kit)"
 	@echo "make clean  - remove the virtual environment and stamps (keeps the SWI-Prolog build)"
@@ -41,7 +41,7 @@ $(STAMPS)/venv:
 
 $(STAMPS)/install: $(STAMPS)/venv $(STAMPS)/swipl pyproject.toml
 	$(RUN) $(PY) -m pip install -q --no-cache-dir --force-reinstall --no-deps janus-swi
-	$(RUN) $(PY) -m pip install -q -e '.[test]'
+	$(RUN) $(PY) -m pip install -q -e '.[test,postgres]'
 	@touch $@
 
 $(STAMPS)/bench: $(STAMPS)/install
@@ -51,11 +51,15 @@ $(STAMPS)/bench: $(STAMPS)/install
 demo: $(STAMPS)/install
 	$(RUN) $(PY) -m truthkeeper.demo
 
+# The PostgreSQL journal's tests need a server: a throw-away one is started for the run and
+# stopped afterwards (scripts/pg-test-server.sh installs the Debian package when missing).
 test: $(STAMPS)/install
-	$(RUN) $(PY) -m pytest -q --doctest-modules tests src/truthkeeper README.md
+	dsn=$$(bash scripts/pg-test-server.sh start); trap 'bash scripts/pg-test-server.sh stop' EXIT; \
+	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q --doctest-modules tests src/truthkeeper README.md
 
 test-fast: $(STAMPS)/install
-	$(RUN) $(PY) -m pytest -q -m "not slow" --doctest-modules tests src/truthkeeper README.md
+	dsn=$$(bash scripts/pg-test-server.sh start); trap 'bash scripts/pg-test-server.sh stop' EXIT; \
+	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q -m "not slow" --doctest-modules tests src/truthkeeper README.md
 
 lint: $(STAMPS)/install
 	$(RUN) $(VENV)/bin/ruff check src tests

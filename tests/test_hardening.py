@@ -58,8 +58,8 @@ def _run(code: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 # ---------------------------------------------------------------- 1. replay across writers
 
-def test_1_a_signature_replayed_by_a_second_writer_is_refused(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_1_a_signature_replayed_by_a_second_writer_is_refused(journal_url: str) -> None:
+    db = journal_url
     a = Memory(db, trusted_keys=[OWNER.public_key])
     b = Memory(db, trusted_keys=[OWNER.public_key])  # opened before A writes
     signed = OWNER.sign(_human(4800))
@@ -76,8 +76,9 @@ def test_1_a_signature_replayed_by_a_second_writer_is_refused(tmp_path: Path) ->
 
 # ---------------------------------------------------------------- 2. key rotation
 
-def test_2_rotating_a_key_keeps_history_and_a_revoked_key_signs_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_2_rotating_a_key_keeps_history_and_a_revoked_key_signs_nothing(
+        journal_url: str) -> None:
+    db = journal_url
     with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
         mem.add_many([OWNER.sign(_human(4800))])
         new_hex = NEW_OWNER.public_key_hex
@@ -177,8 +178,8 @@ def test_4_a_signed_checkpoint_exposes_a_rewritten_chain_and_a_cut_tail(
 
 # ---------------------------------------------------------------- 5, 6. protected tiers
 
-def test_5_retracting_a_protected_fact_needs_a_signature(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_5_retracting_a_protected_fact_needs_a_signature(journal_url: str) -> None:
+    db = journal_url
     with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
         [f] = mem.add_many([OWNER.sign(_human(4800))])
         mem.add("acme", "invoice_total", 5000, source="agent:planner", valid_from=T(2))
@@ -309,7 +310,8 @@ def test_11_a_capitalised_constant_is_refused_with_how_to_write_it() -> None:
 
 # ---------------------------------------------------------------- 12. import / export
 
-def test_12_export_import_is_complete_atomic_and_idempotent(tmp_path: Path) -> None:
+def test_12_export_import_is_complete_atomic_and_idempotent(tmp_path: Path,
+                                                          journal_url: str) -> None:
     src = Memory(tmp_path / "a.db")
     f = src.add("acme", "price", None, source="s", valid_from=T(1))
     g = src.add("acme", "price", 5, source="t", valid_from=T(2))
@@ -324,7 +326,7 @@ def test_12_export_import_is_complete_atomic_and_idempotent(tmp_path: Path) -> N
     n = src.export_jsonl(out)
     kinds = {json.loads(line)["kind"] for line in out.read_text().splitlines()}
     assert {"fact", "retract", "rule", "rule_removed", "outcome", "prior"} <= kinds
-    dst = Memory(tmp_path / "b.db")
+    dst = Memory(journal_url)
     assert dst.import_jsonl(out) == n
     assert _state(dst) == _state(src)
     assert [(r.source, r.n) for r in dst.reliability()] == \
@@ -401,8 +403,8 @@ def test_14_names_spelled_none_stay_names() -> None:
 
 # ---------------------------------------------------------------- 15. audit
 
-def test_15_the_audit_log_survives_a_reopen(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_15_the_audit_log_survives_a_reopen(journal_url: str) -> None:
+    db = journal_url
     with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
         with pytest.raises(TierNotAuthorized):
             mem.add("acme", "invoice_total", 1, source="user:ana", tier="human")

@@ -29,6 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     jb.add_argument("--n", type=int, default=100_000, help="facts (default 100000)")
     jb.add_argument("--repeat", type=int, default=3, help="repetitions (default 3)")
     jb.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
+    jb.add_argument("--db", help="a postgresql:// admin URL: benchmark PostgreSQL")
     ev = sub.add_parser("eval", help="evaluations on real data (JSON on stdout)")
     esub = ev.add_subparsers(dest="eval", required=True)
     ec = esub.add_parser("crowd", help="source reliability from agreement on crowd data sets")
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .bench.journal import run as run_journal
 
         print(json.dumps(run_journal(n=args.n, repeat=args.repeat,
-                                     synchronous=args.synchronous), indent=2))
+                                     synchronous=args.synchronous, db=args.db), indent=2))
         return 0
     if args.command == "bench" and args.bench == "slot":
         from .bench.slot import run as run_slot

@@ -155,6 +155,7 @@ class Memory:
             if self._closed:
                 msg = "this Memory is closed"
                 raise TruthkeeperError(msg)
+            self._ledger.poll()  # another writer's commit was announced: apply it first
             yield
 
     def refresh(self) -> int:

@@ -18,9 +18,14 @@ __all__ = ["Journal", "MemoryJournal", "SqliteJournal", "open_journal"]
 
 def open_journal(path: str | None, *, synchronous: str = "FULL",
                  readonly: bool = False) -> Journal:
-    """The journal of a memory: in memory when ``path`` is None, else a SQLite file."""
+    """The journal of a memory: in memory when ``path`` is None, PostgreSQL for a
+    ``postgresql://`` URL, else a SQLite file."""
     if path is None:
         return MemoryJournal()
+    if path.startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresJournal
+
+        return PostgresJournal(path, readonly=readonly)
     if readonly and not os.path.exists(path):
         msg = f"journal {path!r} does not exist (readonly=True opens existing journals)"
         raise JournalError(msg)

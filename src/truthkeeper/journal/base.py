@@ -7,6 +7,7 @@ A backend stores rows ``(seq, kind, recorded_at, body_text, prev_hash, hash)`` a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -26,6 +27,8 @@ class Journal:
 
     path: str | None = None
     readonly = False
+    dirty: threading.Event | None = None
+    """Set when another writer announced a commit (PostgreSQL's NOTIFY); reads catch up."""
 
     def _select(self, after_seq: int) -> list[Row]:
         raise NotImplementedError

@@ -87,6 +87,14 @@ class Ledger:
                     txn.append_many([("config", max(now_us(), txn.last_ra + 1), config)])
         self.catch_up()
 
+    def poll(self) -> None:
+        """Catch up when the journal announced another writer's commit (PostgreSQL's
+        NOTIFY); a no-op otherwise."""
+        dirty = self.journal.dirty
+        if dirty is not None and dirty.is_set():
+            dirty.clear()
+            self.catch_up()
+
     def catch_up(self) -> int:
         """Apply the events this process has not seen; returns how many."""
         before = self.seq

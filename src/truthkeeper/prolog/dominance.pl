@@ -18,7 +18,7 @@
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
                       record/3, slot_live/4]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2]).
-:- use_module(library(lists), [member/2, list_to_set/2]).
+:- use_module(library(lists), [member/2, list_to_set/2, append/3]).
 :- use_module(library(apply), [include/3, maplist/3]).
 :- use_module(library(pairs), [pairs_values/2]).
 :- use_module(library(error), [existence_error/2, permission_error/3]).
@@ -136,7 +136,10 @@ update_slot(M, S, A, [Id]) :-
 update_slot(M, S, A, Ids) :-
     frontier_slot(M, S, A, P),
     !,
-    forall(member(Id, Ids), insert_front(M, P, S, A, Id)),
+    (   Ids = [Id]
+    ->  insert_front(M, P, S, A, Id)
+    ;   insert_batch(M, P, S, A, Ids)
+    ),
     refresh_holds(M, S, A).
 % Otherwise (explicit links, a policy that is not monotone): fact by fact, linear.
 update_slot(M, S, A, Ids) :-
@@ -161,6 +164,24 @@ insert_front(M, P, S, A, Id) :-
     ),
     newest_first([R|F0], Sorted),
     frontier(Sorted, F1),
+    retractall(front(M, S, A, _)),
+    assertz(front(M, S, A, F1)).
+
+% insert_batch(+M, +P, +S, +A, +Ids): several facts of one slot at once. The old heads
+% that a new fact dominates go; a new fact is a head when no record of the frontier of
+% (old frontier + new facts) dominates it; that frontier is the slot's new one.
+insert_batch(M, P, S, A, Ids) :-
+    findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), New),
+    ( front(M, S, A, F0) -> true ; F0 = [] ),
+    forall(( head(M, S, A, H), once(record(M, H, RH)),
+             member(R, New), policy_dominates(P, R, RH) ),
+           retractall(head(M, S, A, H))),
+    append(New, F0, All),
+    newest_first(All, Sorted),
+    frontier(Sorted, F1),
+    forall(( member(R, New), \+ ( member(Fr, F1), policy_dominates(P, Fr, R) ),
+             arg(1, R, Id) ),
+           assertz(head(M, S, A, Id))),
     retractall(front(M, S, A, _)),
     assertz(front(M, S, A, F1)).
 

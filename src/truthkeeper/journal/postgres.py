@@ -1,0 +1,248 @@
+"""The journal on PostgreSQL: one memory shared by processes on many hosts.
+
+The same rows and hash chain as the SQLite journal. Appends are serialised in the database
+(a transaction-scoped advisory lock taken before reading the tail), so concurrent writers on
+any host extend one chain; triggers refuse UPDATE and DELETE; every commit sends a NOTIFY that
+the other memories' listener threads receive, so their next read first applies the new events
+(within milliseconds of the commit). A lost connection fails the write with a JournalError
+(the transaction is rolled back by the server, so the write is in the chain or not at all);
+the next call reconnects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import JournalError
+from .base import Journal, Row, Txn
+from .codec import GENESIS
+
+__all__ = ["PostgresJournal"]
+
+_LOCK_KEY = 0x746B6A31  # pg_advisory_xact_lock key: one chain per database
+_CHANNEL = "truthkeeper_events"
+_SCHEMA = f"""
+SELECT pg_advisory_xact_lock({_LOCK_KEY});
+CREATE TABLE IF NOT EXISTS events (
+    seq BIGINT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    recorded_at BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE OR REPLACE FUNCTION truthkeeper_append_only() RETURNS trigger AS $$
+BEGIN RAISE EXCEPTION 'truthkeeper journal is append-only'; END; $$ LANGUAGE plpgsql;
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_append_only') THEN
+        CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+        FOR EACH ROW EXECUTE FUNCTION truthkeeper_append_only();
+    END IF;
+END $$;
+COMMENT ON TABLE events IS 'truthkeeper journal';
+"""
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        msg = ("the PostgreSQL journal needs psycopg 3: pip install 'truthkeeper[postgres]' "
+               f"({exc})")
+        raise JournalError(msg) from exc
+    return psycopg
+
+
+class PostgresJournal(Journal):
+    """An append-only event log in one PostgreSQL database (table ``events``).
+
+    Parameters
+    ----------
+    dsn
+        A libpq connection string or URL, e.g. ``postgresql://user@host:5432/db``.
+    readonly
+        Open without writing.
+    listen
+        Receive other writers' events by LISTEN/NOTIFY (a daemon thread).
+    connect_timeout
+        Seconds to wait for the server.
+    """
+
+    def __init__(self, dsn: str, *, readonly: bool = False, listen: bool = True,
+                 connect_timeout: float = 10.0) -> None:
+        self.path = _redact(dsn)
+        self.dsn = dsn
+        self.readonly = readonly
+        self.dirty: threading.Event | None = threading.Event()
+        self._notified = self.dirty
+        self._timeout = connect_timeout
+        self._lock = threading.RLock()
+        self._conn: Any = None
+        self._closed = False
+        self._in_txn = False
+        self._connect()
+        try:
+            exists = self._run(
+                lambda c: c.execute("SELECT to_regclass('events')").fetchone()[0])
+            if exists is not None or readonly:
+                self._check_table()  # before any change: never touch another application's
+            if not readonly:
+                self._run(lambda c: c.execute(_SCHEMA), commit=True)
+        except BaseException:
+            self.close()
+            raise
+        self._listener: threading.Thread | None = None
+        if listen:
+            self._listener = threading.Thread(target=self._listen, daemon=True,
+                                              name="truthkeeper-listen")
+            self._listener.start()
+
+    # ------------------------------------------------------------------ connection
+
+    def _connect(self) -> None:
+        psycopg = _psycopg()
+        try:
+            self._conn = psycopg.connect(self.dsn, connect_timeout=max(1, int(self._timeout)))
+        except psycopg.Error as exc:
+            msg = f"cannot connect to the journal at {self.path}: {exc}"
+            raise JournalError(msg) from exc
+
+    def _ensure(self) -> Any:
+        if self._closed:
+            msg = f"journal {self.path} is closed"
+            raise JournalError(msg)
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._connect()
+        return self._conn
+
+    def _run(self, fn: Any, *, commit: bool = False) -> Any:
+        psycopg = _psycopg()
+        with self._lock:
+            conn = self._ensure()
+            if self._in_txn:  # inside a write: its transaction, its lock
+                return fn(conn)
+            try:
+                out = fn(conn)
+                if commit:
+                    conn.commit()
+                else:
+                    conn.rollback()  # end the read transaction: see the newest commits next
+                return out
+            except psycopg.Error as exc:
+                with contextlib.suppress(psycopg.Error):
+                    conn.rollback()
+                msg = f"journal {self.path}: {exc}"
+                raise JournalError(msg) from exc
+
+    def _check_table(self) -> None:
+        def probe(c: Any) -> Any:
+            return c.execute("SELECT obj_description('events'::regclass, 'pg_class')"
+                             ).fetchone()
+
+        try:
+            row = self._run(probe)
+        except JournalError as exc:
+            msg = f"{self.path} holds no truthkeeper journal (no table events): {exc}"
+            raise JournalError(msg) from exc
+        if row is None or row[0] != "truthkeeper journal":
+            msg = (f"the table events at {self.path} is not a truthkeeper journal; use "
+                   "another database")
+            raise JournalError(msg)
+
+    def _listen(self) -> None:
+        psycopg = _psycopg()
+        while not self._closed:
+            try:
+                with psycopg.connect(self.dsn, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {_CHANNEL}")
+                    self._notified.set()  # events may have arrived while not listening
+                    while not self._closed:
+                        for _ in conn.notifies(timeout=0.5, stop_after=1):
+                            self._notified.set()
+            except psycopg.Error:
+                if self._closed:
+                    return
+                self._notified.set()
+                threading.Event().wait(0.5)
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock, contextlib.suppress(Exception):
+            if self._conn is not None:
+                self._conn.close()
+
+    # ------------------------------------------------------------------ rows
+
+    def _select(self, after_seq: int) -> list[Row]:
+        def q(c: Any) -> list[Row]:
+            rows: list[Row] = c.execute(
+                "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
+                "WHERE seq > %s ORDER BY seq", (after_seq,)).fetchall()
+            return rows
+
+        return list(self._run(q))
+
+    def _insert(self, rows: list[Row]) -> None:
+        psycopg = _psycopg()
+        try:
+            with self._conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
+                    "VALUES (%s, %s, %s, %s, %s, %s)", rows)
+        except psycopg.Error as exc:
+            msg = f"write to journal {self.path} failed: {exc}"
+            raise JournalError(msg) from exc
+
+    def tail(self) -> tuple[int, str, int]:
+        def q(c: Any) -> Any:
+            return c.execute("SELECT seq, hash, recorded_at FROM events "
+                             "ORDER BY seq DESC LIMIT 1").fetchone()
+
+        row = self._run(q)
+        if row is None:
+            return 0, GENESIS, 0
+        return int(row[0]), str(row[1]), int(row[2])
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Txn]:
+        """One write: the advisory lock serialises writers across hosts; commit or nothing."""
+        if self.readonly:
+            msg = f"journal {self.path} is open read-only"
+            raise JournalError(msg)
+        psycopg = _psycopg()
+        with self._lock:
+            conn = self._ensure()
+            try:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            except psycopg.Error as exc:
+                with contextlib.suppress(psycopg.Error):
+                    conn.rollback()
+                msg = f"cannot start a write on journal {self.path}: {exc}"
+                raise JournalError(msg) from exc
+            self._in_txn = True
+            try:
+                txn = Txn(self)
+                yield txn
+                conn.execute(f"NOTIFY {_CHANNEL}")
+                conn.commit()
+            except psycopg.Error as exc:
+                with contextlib.suppress(psycopg.Error):
+                    conn.rollback()
+                msg = f"commit to journal {self.path} failed: {exc}"
+                raise JournalError(msg) from exc
+            except BaseException:
+                with contextlib.suppress(psycopg.Error):
+                    conn.rollback()
+                raise
+            finally:
+                self._in_txn = False
+
+
+def _redact(dsn: str) -> str:
+    """The DSN without its password, for messages."""
+    import re
+
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", dsn)

@@ -1,0 +1,176 @@
+"""The journal on PostgreSQL: many writers, faults, tampering (issue 11).
+
+The backend-independent journal tests run on both backends (the ``journal_url`` fixture in
+conftest.py); these are PostgreSQL's own.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from truthkeeper import JournalError, Memory
+
+from .conftest import drop_pg_database, new_pg_database
+
+ROOT = Path(__file__).resolve().parent.parent
+T = "2026-11-{:02d}T10:00:00Z".format
+
+
+@pytest.fixture
+def url(pg_admin: str):
+    u = new_pg_database(pg_admin)
+    yield u
+    drop_pg_database(pg_admin, u)
+
+
+def _spawn(url: str, start: int, count: int, mode: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "tests._writer", url, str(start), str(count),
+                             mode], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _ids(url: str) -> list[str]:
+    with Memory(url) as mem:
+        return [f.id for f, _ in mem._store.all_facts()]
+
+
+@pytest.mark.slow
+def test_eight_processes_write_2500_each_into_one_chain(url: str) -> None:
+    Memory(url).close()
+    procs = [_spawn(url, k * 2500, 2500, "single") for k in range(8)]
+    outs: list[list[str]] = [[] for _ in procs]
+
+    def drain(k: int) -> None:
+        assert procs[k].stdout is not None
+        outs[k] = procs[k].stdout.read().split()
+
+    threads = [threading.Thread(target=drain, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for p in procs:
+        code = p.wait()
+        err = p.stderr.read() if p.stderr else ""
+        for stream in (p.stdout, p.stderr):
+            if stream is not None:
+                stream.close()
+        assert code == 0, err
+    acked = [i for out in outs for i in out]
+    assert len(acked) == 20_000 == len(set(acked))
+    with Memory(url) as mem:
+        v = mem.verify()
+        assert v.ok and v.events == 20_001  # the config event and every write, one chain
+        assert sorted(f.id for f, _ in mem._store.all_facts()) == sorted(acked)
+
+
+@pytest.mark.slow
+def test_kill_9_of_writers_loses_no_acknowledged_write(url: str) -> None:
+    rnd = random.Random(11)
+    acked: set[str] = set()
+    kills = 0
+    for round_ in range(12):
+        p = _spawn(url, round_ * 1000, 1000, "batches")
+        assert p.stdout is not None
+        stop_after = rnd.randint(1, 6)
+        for n, line in enumerate(p.stdout, 1):
+            acked.update(line.split())
+            if n >= stop_after:
+                break
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            kills += 1
+        p.wait()
+        acked.update(i for line in p.stdout for i in line.split())
+        for stream in (p.stdout, p.stderr):
+            if stream is not None:
+                stream.close()
+    assert kills >= 6
+    stored = set(_ids(url))
+    assert acked <= stored
+    with Memory(url) as mem:
+        assert mem.verify().ok
+
+
+def test_a_connection_killed_mid_write_fails_clearly_and_reconnects(url: str,
+                                                                   pg_admin: str) -> None:
+    mem = Memory(url)
+    a = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    backend_pid = mem._ledger.journal._conn.info.backend_pid
+    with psycopg.connect(pg_admin, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (backend_pid,))
+    with pytest.raises(JournalError):
+        mem.add("acme", "price", 2, source="s", valid_from=T(2))
+    assert [f.id for f in mem.history("acme", "price")] == [a.id]  # nothing partial
+    b = mem.add("acme", "price", 3, source="s", valid_from=T(3))  # reconnects
+    live = [(f.id, f.value, f.status) for f in mem.history("acme", "price")]
+    mem.close()
+    with Memory(url) as again:
+        assert [(f.id, f.value, f.status) for f in again.history("acme", "price")] == live
+        assert [f.id for f in again.current("acme", "price").heads] == [b.id]
+        assert again.verify().ok
+
+
+def test_a_server_restart_loses_no_acknowledged_event(url: str) -> None:
+    mem = Memory(url)
+    written = [mem.add("acme", "n", i, source="s", valid_from=T(1 + i)).id for i in range(5)]
+    subprocess.run(["bash", str(ROOT / "scripts" / "pg-test-server.sh"), "restart"],
+                   check=True, cwd=ROOT, timeout=120)
+    deadline = time.monotonic() + 30
+    while True:  # the first call after the restart may fail; a later one reconnects
+        try:
+            written.append(mem.add("acme", "n", 99, source="s", valid_from=T(20)).id)
+            break
+        except JournalError:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    mem.close()
+    assert sorted(_ids(url)) == sorted(written)
+
+
+def test_a_tampered_row_is_detected(url: str) -> None:
+    with Memory(url) as mem:
+        for i in range(4):
+            mem.add("acme", "price", i, source="s", valid_from=T(i + 1))
+    with psycopg.connect(url, autocommit=True) as conn:
+        with pytest.raises(psycopg.Error, match="append-only"):
+            conn.execute("UPDATE events SET body = '{}' WHERE seq = 3")
+        conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
+        conn.execute("UPDATE events SET body = replace(body, '\"value\":1', '\"value\":7') "
+                     "WHERE seq = 3")
+    with Memory(url, readonly=True) as ro:
+        v = ro.verify()
+        assert not v.ok and v.first_bad == 3 and "edited" in (v.reason or "")
+
+
+def test_another_applications_table_is_never_touched(url: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE events (id int)")
+    with pytest.raises(JournalError, match="not a truthkeeper journal"):
+        Memory(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        triggers = conn.execute("SELECT count(*) FROM pg_trigger WHERE tgname = "
+                                "'events_append_only'").fetchone()[0]
+    assert triggers == 0
+
+
+def test_a_read_sees_another_hosts_write_without_refresh(url: str) -> None:
+    reader, writer = Memory(url), Memory(url)
+    assert reader.current("acme", "price").status == "unknown"
+    writer.add("acme", "price", 5, source="s", valid_from=T(1))
+    t0 = time.monotonic()
+    while reader.current("acme", "price").status == "unknown":
+        assert time.monotonic() - t0 < 2.0, "NOTIFY did not arrive within 2 s"
+        time.sleep(0.005)
+    assert reader.current("acme", "price").value == 5
+    reader.close()
+    writer.close()
