@@ -5,9 +5,6 @@ from __future__ import annotations
 import random
 import signal
 import sqlite3
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,19 +12,12 @@ import pytest
 
 from truthkeeper import Memory
 
+from ._writer import close, run_writers, spawn
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _spawn(db: Path, start: int, count: int, mode: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests._writer", str(db), str(start), str(count), mode],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _close(p: subprocess.Popen[str]) -> None:
-    for stream in (p.stdout, p.stderr):
-        if stream is not None:
-            stream.close()
+_spawn, _close = spawn, close
 
 
 @pytest.mark.slow
@@ -72,24 +62,7 @@ def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
 def test_four_processes_write_in_turn_without_loss_or_duplicates(tmp_path: Path) -> None:
     db = tmp_path / "multi.db"
     Memory(db).close()
-    procs = [_spawn(db, k * 1000, 1000, "single") for k in range(4)]
-    outs: list[list[str]] = [[] for _ in procs]
-
-    def drain(k: int) -> None:
-        assert procs[k].stdout is not None
-        outs[k] = procs[k].stdout.read().split()
-
-    threads = [threading.Thread(target=drain, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for p in procs:
-        code = p.wait()
-        err = p.stderr.read() if p.stderr else ""
-        _close(p)
-        assert code == 0, err
-    acked = [i for out in outs for i in out]
+    acked = run_writers(db, 4, 1000)
     assert len(acked) == 4000 == len(set(acked))
     with Memory(db) as mem:
         facts = [f for f, _ in mem._store.all_facts()]

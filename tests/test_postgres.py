@@ -9,8 +9,6 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 
 from truthkeeper import JournalError, Memory
 
+from ._writer import close, run_writers, spawn
 from .conftest import drop_pg_database, new_pg_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,12 +31,6 @@ def url(pg_admin: str):
     drop_pg_database(pg_admin, u)
 
 
-def _spawn(url: str, start: int, count: int, mode: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "tests._writer", url, str(start), str(count),
-                             mode], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-
-
 def _ids(url: str) -> list[str]:
     with Memory(url) as mem:
         return [f.id for f, _ in mem._store.all_facts()]
@@ -46,26 +39,7 @@ def _ids(url: str) -> list[str]:
 @pytest.mark.slow
 def test_eight_processes_write_2500_each_into_one_chain(url: str) -> None:
     Memory(url).close()
-    procs = [_spawn(url, k * 2500, 2500, "single") for k in range(8)]
-    outs: list[list[str]] = [[] for _ in procs]
-
-    def drain(k: int) -> None:
-        assert procs[k].stdout is not None
-        outs[k] = procs[k].stdout.read().split()
-
-    threads = [threading.Thread(target=drain, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for p in procs:
-        code = p.wait()
-        err = p.stderr.read() if p.stderr else ""
-        for stream in (p.stdout, p.stderr):
-            if stream is not None:
-                stream.close()
-        assert code == 0, err
-    acked = [i for out in outs for i in out]
+    acked = run_writers(url, 8, 2500)
     assert len(acked) == 20_000 == len(set(acked))
     with Memory(url) as mem:
         v = mem.verify()
@@ -79,7 +53,7 @@ def test_kill_9_of_writers_loses_no_acknowledged_write(url: str) -> None:
     acked: set[str] = set()
     kills = 0
     for round_ in range(12):
-        p = _spawn(url, round_ * 1000, 1000, "batches")
+        p = spawn(url, round_ * 1000, 1000, "batches")
         assert p.stdout is not None
         stop_after = rnd.randint(1, 6)
         for n, line in enumerate(p.stdout, 1):
@@ -91,9 +65,7 @@ def test_kill_9_of_writers_loses_no_acknowledged_write(url: str) -> None:
             kills += 1
         p.wait()
         acked.update(i for line in p.stdout for i in line.split())
-        for stream in (p.stdout, p.stderr):
-            if stream is not None:
-                stream.close()
+        close(p)
     assert kills >= 6
     stored = set(_ids(url))
     assert acked <= stored

@@ -116,18 +116,14 @@ class Reasoner:
                 {"reason": reason}))
         shown_over, shown_under = dominators[:WHY_LIMIT], dominated[:WHY_LIMIT]
         others = {g.id: g for g in self.store.facts(shown_over + shown_under)}
-        for d in shown_over:
-            g = others[d]
-            children.append(Justification(
-                "dominated_by", f"dominated by {d}: {g.value!r} from {g.source} [{g.tier}], "
-                f"valid from {g.valid_from.isoformat()} ({self._rule_name(g, f)})",
-                {"fact": g}))
-        for d in shown_under:
-            g = others[d]
-            children.append(Justification(
-                "dominates", f"dominates {d}: {g.value!r} from {g.source} [{g.tier}], "
-                f"valid from {g.valid_from.isoformat()} ({self._rule_name(f, g)})",
-                {"fact": g}))
+        for kind, ids, over in (("dominated_by", shown_over, True),
+                                ("dominates", shown_under, False)):
+            for d in ids:
+                g = others[d]
+                rule = self._rule_name(g, f) if over else self._rule_name(f, g)
+                children.append(Justification(
+                    kind, f"{kind.replace('_', ' ')} {d}: {g.value!r} from {g.source} "
+                    f"[{g.tier}], valid from {g.valid_from.isoformat()} ({rule})", {"fact": g}))
         hidden = len(dominators) - len(shown_over) + len(dominated) - len(shown_under)
         if hidden:
             children.append(Justification(
