@@ -146,3 +146,14 @@ def test_a_read_sees_another_hosts_write_without_refresh(url: str) -> None:
     assert reader.current("acme", "price").value == 5
     reader.close()
     writer.close()
+
+
+def test_a_journal_object_carries_connection_options(url: str) -> None:
+    from truthkeeper.journal.postgres import PostgresJournal
+
+    with Memory(journal=PostgresJournal(url, connect_timeout=3, listen=False)) as mem:
+        mem.add("acme", "price", 1, source="s")
+    with Memory(url) as again:
+        assert again.current("acme", "price").value == 1
+    with pytest.raises(JournalError, match="cannot connect"):
+        PostgresJournal("postgresql://nobody@127.0.0.1:1/none", connect_timeout=1)

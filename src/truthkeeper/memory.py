@@ -16,7 +16,7 @@ from .audit import AuditLog
 from .errors import InvalidFact, PolicyError, TruthkeeperError
 from .events import Applier
 from .graph import memory_graph
-from .journal import open_journal
+from .journal import Journal, open_journal
 from .journal.jsonl import read_jsonl, write_jsonl
 from .journal.ledger import Ledger, now_us
 from .logic.filter import filter_items
@@ -65,10 +65,10 @@ class Memory:
     policy
         A policy's name (:func:`truthkeeper.policies`) or a :class:`~truthkeeper.Policy`.
     tiers, protected_tiers, trusted_keys
-        Provenance tiers, most authoritative first; writes at or above a protected tier
-        must be signed by one of the trusted Ed25519 public keys.
-    synchronous, readonly, discount
-        SQLite durability, open without writing, decay of old reliability evidence.
+        Tiers, most authoritative first; protected ones need signatures by trusted keys.
+    synchronous, readonly, discount, journal
+        SQLite durability, open without writing, decay of old reliability evidence, and a
+        journal object instead of ``path`` (e.g. ``PostgresJournal(dsn, connect_timeout=3)``).
 
     Examples
     --------
@@ -84,7 +84,7 @@ class Memory:
                  tiers: Sequence[str] = DEFAULT_TIERS,
                  protected_tiers: Sequence[str] = ("human",), trusted_keys: Sequence[Any] = (),
                  synchronous: str = "FULL", readonly: bool = False,
-                 discount: float = 1.0) -> None:
+                 discount: float = 1.0, journal: Journal | None = None) -> None:
         self.path = None if path is None else os.fspath(path)
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
         self._lock, self._closed = threading.RLock(), False
@@ -94,7 +94,7 @@ class Memory:
             self._rel = Reliability(self.tiers, discount)
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
-        journal = open_journal(self.path, synchronous=synchronous, readonly=readonly)
+        journal = journal or open_journal(self.path, synchronous=synchronous, readonly=readonly)
         try:
             config = policy_config(policy, self.tiers, self.protected_tiers, journal)
         except BaseException:
