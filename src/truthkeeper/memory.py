@@ -153,8 +153,7 @@ class Memory:
     def _open(self) -> Iterator[None]:
         with self._lock:
             if self._closed:
-                msg = "this Memory is closed"
-                raise TruthkeeperError(msg)
+                raise TruthkeeperError("this Memory is closed")  # noqa: EM101
             self._ledger.poll()  # another writer's commit was announced: apply it first
             yield
 
@@ -366,10 +365,11 @@ class Memory:
         """
         if type(subject) is not str or type(attribute) is not str:
             _slot(subject, attribute)  # the error that says what is wrong
+        hit = self._cache.get((subject, attribute))  # emptied by every change and by close
+        if hit is not None and self._ledger.journal.dirty is None and (
+                hit[0].status != "conflict" or hit[1] == self._rel.version):
+            return hit[0]
         with self._open():
-            hit = self._cache.get((subject, attribute))
-            if hit is not None and (hit[0].status != "conflict" or hit[1] == self._rel.version):
-                return hit[0]
             r = self._store.resolve(*_slot(subject, attribute))
             r = self._reasoner.with_why(self._open, r)
             if r.status == "conflict":
