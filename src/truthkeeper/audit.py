@@ -18,11 +18,13 @@ class AuditLog:
     entries only when read."""
 
     def __init__(self, limit: int = 10_000,
-                 sink: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 sink: Callable[[Callable[[], list[dict[str, Any]]]], None] | None = None,
+                 ) -> None:
         self._rows: collections.deque[Any] = collections.deque(maxlen=limit)
         self._lock = threading.Lock()
         self.sink = sink
-        """Receives each new entry as a journal event body (the memory journals them)."""
+        """Receives, for each new entry, a function that makes its journal event bodies (the
+        memory journals them with its next write)."""
 
     def rejected(self, exc: BaseException, details: Mapping[str, Any]) -> None:
         """Record a refused write."""
@@ -31,7 +33,7 @@ class AuditLog:
         with self._lock:
             self._rows.append(entry)
         if self.sink is not None:
-            self.sink(_body(entry))
+            self.sink(lambda: [_body(entry)])
 
     def dropped(self, query: str | None, drops: tuple[Drop, ...]) -> None:
         """Record the drops of one ``filter`` call."""
@@ -39,8 +41,8 @@ class AuditLog:
         with self._lock:
             self._rows.append((at, query, drops))
         if self.sink is not None:
-            for d in drops:
-                self.sink(_body(AuditEntry("drop", at, _safe(_drop(query, d)))))
+            self.sink(lambda: [_body(AuditEntry("drop", at, _safe(_drop(query, d))))
+                               for d in drops])
 
     def restore(self, body: Mapping[str, Any]) -> None:
         """An entry read back from the journal."""

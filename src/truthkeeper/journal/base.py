@@ -27,6 +27,7 @@ class Journal:
 
     path: str | None = None
     readonly = False
+    durable = True
     dirty: threading.Event | None = None
     """Set when another writer announced a commit (PostgreSQL's NOTIFY); reads catch up."""
 

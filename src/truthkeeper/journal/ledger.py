@@ -3,6 +3,7 @@ its events in one transaction, and takes the change back if the commit fails."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import time
 from collections.abc import Callable, Iterator
@@ -63,15 +64,16 @@ class Ledger:
         self._apply = apply
         self.seq, self.hash, self.last_ra = 0, GENESIS, 0
         self.corruption: str | None = None
-        self.pending: list[tuple[str, dict[str, Any]]] = []
-        """Events journalled with the next write (audit entries), bounded."""
+        self.pending: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
+            collections.deque(maxlen=10_000)
+        """Events journalled with the next write (audit entries), bounded; each is built
+        only when it is written."""
 
-    def defer(self, kind: str, body: dict[str, Any]) -> None:
-        """Journal an event with the next write (or ``flush``); the oldest are dropped past
-        10,000 waiting."""
-        if not self.journal.readonly:
-            self.pending.append((kind, body))
-            del self.pending[:-10_000]
+    def defer(self, kind: str, bodies: Callable[[], list[dict[str, Any]]]) -> None:
+        """Journal events with the next write (or ``flush``) of a durable journal; past
+        10,000 waiting, the oldest are dropped."""
+        if self.journal.durable and not self.journal.readonly:
+            self.pending.append((kind, bodies))
 
     def flush(self) -> None:
         """Journal the deferred events now."""
@@ -141,7 +143,8 @@ class Ledger:
                 self.catch_up()
                 w = Write(self, txn)
                 yield w
-                deferred = self.pending[:]
+                taken = len(self.pending)
+                deferred = [(k, b) for k, make in list(self.pending) for b in make()]
                 times = w.times(len(deferred))
                 txn.append_many(w.events + [(k, t, b) for (k, b), t in
                                             zip(deferred, times, strict=True)])
@@ -150,4 +153,5 @@ class Ledger:
                 undo()
             raise
         self.seq, self.hash = txn.seq, txn.hash
-        del self.pending[:len(deferred)]
+        for _ in range(taken):
+            self.pending.popleft()

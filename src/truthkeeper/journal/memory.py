@@ -14,6 +14,8 @@ __all__ = ["MemoryJournal"]
 class MemoryJournal(Journal):
     """Events in a Python list; a transaction that raises leaves the list as it was."""
 
+    durable = False
+
     def __init__(self) -> None:
         self._rows: list[Row] = []
 
