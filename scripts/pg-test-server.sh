@@ -5,7 +5,7 @@
 # spare port, with its socket in that directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STATE=.pgtest
+STATE="$(pwd)/.pgtest"
 cmd=${1:-start}
 
 pg_bin() {
@@ -14,8 +14,8 @@ pg_bin() {
     done
 }
 
-as_postgres() {
-    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+as_postgres() {  # from /, which the postgres user can always enter
+    if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 case "$cmd" in
