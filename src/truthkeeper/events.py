@@ -54,7 +54,8 @@ class Applier:
         try:
             built = [self.builder.coerce(item, i, now) for i, item in enumerate(facts)]
             for f in built:
-                self.guard.check_fact(_signed_fields(f))
+                if f.tier in self.guard.guarded:
+                    self.guard.check_fact(_signed_fields(f))
         except TypeError as exc:
             err = InvalidFact(f"facts must be an iterable of dicts or Facts: {exc}")
             self.audit.rejected(err, {"batch": True})
@@ -287,7 +288,8 @@ class Applier:
             for ev in run:
                 try:
                     f = self.builder.build(fact_fields(ev.body), now)
-                    self.guard.check_fact(_signed_fields(f), ev.recorded_at)
+                    if f.tier in self.guard.guarded:
+                        self.guard.check_fact(_signed_fields(f), ev.recorded_at)
                 except (KeyError, TruthkeeperError) as exc:
                     msg = f"journal event {ev.seq}: {exc}"
                     raise JournalCorrupt(msg) from None
@@ -376,7 +378,8 @@ class Applier:
             try:
                 if kind == "fact":
                     f = self.builder.coerce(fact_fields(body), n, now)
-                    self.guard.check_fact(_signed_fields(f))
+                    if f.tier in self.guard.guarded:
+                        self.guard.check_fact(_signed_fields(f))
                     run.append((n, f))
                     continue
                 flush()
