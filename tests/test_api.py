@@ -329,3 +329,22 @@ def test_threads_share_one_memory() -> None:
         t.join()
     assert len(mem) == 600
     assert all(mem.current(f"s{i}", "a").status == "resolved" for i in range(7))
+
+
+@pytest.mark.parametrize("policy", ["temporal", "authority_first", "temporal_within_authority"])
+def test_a_retrieved_candidate_is_judged_against_the_memorys_heads(policy: str) -> None:
+    """A vector store returns text chunks, not fact ids: a stale candidate of a corrected
+    slot must not leak into the prompt (DESIGN, Agent integration)."""
+    mem = Memory(policy=policy)
+    mem.add("ana", "city", "Berlin", source="crm", tier="verified", valid_from=T(1))
+    head = mem.add("ana", "city", "Lisbon", source="crm", tier="verified", valid_from=T(5))
+    stale = Candidate("ana", "city", "Berlin", T(1), tier="verified")
+    other = Candidate("bob", "city", "Rome", T(1))
+    newer = Candidate("ana", "city", "Porto", T(9), tier="verified")
+    res = mem.filter([stale, other])
+    assert res.kept == (other,)
+    [drop] = res.dropped
+    assert drop.item is stale and drop.dominated_by == head and drop.rule == policy
+    res = mem.filter([newer])  # a candidate newer than what the memory knows is kept
+    assert res.kept == (newer,)
+    assert mem.current("ana", "city").value == "Lisbon"  # filter never changes the memory

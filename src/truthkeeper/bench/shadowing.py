@@ -50,6 +50,7 @@ def run(*, entities: int = 200, k: int = 10, m: int = 2, seed: int = 0) -> dict[
             for f in mem.add_many(facts):
                 ids.setdefault(int(f.subject[1:]), []).append(
                     (f.id, f.value, int(f.valid_from.timestamp())))
+            context_only = Memory(policy="temporal")  # knows no facts: the seed's Phi_T
             x_total = 0
             raw_ok = phi_ok = phi_wrong = store_ok = store_abstain = current_ok = 0
             for e in range(entities):
@@ -57,7 +58,7 @@ def run(*, entities: int = 200, k: int = 10, m: int = 2, seed: int = 0) -> dict[
                 x_total += sum(v == "new" for _, v, _ in got)
                 raw_ok += _vote([v for _, v, _ in got]) == "new"
                 cands = [Candidate(f"e{e}", "state", v, _iso(t)) for _, v, t in got]
-                kept = mem.filter(cands).kept
+                kept = context_only.filter(cands).kept  # Phi_T over the context alone
                 phi_answer = _vote([c.value for c in kept])
                 phi_ok += phi_answer == "new"
                 phi_wrong += phi_answer == "old"

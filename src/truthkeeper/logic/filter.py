@@ -34,7 +34,9 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     """Drop the stale items of ``items`` (see ``Memory.filter``)."""
     items = list(items)
     drops: dict[int, Drop] = {}
+    by_id: dict[str, Fact] = {}
     rows: list[tuple[Any, ...]] = []
+    slots: dict[str, tuple[str, str, str]] = {}
     store_idx: list[int] = []
     store_ids: list[str] = []
     for i, item in enumerate(items):
@@ -51,6 +53,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
             rows.append((i, f"{s}\x1f{a}", value_key(item.value), tau,
                          builder.tier(item.tier), None, item.source))
+            slots.setdefault(f"{s}\x1f{a}", (f"{s}\x1f{a}", s, a))
         else:
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
@@ -61,7 +64,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         except UnknownFact as exc:
             msg = f"an item is not a fact of this memory: {exc}"
             raise UnknownFact(msg) from None
-        by_id = {f.id: f for f in facts}
+        by_id.update({f.id: f for f in facts})
         for i, f in zip(store_idx, facts, strict=True):
             item = items[i]
             if isinstance(item, Fact) and replace(item, status=None) != f:
@@ -82,10 +85,14 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     # chain heads never dominate each other: Phi_T is needed only with foreign items
     foreign = len(store_idx) < len(items)
     if kappa is None:
-        if len(rows) > 1 and foreign:
-            pairs = bridge.ask("tk_phi(M, Cs, Ds)", {"M": store.h, "Cs": rows})["Ds"]
+        if foreign:  # candidates are judged against each other and the memory's heads
+            pairs = bridge.ask("tk_phi_store(M, Cs, Ss, Ds)",
+                               {"M": store.h, "Cs": rows, "Ss": list(slots.values())})["Ds"]
+            heads = {j[1] for _, j in pairs if isinstance(j, tuple)}
+            by_id.update({f.id: f for f in store.facts(sorted(heads))} if heads else {})
             for i, j in pairs:
-                drops[i] = Drop(items[i], items[j], store.policy)
+                winner = by_id[j[1]] if isinstance(j, tuple) else items[j]
+                drops[i] = Drop(items[i], winner, store.policy)
     elif len(rows) > 1:
         pairs = bridge.ask("tk_order_pairs(M, Cs, Ps)", {"M": store.h, "Cs": rows})["Ps"]
         for i, js in pairs:

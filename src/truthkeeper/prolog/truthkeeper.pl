@@ -21,6 +21,7 @@
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
             tk_filter_ids/3,      % +M, +Ids, -Verdicts
             tk_phi/3,             % +M, +Candidates, -Drops
+            tk_phi_store/4,       % +M, +Candidates, +Slots, -Drops
             tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
             tk_same_value/3,      % +Key1, +Key2, -Same
@@ -38,7 +39,7 @@
           ]).
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
-                      fact_count/2]).
+                      fact_count/2, record/3]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           bind_source/4, use_nonce/3,
@@ -46,9 +47,9 @@
 :- use_module(phi, [phi_filter/3]).
 :- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
                     drop_rule/2]).
-:- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2]).
+:- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(plunit), [run_tests/2]).
-:- use_module(library(apply), [maplist/2, maplist/3, foldl/4]).
+:- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
 :- use_module(library(error), [type_error/2, existence_error/2]).
 
@@ -93,6 +94,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_links/4).
 :- det(tk_filter_ids/3).
 :- det(tk_phi/3).
+:- det(tk_phi_store/4).
 :- det(tk_order_pairs/3).
 :- det(tk_conflicts/2).
 :- det(tk_same_value/3).
@@ -322,6 +324,23 @@ tk_phi(M, Rows, Drops) :-
     once(mem_policy(M, Policy)),
     maplist(cand_in(M), Rows, Cands),
     phi_filter(Policy, Cands, Drops).
+
+%!  tk_phi_store(+M, +Candidates, +Slots, -Drops) is det.
+%
+%   Phi_T over the candidates and the memory's heads of their slots (Slots are
+%   -(SlotKey, S, A)): a candidate that a head dominates is dropped, the head
+%   named as -(head, Id). Heads themselves are never dropped.
+tk_phi_store(M, Rows, Slots, Drops) :-
+    once(mem_policy(M, Policy)),
+    maplist(cand_in(M), Rows, Cands),
+    findall(c(-(head, H), K, R),
+            ( member(-(K0, S0, A0), Slots), atom_in(K0, K), atom_in(S0, S), atom_in(A0, A),
+              head(M, S, A, H), once(record(M, H, R0)),
+              R0 = r(_, V, T, RA, Rank, Src, Meta), R = r(-(head, H), V, T, RA, Rank, Src, Meta) ),
+            Heads),
+    append(Cands, Heads, All),
+    phi_filter(Policy, All, Drops0),
+    include([I-_]>>integer(I), Drops0, Drops).
 
 %!  tk_order_pairs(+M, +Candidates, -Pairs) is det.
 %
