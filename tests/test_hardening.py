@@ -33,14 +33,11 @@ from truthkeeper import (
 from truthkeeper.journal.codec import event_hash
 from truthkeeper.testing import hostile_values
 
+from .test_journal import _human
+
 T = "2026-11-{:02d}T10:00:00Z".format
 OWNER = Signer(Ed25519PrivateKey.generate())
 NEW_OWNER = Signer(Ed25519PrivateKey.generate())
-
-
-def _human(value: object, day: int = 1) -> dict:
-    return {"subject": "acme", "attribute": "invoice_total", "value": value,
-            "source": "user:ana", "tier": "human", "valid_from": T(day)}
 
 
 def _state(mem: Memory) -> list:
