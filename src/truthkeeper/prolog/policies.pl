@@ -8,6 +8,7 @@
             newer/2,              % +RecordF, +RecordG
             tier_ranks/2,         % +Tiers, -Pairs
             frontier/2,           % +RecordsNewestFirst, -Frontier
+            pure_builtin/1,       % ?PI
             newest_first/2        % +Records, -Sorted
           ]).
 :- use_module(library(lists), [nth1/3, member/2]).
@@ -184,17 +185,24 @@ bad_goal((A -> B), Bad) :- !, ( bad_goal(A, Bad) -> true ; bad_goal(B, Bad) ).
 bad_goal(\+ A, Bad) :- !, bad_goal(A, Bad).
 bad_goal(true, _) :- !, fail.
 bad_goal(G, N/A) :- callable(G), functor(G, N, A),
-    \+ accessor_pi(N/A), \+ policy_builtin(N/A), !.
+    \+ accessor_pi(N/A), \+ pure_builtin(N/A), !.
 bad_goal(G, G) :- \+ callable(G).
 
-policy_builtin((==)/2).   policy_builtin((\==)/2).  policy_builtin((=)/2).
-policy_builtin((\=)/2).   policy_builtin((<)/2).    policy_builtin((>)/2).
-policy_builtin((=<)/2).   policy_builtin((>=)/2).   policy_builtin((=:=)/2).
-policy_builtin((=\=)/2).  policy_builtin((is)/2).   policy_builtin((@<)/2).
-policy_builtin((@>)/2).   policy_builtin((@=<)/2).  policy_builtin((@>=)/2).
-policy_builtin(atom/1).   policy_builtin(number/1). policy_builtin(integer/1).
-policy_builtin(memberchk/2). policy_builtin(sub_atom/5). policy_builtin(atom_length/2).
-policy_builtin(abs/1).    policy_builtin(fail/0).   policy_builtin(false/0).
+%!  pure_builtin(?PI) is nondet.
+%
+%   The builtins a policy body may call: tests, comparisons, arithmetic, type
+%   checks and a few atom predicates, all of which terminate. Rule bodies (tms)
+%   may call these and a few generators besides.
+pure_builtin((==)/2).   pure_builtin((\==)/2).  pure_builtin((=)/2).
+pure_builtin((\=)/2).   pure_builtin((<)/2).    pure_builtin((>)/2).
+pure_builtin((=<)/2).   pure_builtin((>=)/2).   pure_builtin((=:=)/2).
+pure_builtin((=\=)/2).  pure_builtin((is)/2).   pure_builtin((@<)/2).
+pure_builtin((@>)/2).   pure_builtin((@=<)/2).  pure_builtin((@>=)/2).
+pure_builtin(atom/1).   pure_builtin(number/1). pure_builtin(integer/1).
+pure_builtin(float/1).  pure_builtin(string/1). pure_builtin(atomic/1).
+pure_builtin(memberchk/2). pure_builtin(sub_atom/5). pure_builtin(atom_length/2).
+pure_builtin(atom_concat/3). pure_builtin(atom_number/2).
+pure_builtin(fail/0).   pure_builtin(false/0).
 
 %!  policy_meta_keys(?Policy, ?Keys) is nondet.
 %

@@ -10,6 +10,7 @@
             rule_ids/2          % +M, -RuleIds (in the order they were added)
           ]).
 :- use_module(store, [holds/4, head/4]).
+:- use_module(policies, [pure_builtin/1]).
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
                                 syntax_error/1]).
 :- use_module(library(lists), [member/2, append/3]).
@@ -62,17 +63,8 @@ builtin(G) :-
     functor(G, N, A),
     builtin_pi(N/A).
 
-builtin_pi((==)/2).     builtin_pi((\==)/2).    builtin_pi((=)/2).
-builtin_pi((\=)/2).     builtin_pi((<)/2).      builtin_pi((>)/2).
-builtin_pi((=<)/2).     builtin_pi((>=)/2).     builtin_pi((=:=)/2).
-builtin_pi((=\=)/2).    builtin_pi((is)/2).     builtin_pi((@<)/2).
-builtin_pi((@>)/2).     builtin_pi((@=<)/2).    builtin_pi((@>=)/2).
-builtin_pi(member/2).   builtin_pi(memberchk/2). builtin_pi(atom/1).
-builtin_pi(number/1).   builtin_pi(integer/1).  builtin_pi(float/1).
-builtin_pi(string/1).   builtin_pi(atomic/1).   builtin_pi(fail/0).
-builtin_pi(false/0).    builtin_pi(sub_atom/5). builtin_pi(atom_length/2).
-builtin_pi(atom_concat/3). builtin_pi(atom_number/2). builtin_pi(between/3).
-builtin_pi(length/2).
+builtin_pi(PI) :- pure_builtin(PI).
+builtin_pi(member/2).   builtin_pi(between/3).  builtin_pi(length/2).
 
 control_pi((',')/2). control_pi((;)/2). control_pi((->)/2). control_pi((\+)/1).
 control_pi(true/0).  control_pi(holds/3).
