@@ -461,7 +461,7 @@ class Memory:
     def reliability(self) -> list[SourceReliability]:
         """Per-source posterior summaries: mean, 90% interval, outcomes, tier."""
         with self._open():
-            return self._rel.summaries((f.source, f.tier) for f, _ in self._store.all_facts())
+            return self._rel.summaries(self._store.sources())
 
     def decide(self, subject: str, attribute: str, *,
                utility: Utility | None = None) -> Decision:

@@ -126,6 +126,10 @@ class Store:
         t = bridge.ask("tk_source_tier(M, S, T)", {"M": self.h, "S": source})["T"]
         return None if t is None else str(t)
 
+    def sources(self) -> list[tuple[str, str]]:
+        """Every source the memory knows (by a fact or an outcome) with its tier."""
+        return [(s, t) for s, t in bridge.ask("tk_sources(M, Ps)", {"M": self.h})["Ps"]]
+
     def use_nonce(self, nonce: str, owner: str) -> None:
         """Record a signature nonce (TierNotAuthorized when it was used before)."""
         bridge.ask("tk_use_nonce(M, N, O)", {"M": self.h, "N": nonce, "O": owner})

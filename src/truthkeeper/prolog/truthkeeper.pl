@@ -10,6 +10,7 @@
             tk_unretract/2,       % +M, +Id
             tk_bind_source/3,     % +M, +Source, +Tier
             tk_source_tier/3,     % +M, +Source, -Tier
+            tk_sources/2,         % +M, -SourceTiers
             tk_use_nonce/3,       % +M, +Nonce, +Owner
             tk_unuse_nonce/2,     % +M, +Nonce
             tk_resolve/5,         % +M, +S, +A, -Status, -Groups
@@ -83,6 +84,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_unretract/2).
 :- det(tk_bind_source/3).
 :- det(tk_source_tier/3).
+:- det(tk_sources/2).
 :- det(tk_use_nonce/3).
 :- det(tk_unuse_nonce/2).
 :- det(tk_resolve/5).
@@ -229,6 +231,12 @@ tk_bind_source(M, Src0, Tier0) :-
 tk_source_tier(M, Src0, Tier) :-
     atom_in(Src0, Src),
     ( source_tier(M, Src, T, _) -> Tier = T ; Tier = @(none) ).
+
+%!  tk_sources(+M, -SourceTiers) is det.
+%
+%   Every source the memory knows (by a fact or an outcome) with its tier.
+tk_sources(M, Pairs) :-
+    findall(S-T, source_tier(M, S, T, _), Pairs).
 
 %!  tk_use_nonce(+M, +Nonce, +Owner) is det.
 tk_use_nonce(M, N0, O0) :-
