@@ -158,4 +158,4 @@ def test_memory_is_a_thin_facade() -> None:
     tree = ast.parse(inspect.getsource(module))
     sizes = {n.name: n.end_lineno - n.lineno + 1 for n in tree.body
              if isinstance(n, ast.ClassDef)}
-    assert sizes["Memory"] <= 450, sizes  # about 400: 40 public methods, each an example
+    assert sizes["Memory"] <= 600, sizes  # about 45 public methods, each with an example

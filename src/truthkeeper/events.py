@@ -8,6 +8,7 @@ memory answers exactly as the live one did.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -24,7 +25,14 @@ from .errors import (
     UnsafeRule,
 )
 from .journal.base import Journal
-from .journal.codec import Event, canonical, fact_body, fact_fields
+from .journal.codec import (
+    Event,
+    canonical,
+    erased_body,
+    fact_body,
+    fact_fields,
+    is_erased,
+)
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner, check_rule_text
 from .logic.store import Store
@@ -65,16 +73,19 @@ class Applier:
             raise
         return built
 
-    def facts(self, w: Write, facts: Sequence[Fact]) -> list[Fact]:
+    def facts(self, w: Write, facts: Sequence[Fact],
+              salts: Sequence[str | None] = ()) -> list[Fact]:
         """Add validated facts; the store refuses (and nothing changes) what the policy
-        forbids."""
+        forbids. ``salts``: those of imported events, kept so a re-import matches."""
         try:
             out = self.store.add(facts, w.times(len(facts)))
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"facts": [f.id for f in facts]})
             raise
         w.on_undo(lambda: self.store.undo_add([f.id for f in out]))
-        w.events.extend(("fact", to_us(f.recorded_at), fact_body(f)) for f in out)
+        salts = list(salts) or [None] * len(out)
+        w.events.extend(("fact", to_us(f.recorded_at), fact_body(f, salt))
+                        for f, salt in zip(out, salts, strict=True))
         self.touch()
         return out
 
@@ -90,6 +101,53 @@ class Applier:
         self.store.retract(fid, ra, reason)
         w.on_undo(lambda: self.store.unretract(fid))
         w.events.append(("retract", ra, body))
+        self.touch()
+
+    def erase(self, ledger: Ledger, ids: Sequence[str], reason: str,
+              signature: Mapping[str, str] | None = None) -> None:
+        """Erase the content of facts for good, in one write: their journal events become
+        placeholders (the chain still verifies), an ``erase`` event records it, and the store
+        forgets their values. Erasing a protected fact needs ``signature``:
+        ``sign_action("erase", {"ids": [...], "reason": ...})``."""
+        body: dict[str, Any] = {"ids": list(ids), "reason": reason}
+        if signature is not None:
+            body["signature"] = dict(signature)
+        with ledger.write() as w:
+            try:
+                done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
+                if done:
+                    raise InvalidFact(f"facts {done} are erased already")
+                self._check_erase(body, None)
+                self._nonce(w, body, f"erase:{next(_UNIQUE)}")
+            except TruthkeeperError as exc:
+                self.audit.rejected(exc, {"erase": list(ids)})
+                raise
+            [at] = w.times(1)
+            self._blank(w, ledger.journal, set(ids), at)
+            w.events.append(("erase", at, body))
+        self._erased(body, at)
+        ledger.journal._purge()
+
+    def _check_erase(self, body: Mapping[str, Any], at: int | None) -> None:
+        ids = body["ids"]
+        facts = self.store.facts(ids)  # UnknownFact for an id the memory does not hold
+        if any(f.tier in self.guard.guarded for f in facts):
+            self.guard.check_action("erase", {"ids": list(ids), "reason": body["reason"]},
+                                    body.get("signature"), at)
+
+    def _blank(self, w: Write, journal: Journal, ids: set[str], at: int) -> None:
+        """Turn the fact events of ``ids`` into placeholders: those in the journal, and
+        those this write is about to append (an import)."""
+        for i, (kind, ra, b) in enumerate(w.events):
+            if kind == "fact" and b.get("id") in ids and not is_erased(b):
+                w.events[i] = (kind, ra, json.loads(erased_body(canonical(b), at)))
+        for seq, text in journal.fact_rows(ids).values():
+            if not text.startswith('{"$erased"'):
+                w.txn.erase(seq, erased_body(text, at))
+
+    def _erased(self, body: Mapping[str, Any], at: int) -> None:
+        for fid in body["ids"]:
+            self.store.erase(fid, at)
         self.touch()
 
     def _check_retract(self, body: Mapping[str, Any], at: int | None) -> None:
@@ -261,13 +319,23 @@ class Applier:
         """The chain, every signature, and the chain against a signed checkpoint (the given
         one, else the last one journalled)."""
         last: list[Mapping[str, Any]] = []
+        blanked: dict[str, int] = {}  # erased placeholders not yet named by an erasure
 
         def each(ev: Event) -> str | None:
             if ev.kind == "checkpoint":
                 last[:] = [ev.body]
+            elif ev.kind == "fact" and is_erased(ev.body):
+                blanked[str(ev.body.get("id"))] = ev.seq
+            elif ev.kind == "erase":
+                for fid in ev.body.get("ids") or ():
+                    blanked.pop(fid, None)
             return check(ev.kind, ev.body, ev.recorded_at)
 
         v = journal.verify(each)
+        if v.ok and blanked:
+            fid, seq = min(blanked.items(), key=lambda kv: kv[1])
+            return replace(v, ok=False, first_bad=seq,
+                           reason=f"fact {fid} was blanked without an erasure event")
         anchor = checkpoint if checkpoint is not None else (last[0] if last else None)
         if not v.ok or anchor is None:
             return v
@@ -287,6 +355,9 @@ class Applier:
             facts = []
             for ev in run:
                 try:
+                    if is_erased(ev.body):
+                        facts.append(self._placeholder(ev.body, now))
+                        continue
                     f = self.builder.build(fact_fields(ev.body), now)
                     if f.tier in self.guard.guarded:
                         self.guard.check_fact(_signed_fields(f), ev.recorded_at)
@@ -302,6 +373,10 @@ class Applier:
                     self._check_retract(b, at)
                     self._nonce(None, b, f"retract:{b['id']}")
                     self.store.retract(b["id"], at, b["reason"])
+                elif ev.kind == "erase":
+                    self._check_erase(b, at)
+                    self._nonce(None, b, f"erase:{next(_UNIQUE)}")
+                    self._erased(b, at)
                 elif ev.kind == "rule":
                     self.reasoner.add(b["id"], b["text"], evaluate=False)
                 elif ev.kind == "rule_removed":
@@ -319,6 +394,11 @@ class Applier:
                         self._nonce(None, b, _nonce_owner(b))
                     self._apply_other(ev.kind, b)
         self.touch()
+
+    def _placeholder(self, body: Mapping[str, Any], now: Any) -> Fact:
+        """The fact an erased placeholder stands for: its slot, source, tier and times."""
+        f = self.builder.build({**fact_fields(body), "value": None}, now)
+        return replace(f, status="erased")
 
     def _apply_other(self, kind: str, body: Mapping[str, Any]) -> None:
         if kind == "config":
@@ -347,22 +427,26 @@ class Applier:
         """Apply imported lines in one write, all or nothing, skipping events the journal
         already holds (re-importing an export changes nothing)."""
         with ledger.write() as w:
-            later = self._import(w, lines, list(ledger.journal.read()), where)
+            later = self._import(w, lines, ledger.journal, where)
         for kind, body in later:
-            self.after_logged(kind, [body])
+            if kind == "erase":
+                self._erased(*body)
+            else:
+                self.after_logged(kind, [body])
 
     def _import(self, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
-                existing: Sequence[Event], where: str) -> list[tuple[str, Any]]:
+                journal: Journal, where: str) -> list[tuple[str, Any]]:
+        existing = list(journal.read())
         seen = Counter(_identity(ev.kind, ev.body) for ev in existing if ev.kind != "config")
         rid_text: dict[str, str] = {}
         later: list[tuple[str, Any]] = []
-        run: list[tuple[int, Fact]] = []
+        run: list[tuple[int, Fact, str | None]] = []
         now = from_us(now_us())
 
         def flush() -> None:
             if run:
                 try:
-                    self.facts(w, [f for _, f in run])
+                    self.facts(w, [f for _, f, _ in run], [salt for _, _, salt in run])
                 except TruthkeeperError as exc:
                     msg = f"{where} lines {run[0][0]}..{run[-1][0]}: {exc}"
                     raise InvalidFact(msg) from None
@@ -376,14 +460,32 @@ class Applier:
                     rid_text[str(body.get("id"))] = str(body.get("text"))
                 continue
             try:
+                if kind == "fact" and is_erased(body):
+                    flush()
+                    f = self._placeholder(body, now)
+                    [ra] = w.times(1)
+                    self.store.add([f], [ra])
+                    w.on_undo(lambda f=f: self.store.undo_add([f.id]))
+                    w.events.append(("fact", ra, dict(body)))
+                    continue
                 if kind == "fact":
                     f = self.builder.coerce(fact_fields(body), n, now)
                     if f.tier in self.guard.guarded:
                         self.guard.check_fact(_signed_fields(f))
-                    run.append((n, f))
+                    run.append((n, f, body.get("salt")))
                     continue
                 flush()
-                if kind == "retract":
+                if kind == "erase":
+                    ids = [check_label(i, "ids[]") for i in body.get("ids") or ()]
+                    eb = {"ids": ids, "reason": check_label(body.get("reason"), "reason")}
+                    eb.update({k: body[k] for k in ("signature",) if k in body})
+                    self._check_erase(eb, None)
+                    self._nonce(w, eb, f"erase:{next(_UNIQUE)}")
+                    [at] = w.times(1)
+                    self._blank(w, journal, set(ids), at)
+                    w.events.append(("erase", at, eb))
+                    later.append(("erase", (eb, at)))
+                elif kind == "retract":
                     self.retract(w, check_label(body.get("id"), "id"),
                                  check_label(body.get("reason"), "reason"),
                                  body.get("signature"))

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -13,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import AuditLog
-from .errors import InvalidFact, PolicyError, TruthkeeperError
+from .errors import InvalidFact, PolicyError, TruthkeeperError, UnknownFact
 from .events import Applier
 from .graph import memory_graph
 from .journal import Journal, open_journal
@@ -43,11 +44,14 @@ from .values import (
     Verification,
     WhatIf,
     check_label,
+    check_scope,
     check_tiers,
     from_us,
     normalise_key,
     parse_time,
+    scoped,
     to_us,
+    unscoped,
 )
 
 __all__ = ["DEFAULT_TIERS", "Memory"]
@@ -78,6 +82,9 @@ class Memory:
     >>> mem.current("acme", "invoice_total").value
     4700
     """
+
+    _scope: str | None = None
+    _view = False
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  policy: str | Policy = "temporal_within_authority",
@@ -124,6 +131,8 @@ class Memory:
 
     def close(self) -> None:
         """Release the journal and the Prolog state; a closed memory answers nothing."""
+        if self._view:
+            return  # a scope's view shares the memory it came from
         with self._lock:
             if not self._closed:
                 self._closed = True
@@ -220,6 +229,10 @@ class Memory:
         >>> len(mem)
         2
         """
+        if self._scope is not None:
+            facts = [replace(f, scope=self._scope) if isinstance(f, Fact)
+                     else {**f, "scope": self._scope} if isinstance(f, Mapping) else f
+                     for f in facts]
         built = self._events.validate(facts)
         with self._open(), self._ledger.write() as w:
             return self._events.facts(w, built)
@@ -234,7 +247,7 @@ class Memory:
         >>> mem.current("ana", "city").status
         'unknown'
         """
-        fid, why = check_label(fact_id, "fact_id"), check_label(reason, "reason")
+        fid, why = self.get(fact_id).id, check_label(reason, "reason")
         with self._open(), self._ledger.write() as w:
             self._events.retract(w, fid, why, signature)
 
@@ -302,7 +315,7 @@ class Memory:
         2
         """
         with self._open():
-            return self._events.confirm(self._ledger, *_slot(subject, attribute), value,
+            return self._events.confirm(self._ledger, *self._slot(subject, attribute), value,
                                         signature)
 
     def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
@@ -330,6 +343,77 @@ class Memory:
         return est
 
 
+    def scope(self, name: str) -> Memory:
+        """A view bound to a scope (``"user:ana"``): it writes and reads only that scope's
+        facts, so one journal keeps many users' or agents' memories apart. Rules, sources'
+        reliabilities and the journal are the memory's own, shared by its scopes.
+
+        >>> mem = Memory(); ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+        >>> _ = ana.add("me", "city", "Lisbon", source="chat")
+        >>> ana.current("me", "city").value, bob.current("me", "city").status
+        ('Lisbon', 'unknown')
+        """
+        view = copy.copy(self)
+        view._scope, view._view = check_scope(name), True
+        return view
+
+    def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
+        """Every slot (of ``subject``, or all) holding a fact in this scope, sorted.
+
+        >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> mem.slots()
+        [('ana', 'city')]
+        """
+        want = None if subject is None else normalise_key(subject, "subject")
+        with self._open():
+            return [(sub, a) for s, a in self._store.slots() for sc, sub in [unscoped(s)]
+                    if sc == self._scope and want in (None, sub)]
+
+    def about(self, subject: str) -> dict[str, Resolution]:
+        """Every slot of a subject with its current resolution, by attribute.
+
+        >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> {a: r.value for a, r in mem.about("ana").items()}
+        {'city': 'Lisbon'}
+        """
+        return {a: self.current(s, a) for s, a in self.slots(subject)}
+
+    def erase(self, fact_ids: Iterable[str] = (), *, subject: str | None = None,
+              attribute: str | None = None, scope: str | None = None,
+              reason: str = "erasure request",
+              signature: Mapping[str, str] | None = None) -> list[str]:
+        """Erase facts for good (the right to be forgotten): by id, by ``subject`` (and
+        ``attribute``), or every fact of ``scope``. Values, texts and meta leave memory,
+        journal and exports; each fact stays in history as an erased placeholder, the chain
+        still verifies, and the erasure is an event. A protected fact needs ``signature``:
+        ``sign_action("erase", {"ids": [...], "reason": ...})``. Returns the erased ids.
+
+        >>> mem = Memory(); f = mem.add("ana", "phone", "555-0101", source="chat")
+        >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
+        (True, 'erased')
+        """
+        ids = [self.get(i).id for i in fact_ids]
+        if scope is not None:
+            if self._scope not in (None, check_scope(scope)):
+                raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
+            view = self.scope(scope) if self._scope is None else self
+            ids += [f.id for s, a in view.slots() for f in view.history(s, a)
+                    if f.status != "erased"]
+        if subject is not None:
+            ids += [f.id for s, a in self.slots(subject)
+                    if attribute is None or a == normalise_key(attribute, "attribute")
+                    for f in self.history(s, a) if f.status != "erased"]
+        ids = list(dict.fromkeys(ids))
+        if ids:
+            with self._open():
+                self._events.erase(self._ledger, ids, check_label(reason, "reason"),
+                                   signature)
+        return ids
+
+    def _slot(self, subject: object, attribute: object) -> tuple[str, str]:
+        s, a = _slot(subject, attribute)
+        return scoped(self._scope, s), a
+
     def export_jsonl(self, path: str | os.PathLike[str]) -> int:
         """Write every event but the configuration as JSON Lines; returns the line count."""
         with self._open():
@@ -347,7 +431,11 @@ class Memory:
     def get(self, fact_id: str) -> Fact:
         """The fact with this id (UnknownFact otherwise)."""
         with self._open():
-            return self._store.get(check_label(fact_id, "fact_id"))
+            f = self._store.get(check_label(fact_id, "fact_id"))
+        if f.scope != self._scope:
+            msg = f"no fact {fact_id!r} in this memory's scope ({self._scope or 'none'})"
+            raise UnknownFact(msg)
+        return f
 
     def superseded_by(self, fact_id: str) -> list[Fact]:
         """The facts that explicitly supersede ``fact_id`` (the reverse of ``supersedes``)."""
@@ -365,21 +453,22 @@ class Memory:
         """
         if type(subject) is not str or type(attribute) is not str:
             _slot(subject, attribute)  # the error that says what is wrong
-        hit = self._cache.get((subject, attribute))  # emptied by every change and by close
+        ck = (self._scope, subject, attribute)
+        hit = self._cache.get(ck)  # emptied by every change and by close
         if hit is not None and self._ledger.journal.dirty is None and (
                 hit[0].status != "conflict" or hit[1] == self._rel.version):
             return hit[0]
         with self._open():
-            r = self._store.resolve(*_slot(subject, attribute))
+            r = self._store.resolve(*self._slot(subject, attribute))
             r = self._reasoner.with_why(self._open, r)
             if r.status == "conflict":
                 r = replace(r, candidates=score_candidates(self._rel.book, r))
-            self._cache[(subject, attribute)] = (r, self._rel.version)
+            self._cache[ck] = (r, self._rel.version)
             return r
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of the slot, oldest first (valid time), each with its ``status``."""
-        s, a = _slot(subject, attribute)
+        s, a = self._slot(subject, attribute)
         with self._open():
             return self._store.history(s, a)
 
@@ -393,7 +482,7 @@ class Memory:
         >>> mem.as_of("ana", "city", valid_at="2026-03-01").value
         'Lisbon'
         """
-        s, a = _slot(subject, attribute)
+        s, a = self._slot(subject, attribute)
         va = None if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
         ka = None if known_at is None else to_us(parse_time(known_at, "known_at"))
         with self._open():
@@ -403,7 +492,8 @@ class Memory:
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts)."""
         with self._open():
-            return self._store.conflicts()
+            return [(sub, a) for s, a in self._store.conflicts()
+                    for sc, sub in [unscoped(s)] if sc == self._scope]
 
     def filter(self, items: Iterable[str | Fact | Candidate], *,
                kappa: Callable[[Any, Any], bool] | None = None,
@@ -418,7 +508,7 @@ class Memory:
         ['Porto']
         """
         with self._open():
-            res = filter_items(self._store, self._builder, items, kappa)
+            res = filter_items(self._store, self._builder, items, kappa, self._scope)
         if res.dropped:
             self._audit.dropped(query, res.dropped)
         return res
@@ -440,6 +530,13 @@ class Memory:
         >>> "said by crm" in str(mem.why(mem.add("ana", "city", "Lisbon", source="crm")))
         True
         """
+        if isinstance(item, Fact):
+            self.get(item.id)  # in this scope
+        elif isinstance(item, str) and self._scope is not None:
+            with self._open():
+                known = item in self._store.slot_ids_of([item])
+            if known:
+                self.get(item)  # a fact of another scope: UnknownFact
         with self._open():
             return self._reasoner.why(item)
 

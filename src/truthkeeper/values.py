@@ -57,6 +57,9 @@ class Fact:
 
     ``status`` is filled in by queries that report it (``history``): ``"head"``,
     ``"superseded"`` or ``"retracted"``; it is ``None`` on the object ``add`` returns.
+    An erased fact (``Memory.erase``) keeps its slot, source, tier and times; its value,
+    text and meta are gone (``None``) and its status is ``"erased"``. ``scope`` is the
+    scope it was written in (``Memory.scope``), ``None`` for the memory's own.
     """
 
     id: str
@@ -73,6 +76,7 @@ class Fact:
     meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
     signature: Mapping[str, str] | None = field(default=None, compare=False, hash=False)
     status: str | None = field(default=None, compare=False)
+    scope: str | None = None
 
     @property
     def slot(self) -> tuple[str, str]:
@@ -95,7 +99,8 @@ class Fact:
             "text": self.text,
             "meta": dict(self.meta),
             "signature": None if self.signature is None else dict(self.signature),
-        }
+        } | ({} if self.scope is None else {"scope": self.scope}) \
+          | ({} if self.status is None else {"status": self.status})
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,7 +546,26 @@ def check_tiers(tiers: object, protected: object) -> tuple[tuple[str, ...], tupl
     return names, prot
 
 FACT_KEYS = frozenset({"subject", "attribute", "value", "source", "tier", "valid_from",
-                       "valid_to", "supersedes", "text", "meta", "id", "signature"})
+                       "valid_to", "supersedes", "text", "meta", "id", "signature", "scope"})
+SCOPE_SEP = "\x1f"
+"""Joins a scope and a subject into the store's subject key; normalised keys never hold it
+(it is whitespace to the normaliser), so no subject can reach into a scope."""
+
+
+def check_scope(scope: object) -> str | None:
+    """A scope name, normalised like a key, or None (the memory's own scope)."""
+    return None if scope is None else normalise_key(scope, "scope")
+
+
+def scoped(scope: str | None, subject: str) -> str:
+    """The store's subject key of a normalised subject in a scope."""
+    return subject if scope is None else f"{scope}{SCOPE_SEP}{subject}"
+
+
+def unscoped(key: str) -> tuple[str | None, str]:
+    """``(scope, subject)`` of a store subject key."""
+    scope, sep, subject = key.rpartition(SCOPE_SEP)
+    return (scope, subject) if sep else (None, key)
 EPOCH = from_us(0)
 
 
@@ -594,7 +618,8 @@ class FactBuilder:
                     recorded_at=EPOCH, source=check_label(fields["source"], "source"),
                     tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
                     text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
-                    signature=None if sig is None else dict(sig))
+                    signature=None if sig is None else dict(sig),
+                    scope=check_scope(g("scope")))
 
     def coerce(self, item: object, index: int, now: datetime) -> Fact:
         """One item of a batch: a dict of fields or a :class:`Fact`."""

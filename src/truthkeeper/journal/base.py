@@ -37,6 +37,23 @@ class Journal:
     def _insert(self, rows: list[Row]) -> None:
         raise NotImplementedError
 
+    def _update_body(self, seq: int, body: str) -> None:
+        """Replace a fact event's body by its erased placeholder (same hash)."""
+        raise NotImplementedError
+
+    def _purge(self) -> None:
+        """After an erasure committed: drop what the backend keeps of old row versions."""
+
+    def fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
+        """``{fact id: (seq, body text)}`` of the fact events with these ids."""
+        out: dict[str, tuple[int, str]] = {}
+        for seq, kind, _ra, body, _p, _h in self._select(0):
+            if kind == "fact":
+                fid = parse_body(body, seq).get("id")
+                if fid in ids:
+                    out[fid] = (seq, body)
+        return out
+
     def tail(self) -> tuple[int, str, int]:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
         raise NotImplementedError
@@ -91,6 +108,10 @@ class Txn:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self.seq, self.hash, self.last_ra = journal.tail()
+
+    def erase(self, seq: int, body: str) -> None:
+        """Replace a fact event's body by its placeholder; the chain still verifies."""
+        self.journal._update_body(seq, body)
 
     def append_many(self, events: list[tuple[str, int, dict[str, Any]]]) -> None:
         """Chain and insert events in order."""

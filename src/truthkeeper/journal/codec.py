@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import JournalCorrupt
-from ..values import Fact, from_us, normalise_key, parse_time, to_us
+from ..values import Fact, from_us, normalise_key, parse_time, to_us, unscoped
 
 __all__ = [
     "EVENT_KINDS",
@@ -24,6 +25,9 @@ __all__ = [
     "canonical",
     "canonical_bytes",
     "check_row",
+    "content_hash",
+    "erased_body",
+    "is_erased",
     "event_hash",
     "fact_body",
     "fact_fields",
@@ -36,10 +40,10 @@ __all__ = [
 
 GENESIS = "0" * 64
 EVENT_KINDS = ("config", "fact", "retract", "rule", "rule_removed", "outcome", "prior", "key",
-               "checkpoint", "audit")
+               "checkpoint", "audit", "erase")
 """Every kind of journal event; all of them are exported and imported."""
 _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
-                "supersedes", "text", "meta", "id", "signature")
+                "supersedes", "text", "meta", "id", "signature", "scope")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +63,45 @@ def canonical(body: Any) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def content_hash(body_text: str) -> str:
+    """The hash of an event's content that the chain covers: sha256 of the body text, or,
+    for an erased fact, the hash its placeholder keeps (so the chain still verifies)."""
+    if body_text.startswith(_ERASED_PREFIX):
+        try:
+            h = json.loads(body_text)[ERASED]["content_hash"]
+        except (ValueError, KeyError, TypeError):
+            return ""
+        return h if isinstance(h, str) else ""
+    return hashlib.sha256(body_text.encode()).hexdigest()
+
+
 def event_hash(prev: str, seq: int, kind: str, recorded_at: int, body_text: str) -> str:
     """The chain link: sha256 over the previous hash, the position, the kind, the
-    transaction time and the body text."""
+    transaction time and the content hash of the body."""
     h = hashlib.sha256()
-    h.update(f"{prev}|{seq}|{kind}|{recorded_at}|".encode())
-    h.update(body_text.encode())
+    h.update(f"{prev}|{seq}|{kind}|{recorded_at}|{content_hash(body_text)}".encode())
     return h.hexdigest()
+
+
+ERASED = "$erased"
+"""The key that marks an erased fact's placeholder body."""
+_ERASED_PREFIX = '{"' + ERASED + '":'
+_KEPT = ("id", "subject", "attribute", "scope", "source", "tier", "valid_from", "valid_to",
+         "supersedes")
+
+
+def erased_body(body_text: str, at: int) -> str:
+    """The placeholder of an erased fact event: its slot, source, tier, times and the
+    content hash of what was erased; value, text, meta, signature and salt are gone."""
+    body = json.loads(body_text)
+    out = {k: body[k] for k in _KEPT if k in body}
+    out[ERASED] = {"content_hash": content_hash(body_text), "at": at}
+    return canonical(out)
+
+
+def is_erased(body: Mapping[str, Any]) -> bool:
+    """Whether a fact event body is an erased placeholder."""
+    return ERASED in body
 
 
 def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,
@@ -77,6 +113,8 @@ def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,
         return "its prev_hash does not match the previous event's hash"
     if event_hash(prev, seq, kind, ra, body) != h:
         return "its content does not match its hash (edited)"
+    if body.startswith(_ERASED_PREFIX) and kind != "fact":
+        return "only a fact can be an erased placeholder"
     if kind not in EVENT_KINDS:
         return f"unknown event kind {kind!r}"
     return None
@@ -95,13 +133,14 @@ def parse_body(body: str, seq: int) -> dict[str, Any]:
     return out
 
 
-def fact_body(f: Fact) -> dict[str, Any]:
+def fact_body(f: Fact, salt: str | None = None) -> dict[str, Any]:
     """A fact as a journal event body: ``Fact.to_dict()`` without ``recorded_at`` (the
-    event's own) and without an absent signature."""
+    event's own) and without an absent signature, with a random salt."""
     body = f.to_dict()
     del body["recorded_at"]
     if body["signature"] is None:
         del body["signature"]
+    body["salt"] = salt if isinstance(salt, str) else secrets.token_hex(8)  # an erased value cannot be guessed from its hash
     return body
 
 
@@ -113,26 +152,34 @@ def fact_fields(body: dict[str, Any]) -> dict[str, Any]:
 
 def payload(f: Fact) -> str:
     """What the symbolic store keeps of a fact beyond what its decisions need: the value
-    as given, text, meta and signature."""
+    as given, text, meta and signature (an erased fact: nothing but the mark)."""
+    if f.status == "erased":
+        return ERASED_PAYLOAD
     return canonical([f.value, f.text, f.meta, f.signature])
+
+
+ERASED_PAYLOAD = canonical([None, None, {}, None, "erased"])
 
 
 def unpayload(text: str) -> tuple[Any, str | None, dict[str, Any], dict[str, str] | None]:
     """The inverse of :func:`payload`."""
-    value, txt, meta, sig = json.loads(text)
+    value, txt, meta, sig = json.loads(text)[:4]
     return value, txt, meta, sig
 
 
 def row_fact(row: tuple[Any, ...], with_status: bool = False) -> Fact:
     """A Fact from the store's row ``(id, s, a, vf, vt, ra, tier, src, sup, payload,
-    status)``; ``with_status`` fills ``Fact.status``."""
+    status)``; ``with_status`` fills ``Fact.status`` (an erased fact's is always
+    ``"erased"``)."""
     fid, s, a, vf, vt, ra, tier, src, sup, text, st = row
     value, txt, meta, sig = unpayload(text)
-    return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=from_us(vf),
+    scope, subject = unscoped(s)
+    status = (st if isinstance(st, str) else st[0]) if with_status else None
+    return Fact(id=fid, subject=subject, attribute=a, value=value, valid_from=from_us(vf),
                 recorded_at=from_us(ra), source=src, tier=tier, supersedes=sup,
                 valid_to=None if vt is None else from_us(vt), text=txt, meta=meta,
-                signature=sig,
-                status=(st if isinstance(st, str) else st[0]) if with_status else None)
+                signature=sig, status="erased" if text == ERASED_PAYLOAD else status,
+                scope=scope)
 
 
 _SIGNED_DOMAIN = b"truthkeeper-fact-v1\n"
@@ -156,6 +203,8 @@ def canonical_bytes(fact: Mapping[str, Any], nonce: str) -> bytes:
         "tier": normalise_key(fact.get("tier", "agent"), "tier"),
         "nonce": nonce,
     }
+    if fact.get("scope") is not None:
+        body["scope"] = normalise_key(fact["scope"], "scope")
     return _SIGNED_DOMAIN + canonical(body).encode()
 
 

@@ -25,6 +25,10 @@ class MemoryJournal(Journal):
     def _insert(self, rows: list[Row]) -> None:
         self._rows.extend(rows)
 
+    def _update_body(self, seq: int, body: str) -> None:
+        row = self._rows[seq - 1]
+        self._rows[seq - 1] = (row[0], row[1], row[2], body, row[4], row[5])
+
     def tail(self) -> tuple[int, str, int]:
         if not self._rows:
             return 0, GENESIS, 0
@@ -33,9 +37,9 @@ class MemoryJournal(Journal):
 
     @contextmanager
     def transaction(self) -> Iterator[Txn]:
-        n = len(self._rows)
+        n, before = len(self._rows), list(self._rows)
         try:
             yield Txn(self)
         except BaseException:
-            del self._rows[n:]
+            self._rows[:] = before[:n]
             raise

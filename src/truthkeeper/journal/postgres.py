@@ -35,7 +35,14 @@ CREATE TABLE IF NOT EXISTS events (
     hash TEXT NOT NULL
 );
 CREATE OR REPLACE FUNCTION truthkeeper_append_only() RETURNS trigger AS $$
-BEGIN RAISE EXCEPTION 'truthkeeper journal is append-only'; END; $$ LANGUAGE plpgsql;
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind = 'fact' AND NEW.kind = 'fact'
+       AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
+       AND NEW.hash = OLD.hash AND starts_with(NEW.body, '{{"$erased":') THEN
+        RETURN NEW;  -- an erasure: the fact's body becomes its placeholder
+    END IF;
+    RAISE EXCEPTION 'truthkeeper journal is append-only';
+END; $$ LANGUAGE plpgsql;
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_append_only') THEN
         CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
@@ -195,6 +202,21 @@ class PostgresJournal(Journal):
         except psycopg.Error as exc:
             msg = f"write to journal {self.path} failed: {exc}"
             raise JournalError(msg) from exc
+
+    def _update_body(self, seq: int, body: str) -> None:
+        psycopg = _psycopg()
+        try:
+            self._conn.execute("UPDATE events SET body = %s WHERE seq = %s", (body, seq))
+        except psycopg.Error as exc:
+            msg = f"erasure in journal {self.path} failed: {exc}"
+            raise JournalError(msg) from exc
+
+    def _purge(self) -> None:
+        def q(c: Any) -> None:
+            c.execute("VACUUM events")  # the old row versions hold the erased bodies
+
+        with contextlib.suppress(Exception):
+            self._run(q)
 
     def tail(self) -> tuple[int, str, int]:
         def q(c: Any) -> Any:

@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 
 from ..errors import JournalCorrupt, JournalError
 from .base import Journal, Row, Txn
-from .codec import GENESIS
+from .codec import GENESIS, canonical
 
 __all__ = ["SqliteJournal"]
 
@@ -29,7 +29,11 @@ CREATE TABLE IF NOT EXISTS events (
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
+DROP TRIGGER IF EXISTS events_append_only_update;
+CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+WHEN NOT (NEW.seq = OLD.seq AND OLD.kind = 'fact' AND NEW.kind = 'fact'
+          AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
+          AND NEW.hash = OLD.hash AND substr(NEW.body, 1, 11) = '{"$erased":')
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
@@ -37,6 +41,7 @@ BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 
 
 APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
+FORMAT = 2  # PRAGMA user_version: how events are chained
 
 
 class SqliteJournal(Journal):
@@ -60,8 +65,10 @@ class SqliteJournal(Journal):
                 self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             self._check_schema()
+            self._check_format(readonly)
             if not readonly:
                 self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA secure_delete=ON")  # erased bodies are zeroed
                 self._conn.execute(f"PRAGMA synchronous={synchronous}")
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
@@ -80,6 +87,21 @@ class SqliteJournal(Journal):
                    f"{', '.join(sorted(tables)) or 'none'}), not a truthkeeper journal; "
                    "pass the path of a journal, or of a file that does not exist yet")
             raise JournalError(msg)
+
+    def _check_format(self, readonly: bool) -> None:
+        """Format 2 chains content hashes (erasure keeps the chain); format 1 journals
+        (before erasure existed) chained body texts and are refused with what to do."""
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        has_events = self._conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        if has_events and version < FORMAT:
+            self._conn.close()
+            msg = (f"journal {self.path!r} has format {version or 1}, written by an earlier "
+                   f"truthkeeper; this one reads format {FORMAT}: export it to JSON Lines "
+                   "with the earlier version and import it into a new journal")
+            raise JournalError(msg)
+        if not has_events and not readonly:
+            self._conn.execute(f"PRAGMA user_version={FORMAT}")
 
     def close(self) -> None:
         self._conn.close()
@@ -102,6 +124,28 @@ class SqliteJournal(Journal):
         except (sqlite3.Error, OSError) as exc:
             msg = f"write to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
+
+    def _update_body(self, seq: int, body: str) -> None:
+        try:
+            self._conn.execute("UPDATE events SET body = ? WHERE seq = ?", (body, seq))
+        except sqlite3.Error as exc:
+            msg = f"erasure in journal {self.path!r} failed: {exc}"
+            raise JournalError(msg) from exc
+
+    def fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
+        out: dict[str, tuple[int, str]] = {}
+        for fid in ids:
+            row = self._conn.execute(
+                "SELECT seq, body FROM events WHERE kind = 'fact' AND body LIKE ? ESCAPE '\\'"
+                " AND json_extract(body, '$.id') = ?",
+                ('%"id":' + _like(canonical(fid)) + '%', fid)).fetchone()
+            if row is not None:
+                out[fid] = (int(row[0]), str(row[1]))
+        return out
+
+    def _purge(self) -> None:
+        with suppress(sqlite3.Error):  # the write-ahead log still holds the old pages
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def tail(self) -> tuple[int, str, int]:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
@@ -156,3 +200,8 @@ def _check_file(path: str) -> None:
         msg = (f"journal {path!r} is an empty file: a journal cut to nothing, or not a "
                "journal; pass a path that does not exist to create a new memory")
         raise JournalCorrupt(msg)
+
+
+def _like(text: str) -> str:
+    """``text`` as a literal inside a LIKE pattern (escape character: backslash)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -20,6 +20,7 @@ from ..values import (
     FilterResult,
     normalise_key,
     parse_time,
+    scoped,
     to_us,
     value_key,
 )
@@ -30,8 +31,10 @@ __all__ = ["filter_items"]
 
 
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
-                 kappa: Callable[[Any, Any], bool] | None = None) -> FilterResult:
-    """Drop the stale items of ``items`` (see ``Memory.filter``)."""
+                 kappa: Callable[[Any, Any], bool] | None = None,
+                 scope: str | None = None) -> FilterResult:
+    """Drop the stale items of ``items`` (see ``Memory.filter``); candidates are read in
+    ``scope`` and facts must belong to it."""
     items = list(items)
     drops: dict[int, Drop] = {}
     by_id: dict[str, Fact] = {}
@@ -48,7 +51,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             store_idx.append(i)
             store_ids.append(fid)
         elif isinstance(item, Candidate):
-            s = normalise_key(item.subject, f"items[{i}].subject")
+            s = scoped(scope, normalise_key(item.subject, f"items[{i}].subject"))
             a = normalise_key(item.attribute, f"items[{i}].attribute")
             tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
             rows.append((i, f"{s}\x1f{a}", value_key(item.value), tau,
@@ -67,7 +70,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         by_id.update({f.id: f for f in facts})
         for i, f in zip(store_idx, facts, strict=True):
             item = items[i]
-            if isinstance(item, Fact) and replace(item, status=None) != f:
+            if (isinstance(item, Fact) and replace(item, status=None) != f) or f.scope != scope:
                 msg = f"items[{i}] is not a fact of this memory: {item!r}"
                 raise UnknownFact(msg)
         verdicts = store.verdicts(store_ids)
@@ -79,7 +82,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             elif status == "dominated":
                 drops[i] = Drop(items[i], by_id[by], rule)
             else:
-                rows.append((i, f"{f.subject}\x1f{f.attribute}", value_key(f.value),
+                rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}", value_key(f.value),
                              to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source))
     rows.sort(key=lambda r: r[0])
     # chain heads never dominate each other: Phi_T is needed only with foreign items

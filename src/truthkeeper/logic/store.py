@@ -13,8 +13,17 @@ from typing import Any
 
 from ..errors import PolicyError, TruthkeeperError
 from ..journal.base import Journal
-from ..journal.codec import payload, row_fact
-from ..values import Fact, Resolution, ValueSupport, from_us, to_us, value_key
+from ..journal.codec import ERASED_PAYLOAD, payload, row_fact
+from ..values import (
+    Fact,
+    Resolution,
+    ValueSupport,
+    from_us,
+    scoped,
+    to_us,
+    unscoped,
+    value_key,
+)
 from . import bridge
 
 __all__ = ["Store", "policies"]
@@ -63,7 +72,8 @@ def policy_config(policy: object, tiers: tuple[str, ...], protected: tuple[str, 
 def _row(f: Fact, ra: int, meta_keys: Sequence[str] = ()) -> tuple[Any, ...]:
     nonce = f.signature.get("nonce") if f.signature else None
     meta = [(k, value_key(f.meta[k])) for k in meta_keys if k in f.meta]
-    return (f.id, f.subject, f.attribute, value_key(f.value), to_us(f.valid_from),
+    return (f.id, scoped(f.scope, f.subject), f.attribute,
+            "$erased" if f.status == "erased" else value_key(f.value), to_us(f.valid_from),
             None if f.valid_to is None else to_us(f.valid_to), ra, f.tier, f.source,
             f.supersedes, nonce if isinstance(nonce, str) else None, payload(f), meta)
 
@@ -116,6 +126,11 @@ class Store:
         """Take back a retraction whose commit failed."""
         bridge.ask("tk_unretract(M, Id)", {"M": self.h, "Id": fid})
 
+    def erase(self, fid: str, ra: int) -> None:
+        """Erase a fact's content from the store for good (retracted, reason ``erased``)."""
+        bridge.ask("tk_erase(M, Id, RA, P)",
+                   {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD})
+
     def bind_source(self, source: str, tier: str) -> None:
         """Bind a source named by an outcome to its tier (TierNotAuthorized if it has
         another)."""
@@ -147,6 +162,14 @@ class Store:
         """The fact with this id (UnknownFact otherwise)."""
         return self.facts([fid])[0]
 
+    def slot_ids_of(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` that are facts of this memory."""
+        out = set()
+        for fid in ids:
+            with contextlib.suppress(TruthkeeperError):
+                out.add(self.get(fid).id)
+        return out
+
     def facts(self, ids: Sequence[str]) -> list[Fact]:
         """The facts with these ids, in order."""
         rows = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": list(ids)})["Rs"]
@@ -161,6 +184,10 @@ class Store:
         """``("head" | "superseded", None, None)`` or ``("retracted", at, reason)``."""
         st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
         return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
+
+    def slots(self) -> list[tuple[str, str]]:
+        """Every slot that holds a fact, as store keys ``(subject key, attribute)``, sorted."""
+        return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]]
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of a slot, oldest first (valid time, then recording), with status."""
@@ -189,7 +216,7 @@ class Store:
         cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),
                                    tuple(dict.fromkeys(f.source for f in g))) for g in groups)
         value = heads[0].value if r["St"] == "resolved" else None
-        return Resolution(subject, attribute, r["St"], value, heads, cands)
+        return Resolution(unscoped(subject)[1], attribute, r["St"], value, heads, cands)
 
     def links(self, fid: str) -> tuple[list[str], list[str]]:
         """(live facts that dominate ``fid``, live facts it dominates)."""

@@ -7,6 +7,8 @@
             tk_add/2,             % +M, +Facts
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
+            tk_erase/4,           % +M, +Id, +RA, +Payload
+            tk_slots/2,           % +M, -Slots
             tk_unretract/2,       % +M, +Id
             tk_bind_source/3,     % +M, +Source, +Tier
             tk_source_tier/3,     % +M, +Source, -Tier
@@ -81,6 +83,8 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_add/2).
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
+:- det(tk_erase/4).
+:- det(tk_slots/2).
 :- det(tk_unretract/2).
 :- det(tk_bind_source/3).
 :- det(tk_source_tier/3).
@@ -207,6 +211,31 @@ tk_add(M, Rows) :-
 tk_retract(M, Id0, RA, Reason0) :-
     atom_in(Id0, Id), atom_in(Reason0, Reason),
     retract_fact(M, Id, RA, Reason).
+
+%!  tk_erase(+M, +Id, +RA, +Payload) is det.
+%
+%   Erase a fact's content for good: retract it (reason erased) unless it is
+%   retracted already, replace its payload by Payload and its value key and
+%   policy meta by '$erased'. Its slot, times, tier and source stay.
+%   @error existence_error(fact, Id) for an id the memory does not hold.
+tk_erase(M, Id0, RA, Payload0) :-
+    atom_in(Id0, Id), string_in(Payload0, Payload),
+    (   retracted(M, Id, _, _)
+    ->  true
+    ;   retract_fact(M, Id, RA, erased)
+    ),
+    once(retract(store:fact(M, Id, S, A, _, VF, VT, RA0, Tier, Src))),
+    assertz(store:fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src)),
+    retractall(store:payload(M, Id, _)),
+    assertz(store:payload(M, Id, Payload)),
+    retractall(store:fact_meta(M, Id, _)).
+
+%!  tk_slots(+M, -Slots) is det.
+%
+%   Every slot that holds a fact, as S-A pairs, sorted.
+tk_slots(M, Slots) :-
+    findall(S-A, fact(M, _, S, A, _, _, _, _, _, _), Slots0),
+    sort(Slots0, Slots).
 
 %!  tk_undo_facts(+M, +Ids) is det.
 tk_undo_facts(M, Ids0) :-

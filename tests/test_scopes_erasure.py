@@ -1,0 +1,165 @@
+"""Scopes (many users' memories in one journal) and erasure (the right to be forgotten)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truthkeeper import Candidate, InvalidFact, Memory, Signer, TierNotAuthorized, UnknownFact
+from truthkeeper.journal.codec import erased_body
+
+T = "2026-11-{:02d}".format
+SECRET = "555-0199-SECRET"
+
+
+def _view(mem: Memory, scope: str) -> dict:
+    v = mem.scope(scope) if scope else mem
+    return {(s, a): (r.status, r.value) for (s, a), r in
+            (((s, a), v.current(s, a)) for s, a in v.slots())}
+
+
+def test_scopes_keep_memories_apart(journal_url: str) -> None:
+    mem = Memory(journal_url)
+    ana, bob = mem.scope("user:ana"), mem.scope("User:Bob ")
+    fa = ana.add("me", "city", "Lisbon", source="chat", valid_from=T(1))
+    bob.add("me", "city", "Oslo", source="chat", valid_from=T(2))
+    mem.add("me", "city", "Porto", source="chat", valid_from=T(3))
+    assert ana.current("me", "city").value == "Lisbon"
+    assert bob.current("me", "city").value == "Oslo"
+    assert mem.current("me", "city").value == "Porto"
+    assert fa.scope == "user:ana" and fa.subject == "me"
+    assert [f.value for f in ana.history("me", "city")] == ["Lisbon"]
+    assert ana.slots() == [("me", "city")] and set(ana.about("me")) == {"city"}
+    assert mem.scope("user:carol").about("me") == {}
+    # no read by id crosses a scope
+    for other in (bob, mem):
+        with pytest.raises(UnknownFact, match="scope"):
+            other.get(fa.id)
+        with pytest.raises(UnknownFact):
+            other.retract(fa.id, reason="not mine")
+        with pytest.raises(UnknownFact):
+            other.filter([fa.id])
+    # a retrieved candidate is judged against its own scope's memory only
+    res = bob.filter([Candidate("me", "city", "Lisbon", T(1))])
+    assert [d.dominated_by.value for d in res.dropped] == ["Oslo"]
+    assert ana.filter([Candidate("me", "city", "Lisbon", T(1))]).dropped == ()
+    # conflicts are per scope
+    ana.add("me", "job", "nurse", source="a", valid_from=T(1))
+    ana.add("me", "job", "chef", source="b", valid_from=T(1))
+    assert ana.conflicts() == [("me", "job")] and bob.conflicts() == [] == mem.conflicts()
+    # a view closing does not close the memory; scopes survive a reopen
+    ana.close()
+    assert ana.current("me", "city").value == "Lisbon"
+    before = {s: _view(mem, s) for s in ("", "user:ana", "user:bob")}
+    mem.close()
+    with Memory(journal_url) as again:
+        assert {s: _view(again, s) for s in before} == before
+
+
+def test_a_scope_name_cannot_be_forged_through_a_subject() -> None:
+    mem = Memory()
+    mem.scope("user:ana").add("me", "pin", 1234, source="s")
+    for subject in ("user:ana\x1fme", "user:ana me", "user:ana\u001fme"):
+        assert mem.current(subject, "pin").status == "unknown"
+    with pytest.raises(InvalidFact):
+        mem.scope("")
+
+
+def _raw(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith("m.db"))
+
+
+def test_erase_removes_the_value_for_good_and_keeps_the_chain(journal_url: str,
+                                                              tmp_path: Path) -> None:
+    mem = Memory(journal_url)
+    ana = mem.scope("user:ana")
+    old = ana.add("me", "phone", "555-0100", source="chat", valid_from=T(1))
+    new = ana.add("me", "phone", SECRET, source="chat", valid_from=T(2),
+                  text=f"call me on {SECRET}", meta={"note": SECRET})
+    ana.record_outcome(new.id, correct=True)
+    assert ana.current("me", "phone").value == SECRET
+    assert ana.erase([new.id]) == [new.id]
+    # the slot falls back to what is left; history keeps a placeholder
+    assert ana.current("me", "phone").value == "555-0100"
+    placeholder = ana.history("me", "phone")[-1]
+    assert (placeholder.id, placeholder.status, placeholder.value, placeholder.text,
+            dict(placeholder.meta)) == (new.id, "erased", None, None, {})
+    assert placeholder.valid_from == new.valid_from and placeholder.source == "chat"
+    assert mem.verify().ok
+    with pytest.raises(InvalidFact, match="erased already"):
+        ana.erase([new.id])
+    out = tmp_path / "export.jsonl"
+    mem.export_jsonl(out)
+    assert SECRET not in out.read_text()
+    assert "erase" in {json.loads(line)["kind"] for line in out.read_text().splitlines()}
+    mem.close()
+    if not journal_url.startswith("postgresql"):
+        assert SECRET.encode() not in _raw(Path(journal_url))  # not in free pages or the WAL
+    with Memory(journal_url) as again:  # replay: the same answers, the chain verifies
+        a2 = again.scope("user:ana")
+        assert a2.current("me", "phone").value == "555-0100"
+        assert [f.status for f in a2.history("me", "phone")] == ["head", "erased"]
+        assert again.verify().ok
+    copy = Memory()
+    copy.import_jsonl(out)
+    copy.import_jsonl(out)  # idempotent
+    c = copy.scope("user:ana")
+    assert c.current("me", "phone").value == "555-0100"
+    assert c.history("me", "phone")[-1].status == "erased" and copy.verify().ok
+    assert old.id in {f.id for f in c.history("me", "phone")}
+
+
+def test_erase_by_subject_and_by_scope() -> None:
+    mem = Memory()
+    ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+    ana.add("ana", "city", "Lisbon", source="chat")
+    ana.add("ana", "phone", "1", source="chat")
+    ana.add("cat", "name", "Tom", source="chat")
+    b = bob.add("ana", "city", "Oslo", source="chat")
+    assert len(ana.erase(subject="ana", attribute="phone")) == 1
+    assert ana.about("ana")["city"].value == "Lisbon"
+    assert len(ana.erase(subject="ana")) == 1
+    assert ana.about("ana")["city"].status == "unknown"
+    with pytest.raises(UnknownFact, match="another scope"):
+        ana.erase(scope="user:bob")
+    assert len(mem.erase(scope="user:ana")) == 1  # the cat; what is erased stays erased
+    assert ana.erase(scope="user:ana") == []
+    assert all(f.status == "erased" for s, a in ana.slots() for f in ana.history(s, a))
+    assert bob.get(b.id).value == "Oslo"
+
+
+def test_erasing_a_protected_fact_needs_the_owners_signature() -> None:
+    owner = Signer(Ed25519PrivateKey.generate())
+    mem = Memory(trusted_keys=[owner.public_key])
+    [f] = mem.add_many([owner.sign({"subject": "ana", "attribute": "ssn", "value": "123",
+                                    "source": "user:ana", "tier": "human",
+                                    "valid_from": T(1)})])
+    with pytest.raises(TierNotAuthorized):
+        mem.erase([f.id])
+    assert mem.get(f.id).value == "123" and mem.audit()  # nothing changed; refusal logged
+    sig = owner.sign_action("erase", {"ids": [f.id], "reason": "user request"})
+    mem.erase([f.id], reason="user request", signature=sig)
+    assert mem.history("ana", "ssn")[0].status == "erased" and mem.verify().ok
+    with pytest.raises(TierNotAuthorized):  # a signature is not replayed
+        mem.erase([mem.add("ana", "x", 1, source="s").id], reason="user request",
+                  signature=sig)
+
+
+def test_a_body_blanked_without_an_erasure_is_detected(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add("ana", "city", "Lisbon", source="s")
+    con = sqlite3.connect(db)
+    (body,) = con.execute("SELECT body FROM events WHERE seq = 2").fetchone()
+    con.execute("UPDATE events SET body = ? WHERE seq = 2", (erased_body(body, 1),))
+    con.commit()
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # any other edit
+        con.execute("UPDATE events SET body = '{}' WHERE seq = 2")
+    con.close()
+    with Memory(db) as mem:
+        v = mem.verify()
+        assert not v.ok and v.first_bad == 2 and "without an erasure" in (v.reason or "")
