@@ -7,6 +7,7 @@ memory answers exactly as the live one did.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections import Counter
@@ -333,8 +334,8 @@ class Applier:
 
         v = journal.verify(each)
         if v.ok and blanked:
-            fid, seq = min(blanked.items(), key=lambda kv: kv[1])
-            return replace(v, ok=False, first_bad=seq,
+            fid, at_seq = min(blanked.items(), key=lambda kv: kv[1])
+            return replace(v, ok=False, first_bad=at_seq,
                            reason=f"fact {fid} was blanked without an erasure event")
         anchor = checkpoint if checkpoint is not None else (last[0] if last else None)
         if not v.ok or anchor is None:
@@ -397,7 +398,7 @@ class Applier:
 
     def _placeholder(self, body: Mapping[str, Any], now: Any) -> Fact:
         """The fact an erased placeholder stands for: its slot, source, tier and times."""
-        f = self.builder.build({**fact_fields(body), "value": None}, now)
+        f = self.builder.build({**fact_fields(dict(body)), "value": None}, now)
         return replace(f, status="erased")
 
     def _apply_other(self, kind: str, body: Mapping[str, Any]) -> None:
@@ -465,7 +466,7 @@ class Applier:
                     f = self._placeholder(body, now)
                     [ra] = w.times(1)
                     self.store.add([f], [ra])
-                    w.on_undo(lambda f=f: self.store.undo_add([f.id]))
+                    w.on_undo(functools.partial(self.store.undo_add, [f.id]))
                     w.events.append(("fact", ra, dict(body)))
                     continue
                 if kind == "fact":

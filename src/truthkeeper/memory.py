@@ -95,7 +95,7 @@ class Memory:
         self.path = None if path is None else os.fspath(path)
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
         self._lock, self._closed = threading.RLock(), False
-        self._cache: dict[tuple[str, str], tuple[Resolution, int]] = {}
+        self._cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
         self._guard = Guard(self.tiers, self.protected_tiers, trusted_keys)
         try:
             self._rel = Reliability(self.tiers, discount)

@@ -140,7 +140,8 @@ def fact_body(f: Fact, salt: str | None = None) -> dict[str, Any]:
     del body["recorded_at"]
     if body["signature"] is None:
         del body["signature"]
-    body["salt"] = salt if isinstance(salt, str) else secrets.token_hex(8)  # an erased value cannot be guessed from its hash
+    # the salt: an erased value cannot be guessed from the hash its placeholder keeps
+    body["salt"] = salt if isinstance(salt, str) else secrets.token_hex(8)
     return body
 
 
