@@ -1,4 +1,5 @@
-"""The ``truthkeeper`` command line: demo, selftest, bench."""
+"""The ``truthkeeper`` command line: memory files (inspect, query, verify, export, import),
+an MCP server (serve), demo, selftest, policy checks, benchmarks and evaluations."""
 
 from __future__ import annotations
 
@@ -10,8 +11,14 @@ from pathlib import Path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import __version__
+    from .cli_memory import COMMANDS, add_parsers
+    from .cli_memory import run as run_memory_command
+
     parser = argparse.ArgumentParser(prog="truthkeeper", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"truthkeeper {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_parsers(sub)
     sub.add_parser("demo", help="run the demo (policies, chain, filter, why)")
     sub.add_parser("selftest", help="run the plunit suites shipped with the package")
     cp = sub.add_parser("check-policy", help="check a policy file against every invariant")
@@ -50,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pb = bsub.add_parser("provenance", help="seed 003: depth, density and tier inversion")
     pb.add_argument("--n", type=int, default=300, help="conflicts per experiment (default 300)")
     args = parser.parse_args(argv)
+    if args.command in COMMANDS:
+        return run_memory_command(args)
 
     if args.command == "demo":
         from .demo import main as demo

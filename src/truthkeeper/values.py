@@ -6,6 +6,7 @@ times parsed, values given the typed key that the symbolic layer compares (``val
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -49,6 +50,37 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _WS = re.compile(r"\s+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class ToDict:
+    """``to_dict()``: every result converts to JSON (times as ISO 8601, tuples as lists)."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of this result."""
+        out = jsonable(self)
+        if isinstance(self, Justification):
+            out["text"] = str(self)
+        return out  # type: ignore[no-any-return]
+
+
+def jsonable(x: Any) -> Any:
+    """``x`` as JSON-ready data: results and facts as dicts, times as ISO 8601 strings."""
+    if isinstance(x, Fact):
+        return x.to_dict()
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: jsonable(getattr(x, f.name)) for f in dataclasses.fields(x)
+                if not f.name.startswith("_")}
+    if isinstance(x, datetime):
+        return x.isoformat()
+    if isinstance(x, Mapping):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    return str(x)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +136,7 @@ class Fact:
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(ToDict):
     """A retrieved item that is not (necessarily) a fact of this memory, for ``filter``."""
 
     subject: str
@@ -117,7 +149,7 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
-class ValueSupport:
+class ValueSupport(ToDict):
     """One candidate value of a slot, with the head facts and sources that support it.
 
     ``p`` (posterior probability that this value is the truth) and ``interval`` are filled
@@ -133,7 +165,7 @@ class ValueSupport:
 
 
 @dataclass(frozen=True, slots=True)
-class Resolution:
+class Resolution(ToDict):
     """What a slot's current value is: ``status`` is resolved, conflict or unknown.
 
     ``value`` is set only when resolved; a conflict never silently picks a winner, the
@@ -159,7 +191,7 @@ class Resolution:
 
 
 @dataclass(frozen=True, slots=True)
-class Drop:
+class Drop(ToDict):
     """An item ``filter`` removed, the item that dominates it and the rule that applied."""
 
     item: Any
@@ -168,7 +200,7 @@ class Drop:
 
 
 @dataclass(frozen=True, slots=True)
-class FilterResult:
+class FilterResult(ToDict):
     """The kept items (in input order) and the drops."""
 
     kept: tuple[Any, ...]
@@ -176,7 +208,7 @@ class FilterResult:
 
 
 @dataclass(frozen=True, slots=True)
-class Belief:
+class Belief(ToDict):
     """A derived belief, e.g. ``needs_vpn(ana)``."""
 
     predicate: str
@@ -188,7 +220,7 @@ class Belief:
 
 
 @dataclass(frozen=True, slots=True)
-class Justification:
+class Justification(ToDict):
     """A node of a justification tree; ``str(j)`` renders the whole tree as text."""
 
     kind: str
@@ -208,7 +240,7 @@ class Justification:
 
 
 @dataclass(frozen=True, slots=True)
-class HeadChange:
+class HeadChange(ToDict):
     """A slot whose heads a hypothetical change would alter."""
 
     subject: str
@@ -218,7 +250,7 @@ class HeadChange:
 
 
 @dataclass(frozen=True, slots=True)
-class WhatIf:
+class WhatIf(ToDict):
     """The result of ``what_if``: what would change; nothing was written."""
 
     heads: tuple[HeadChange, ...]
@@ -231,7 +263,7 @@ class WhatIf:
 
 
 @dataclass(frozen=True, slots=True)
-class Utility:
+class Utility(ToDict):
     """Gain for a right answer, loss for a wrong one, value of abstaining."""
 
     correct: float = 1.0
@@ -240,7 +272,7 @@ class Utility:
 
 
 @dataclass(frozen=True, slots=True)
-class Alternative:
+class Alternative(ToDict):
     """One possible answer with its probability and expected utility."""
 
     value: Any
@@ -250,7 +282,7 @@ class Alternative:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(ToDict):
     """``action`` is ``"answer"`` or ``"abstain"``; ``value`` and ``p`` are the chosen (or,
     when abstaining, the most probable) answer; ``alternatives`` every candidate, best first."""
 
@@ -263,7 +295,7 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
-class SourceReliability:
+class SourceReliability(ToDict):
     """Posterior summary of one source's reliability: mean, 90% interval, outcomes, tier."""
 
     source: str
@@ -275,7 +307,7 @@ class SourceReliability:
 
 
 @dataclass(frozen=True, slots=True)
-class Verification:
+class Verification(ToDict):
     """The result of ``Memory.verify()``: ``ok``, events checked, the first bad event (its
     seq) and why, and the hash of the last good event (record it elsewhere to anchor the
     chain)."""
@@ -288,7 +320,7 @@ class Verification:
 
 
 @dataclass(frozen=True, slots=True)
-class AuditEntry:
+class AuditEntry(ToDict):
     """One line of the audit log: a drop made by ``filter`` or a rejected write."""
 
     kind: str

@@ -1,0 +1,233 @@
+"""An MCP server: the memory as tools an agent calls (``truthkeeper serve``).
+
+Tools: remember, recall, about, history, filter_context, why, decide, feedback, forget.
+Every tool takes an optional ``scope`` (``user:ana``) unless the server is bound to one.
+Errors reach the agent as MCP tool errors carrying the library's message.
+
+Needs the ``mcp`` extra: ``pip install 'truthkeeper[mcp]'``.
+"""
+
+# no ``from __future__ import annotations``: the SDK reads the tools' annotations to build
+# their input schemas
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import InvalidFact, TierNotAuthorized, TruthkeeperError, UnknownFact
+from ..memory import Memory
+from ..values import Candidate, Utility, jsonable
+
+__all__ = ["ContextItem", "build_server", "serve"]
+
+INSTRUCTIONS = """\
+A memory of facts keyed by (subject, attribute) that knows which value is current.
+Store what you learn with remember (tier 'verified' for what the user states in this
+conversation, 'agent' for your own inferences, 'unverified' for retrieved web text);
+ask recall or about before answering from memory; pass retrieved passages through
+filter_context to drop stale ones; report whether an answer was right with feedback;
+forget erases personal data for good. Dates: YYYY-MM-DD or ISO 8601 with an offset."""
+
+JSONValue = str | int | float | bool | list[Any] | dict[str, Any] | None
+Scope = Annotated[str | None, Field(description="the scope, e.g. user:ana (default: the "
+                                                "server's)")]
+
+
+class ContextItem(BaseModel):
+    """A retrieved item for filter_context: a fact id, or a candidate with its slot."""
+
+    fact_id: str | None = Field(None, description="a fact id of this memory")
+    subject: str | None = None
+    attribute: str | None = None
+    value: JSONValue = None
+    valid_from: str | None = Field(None, description="when the item's claim became true")
+    tier: str = "unverified"
+    source: str | None = None
+    text: str | None = None
+
+
+@contextlib.contextmanager
+def _errors() -> Iterator[None]:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        yield
+    except TruthkeeperError as exc:
+        raise ToolError(f"{type(exc).__name__}: {exc}") from None
+
+
+def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkeeper") -> Any:
+    """An ``MCPServer`` over ``mem`` (bound to ``scope`` when given)."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer(name, instructions=INSTRUCTIONS)
+    open_tiers = [t for t in mem.tiers if t not in mem.protected_tiers]
+
+    def view(s: str | None) -> Memory:
+        if scope is not None and s not in (None, scope):
+            raise UnknownFact(f"this server is bound to scope {scope!r}")
+        chosen = s if s is not None else scope
+        return mem if chosen is None else mem.scope(chosen)
+
+    def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return server.tool()(fn)
+
+    @tool
+    def remember(
+        subject: str, attribute: str, value: JSONValue,
+        source: Annotated[str, Field(description="who said it, e.g. user:ana, web:example.org")],
+        tier: Annotated[str, Field(description=f"one of {', '.join(open_tiers)}: 'verified' "
+                                   "for the user's own statements in this conversation")]
+        = "agent",
+        valid_from: Annotated[str | None, Field(description="when it became true "
+                                                "(default now)")] = None,
+        supersedes: Annotated[str | None, Field(description="the fact id it corrects")] = None,
+        text: str | None = None, scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Store a fact about subject.attribute; returns it with its id."""
+        with _errors():
+            if tier in mem.protected_tiers:
+                raise TierNotAuthorized(
+                    f"tier {tier!r} needs the owner's signature, which this server cannot "
+                    f"carry; store the user's statements as 'verified'")
+            f = view(scope).add(subject, attribute, value, source=source, tier=tier,
+                                valid_from=valid_from, supersedes=supersedes, text=text)
+            return f.to_dict()
+
+    @tool
+    def recall(subject: str, attribute: str, scope: Scope = None) -> dict[str, Any]:
+        """The current value of subject.attribute: resolved, conflict (every candidate with
+        its probability) or unknown, with the justification."""
+        with _errors():
+            r = view(scope).current(subject, attribute)
+            out: dict[str, Any] = r.to_dict()
+            out["why"] = str(r.why()) if r.heads else ""
+            return out
+
+    @tool
+    def about(subject: str, scope: Scope = None) -> dict[str, Any]:
+        """Every current slot of a subject: attribute -> status, value, candidates."""
+        with _errors():
+            return {a: {"status": r.status, "value": r.value,
+                        "candidates": [{"value": c.value, "p": c.p, "sources": list(c.sources)}
+                                       for c in r.candidates]}
+                    for a, r in view(scope).about(subject).items()}
+
+    @tool
+    def history(subject: str, attribute: str, scope: Scope = None) -> list[dict[str, Any]]:
+        """Every fact of subject.attribute, oldest first, with its status."""
+        with _errors():
+            return [f.to_dict() for f in view(scope).history(subject, attribute)]
+
+    @tool
+    def filter_context(items: list[ContextItem], query: str | None = None,
+                       scope: Scope = None) -> dict[str, Any]:
+        """Drop the stale items of a retrieved context; each drop names what dominates it.
+        Items without a slot (no fact_id, subject or attribute) are kept untouched."""
+        with _errors():
+            judged: list[Any] = []
+            index: list[int] = []
+            for i, it in enumerate(items):
+                if it.fact_id is not None:
+                    judged.append(it.fact_id)
+                elif it.subject and it.attribute and it.valid_from:
+                    judged.append(Candidate(it.subject, it.attribute, it.value, it.valid_from,
+                                            tier=it.tier, source=it.source, text=it.text))
+                else:
+                    continue
+                index.append(i)
+            res = view(scope).filter(judged, query=query)
+            dropped = {id(d.item): d for d in res.dropped}
+            out_kept, out_dropped = [], []
+            for i, it in enumerate(items):
+                pos = index.index(i) if i in index else None
+                d = None if pos is None else dropped.get(id(judged[pos]))
+                if d is None:
+                    out_kept.append({"index": i, "judged": pos is not None})
+                else:
+                    out_dropped.append({"index": i, "rule": d.rule,
+                                        "dominated_by": jsonable(d.dominated_by)})
+            return {"kept": out_kept, "dropped": out_dropped}
+
+    @tool
+    def why(item: Annotated[str, Field(description="a fact id or a belief such as "
+                                       "needs_vpn(ana)")], scope: Scope = None) -> str:
+        """Why a fact holds (or was superseded), or why a belief is derived."""
+        with _errors():
+            return str(view(scope).why(item))
+
+    @tool
+    def decide(subject: str, attribute: str, correct: float = 1.0, wrong: float = -1.0,
+               abstain: float = 0.0, scope: Scope = None) -> dict[str, Any]:
+        """Answer with the value of highest expected utility, or abstain."""
+        with _errors():
+            d = view(scope).decide(subject, attribute,
+                                   utility=Utility(correct=correct, wrong=wrong, abstain=abstain))
+            return d.to_dict()
+
+    @tool
+    def feedback(
+        correct: bool, fact_id: str | None = None, subject: str | None = None,
+        attribute: str | None = None, value: JSONValue = None,
+        source: Annotated[str | None, Field(description="a source with no fact here, e.g. "
+                                            "model:parametric")] = None,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Report an outcome: fact_id was right or wrong; or the true value of
+        subject.attribute (every head is labelled); or a source was right or wrong."""
+        with _errors():
+            v = view(scope)
+            if fact_id is not None:
+                v.record_outcome(fact_id, correct=correct)
+                return {"recorded": 1}
+            if subject is not None and attribute is not None:
+                if not correct:
+                    raise InvalidFact("give the true value with correct=true")
+                return {"recorded": v.confirm(subject, attribute, value)}
+            if source is not None:
+                v.record_source_outcome(source, correct=correct)
+                return {"recorded": 1}
+            raise InvalidFact("give fact_id, subject and attribute (with the true value), "
+                              "or source")
+
+    @tool
+    def forget(
+        fact_id: str | None = None, subject: str | None = None, attribute: str | None = None,
+        mode: Annotated[Literal["erase", "retract"], Field(
+            description="erase: remove the content for good (personal data); retract: mark "
+                        "it wrong, keeping history")] = "erase",
+        reason: str = "the user asked to forget", scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Forget a fact, a slot or everything about a subject."""
+        with _errors():
+            v = view(scope)
+            if mode == "retract":
+                if fact_id is None:
+                    raise InvalidFact("retract needs a fact_id")
+                v.retract(fact_id, reason=reason)
+                return {"retracted": [fact_id]}
+            if fact_id is None and subject is None:
+                raise InvalidFact("give fact_id or subject")
+            return {"erased": v.erase([] if fact_id is None else [fact_id], subject=subject,
+                                      attribute=attribute, reason=reason)}
+
+    return server
+
+
+def serve(db: str | None = None, http: str | None = None, scope: str | None = None) -> None:
+    """Run the server on stdio (default) or streamable HTTP at ``HOST:PORT``."""
+    from ..cli_memory import open_existing
+
+    mem = Memory() if db is None else open_existing(db, readonly=False, create=True)
+    try:
+        server = build_server(mem, scope=scope)
+        if http is None:
+            server.run()
+        else:
+            host, _, port = http.rpartition(":")
+            if not port.isdigit():
+                raise InvalidFact(f"--http wants HOST:PORT, got {http!r}")
+            server.run("streamable-http", host=host or "127.0.0.1", port=int(port))
+    finally:
+        mem.close()

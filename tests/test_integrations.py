@@ -1,0 +1,245 @@
+"""Agent integration: the MCP server over stdio (a real subprocess and the SDK's client),
+the LangChain and LlamaIndex adapters with the real classes, and the memory-file CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from truthkeeper import Fact, Memory
+from truthkeeper.cli import main
+from truthkeeper.integrations.langchain import TruthkeeperCompressor, TruthkeeperRetriever
+from truthkeeper.integrations.llamaindex import TruthkeeperPostprocessor
+
+# ---------------------------------------------------------------- MCP
+
+
+async def _session(db: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "truthkeeper", "serve", "--db", str(db)])
+    out: list[Any] = []
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        out.append(sorted(t.name for t in (await s.list_tools()).tools))
+        for name, args in calls:
+            res = await s.call_tool(name, args)
+            if res.is_error:
+                out.append((True, res.content[0].text))
+                continue
+            data = res.structured_content
+            if isinstance(data, dict) and set(data) == {"result"}:
+                data = data["result"]  # a list or a string, wrapped by the SDK
+            out.append((False, data))
+    return out
+
+
+def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
+    db = tmp_path / "agent.db"
+    ana = {"scope": "user:ana"}
+    calls = [
+        ("remember", {"subject": "me", "attribute": "city", "value": "Lisbon",
+                      "source": "user:ana", "tier": "verified", "valid_from": "2026-01-01",
+                      **ana}),
+        ("remember", {"subject": "me", "attribute": "city", "value": "Porto",
+                      "source": "user:ana", "tier": "verified", "valid_from": "2026-06-01",
+                      **ana}),
+        ("remember", {"subject": "me", "attribute": "pet", "value": "cat", "source": "guess",
+                      "valid_from": "2026-01-01", **ana}),
+        ("remember", {"subject": "me", "attribute": "pet", "value": "dog", "source": "web",
+                      "tier": "agent", "valid_from": "2026-01-01", **ana}),
+        ("remember", {"subject": "me", "attribute": "x", "value": 1, "source": "user:ana",
+                      "tier": "human", **ana}),  # protected: a tool error, nothing stored
+        ("remember", {"subject": "me", "attribute": "x", "value": 1, "source": "s",
+                      "valid_from": "2026-13-01", **ana}),  # a bad date: a tool error
+        ("recall", {"subject": "me", "attribute": "city", **ana}),
+        ("recall", {"subject": "me", "attribute": "city"}),  # another scope: unknown
+        ("about", {"subject": "me", **ana}),
+        ("history", {"subject": "me", "attribute": "city", **ana}),
+        ("filter_context", {"items": [
+            {"subject": "me", "attribute": "city", "value": "Lisbon",
+             "valid_from": "2026-01-01", "text": "Ana lives in Lisbon"},
+            {"text": "no slot: kept untouched"}], "query": "where does ana live", **ana}),
+        ("decide", {"subject": "me", "attribute": "pet", "wrong": -4, **ana}),
+        ("feedback", {"subject": "me", "attribute": "pet", "value": "dog", "correct": True,
+                      **ana}),
+        ("feedback", {"source": "model:parametric", "correct": False, **ana}),
+        ("forget", {"subject": "me", "attribute": "city", **ana}),
+        ("recall", {"subject": "me", "attribute": "city", **ana}),
+    ]
+    out = asyncio.run(_session(db, calls))
+    assert out[0] == sorted(["remember", "recall", "about", "history", "filter_context", "why",
+                             "decide", "feedback", "forget"])
+    rem = out[1:5]
+    assert all(not err for err, _ in rem) and rem[0][1]["scope"] == "user:ana"
+    assert out[5][0] and "signature" in out[5][1] and "verified" in out[5][1]
+    assert out[6][0] and "valid_from" in out[6][1]
+    err, city = out[7]
+    assert not err and city["status"] == "resolved" and city["value"] == "Porto"
+    assert "Porto" in city["why"]
+    assert out[8][1]["status"] == "unknown"
+    assert set(out[9][1]) == {"city", "pet"} and out[9][1]["pet"]["status"] == "conflict"
+    assert [f["value"] for f in out[10][1]] == ["Lisbon", "Porto"]
+    filt = out[11][1]
+    assert [d["index"] for d in filt["dropped"]] == [0]
+    assert filt["dropped"][0]["dominated_by"]["value"] == "Porto"  # the memory's fact
+    assert filt["kept"] == [{"index": 1, "judged": False}]
+    assert out[12][1]["action"] == "abstain"
+    assert out[13][1] == {"recorded": 2} and out[14][1] == {"recorded": 1}
+    assert len(out[15][1]["erased"]) == 2
+    assert out[16][1]["status"] == "unknown"
+    # why, on a fact id the server returned
+    fid = rem[2][1]["id"]
+    [_, (err, text)] = asyncio.run(_session(db, [("why", {"item": fid, **ana})]))
+    assert not err and "guess" in text
+    with Memory(db) as mem:  # everything the agent did is in the journal
+        view = mem.scope("user:ana")
+        assert [f.status for f in view.history("me", "city")] == ["erased", "erased"]
+        assert {r.source: r.n for r in mem.reliability()}["model:parametric"] == 1
+        assert mem.verify().ok
+
+
+# ---------------------------------------------------------------- LangChain, LlamaIndex
+
+
+def _memory() -> tuple[Memory, Fact]:
+    mem = Memory()
+    f = mem.add("acme", "price", 135, source="billing", tier="verified",
+                valid_from="2026-06-01")
+    return mem, f
+
+
+def _docs() -> list[Document]:
+    return [Document("acme costs 100", metadata={"subject": "acme", "attribute": "price",
+                                                  "value": 100, "valid_from": "2026-01-01"}),
+            Document("no metadata at all"),
+            Document("acme costs 150 (a web rumour)", metadata={
+                "subject": "acme", "attribute": "price", "value": 150,
+                "valid_from": "2026-07-01", "source": "web", "tier": "unverified"}),
+            Document("bob lives in Oslo", metadata={"subject": "bob", "attribute": "city",
+                                                     "valid_from": "2026-01-01"})]
+
+
+def test_langchain_compressor_drops_stale_documents_against_the_memory() -> None:
+    mem, f = _memory()
+    comp = TruthkeeperCompressor(memory=mem)
+    docs = _docs()
+    out = comp.compress_documents(docs, "what does acme cost?")
+    assert [d.page_content for d in out] == [docs[1].page_content, docs[2].page_content,
+                                             docs[3].page_content]
+    assert out[0] is docs[1]  # untouched
+    assert out[1].metadata["truthkeeper"] == {"status": "current"}
+    report = comp.last_report
+    assert report is not None and report.unjudged == (1,) and report.kept == (2, 3)
+    [(pos, rule, by)] = report.dropped
+    assert pos == 0 and rule == mem.policy and report.reason(0)["status"] == "dropped"
+    assert mem.audit()[-1].details["query"] == "what does acme cost?"
+    # alone with the memory, the stale document is dropped in favour of the memory's fact
+    comp.compress_documents(docs[:2], "acme?")
+    assert comp.last_report is not None
+    assert comp.last_report.reason(0)["dominated_by"]["id"] == f.id
+
+
+def test_langchain_retriever_wrapper() -> None:
+    mem, _ = _memory()
+    docs = _docs()
+
+    class Fixed(BaseRetriever):
+        def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+            return docs
+
+    r = TruthkeeperRetriever(retriever=Fixed(), memory=mem)
+    assert [d.page_content for d in r.invoke("acme?")] == \
+        [d.page_content for d in docs[1:]]
+    assert r.last_report is not None and r.last_report.unjudged == (1,)
+
+
+def test_llamaindex_postprocessor_drops_stale_nodes() -> None:
+    mem, f = _memory()
+    nodes = [NodeWithScore(node=TextNode(text=d.page_content, metadata=dict(d.metadata)),
+                           score=1.0) for d in _docs()]
+    pp = TruthkeeperPostprocessor(memory=mem)
+    out = pp.postprocess_nodes(nodes, QueryBundle("acme?"))
+    assert [n.node.get_content() for n in out] == [n.node.get_content() for n in nodes[1:]]
+    assert "truthkeeper" not in out[0].node.metadata
+    assert out[1].node.metadata["truthkeeper"] == {"status": "current"}
+    assert len(pp.postprocess_nodes(nodes[:2])) == 1
+    assert pp.last_report is not None and pp.last_report.dropped[0][2] == f
+    # a scope's view judges against that scope only
+    other = TruthkeeperPostprocessor(memory=mem.scope("user:bob"))
+    assert len(other.postprocess_nodes(nodes[:1])) == 1
+
+
+# ---------------------------------------------------------------- CLI for memory files
+
+
+def test_cli_memory_file_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db, out = tmp_path / "m.db", tmp_path / "e.jsonl"
+    with Memory(db, policy="temporal") as mem:  # a non-default policy: read from the file
+        mem.add("ana", "city", "Lisbon", source="chat", valid_from="2026-01-01")
+        mem.add("ana", "city", "Porto", source="chat", valid_from="2026-06-01")
+        mem.add("ana", "job", "nurse", source="a", valid_from="2026-01-01")
+        mem.add("ana", "job", "chef", source="b", valid_from="2026-01-01")
+        mem.scope("user:bob").add("me", "city", "Oslo", source="chat")
+    capsys.readouterr()
+    assert main(["inspect", str(db)]) == 0
+    text = capsys.readouterr().out
+    assert "4 facts in 2 slots" in text and "policy temporal" in text and "ana.job" in text
+    assert main(["inspect", str(db), "--json", "--scope", "user:bob"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["facts"] == 1 and data["chain"]["ok"]
+    assert main(["query", str(db), "ana", "city"]) == 0
+    assert "ana.city = 'Porto'" in capsys.readouterr().out
+    assert main(["query", str(db), "ana", "--json"]) == 0
+    q = json.loads(capsys.readouterr().out)
+    assert q["city"]["value"] == "Porto" and q["job"]["status"] == "conflict"
+    assert main(["query", str(db), "ana", "city", "--valid-at", "2026-03-01", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["city"]["value"] == "Lisbon"
+    assert main(["query", str(db), "ana", "city", "--history"]) == 0
+    assert "[superseded] 'Lisbon'" in capsys.readouterr().out
+    assert main(["verify", str(db)]) == 0 and "ok: " in capsys.readouterr().out
+    assert main(["export", str(db), str(out)]) == 0
+    assert "wrote 5 events" in capsys.readouterr().out
+    copy = tmp_path / "copy.db"
+    assert main(["import", str(copy), str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lines_read"] == 5
+    with Memory(copy) as again:  # created with the default policy, facts imported
+        assert again.current("ana", "city").value == "Porto"
+    assert main(["query", str(tmp_path / "missing.db"), "ana"]) == 2
+    assert "no memory file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and "truthkeeper 0." in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    helptext = capsys.readouterr().out
+    for cmd in ("inspect", "query", "verify", "export", "import", "serve", "demo", "selftest",
+                "check-policy", "bench", "eval"):
+        assert cmd in helptext
+
+
+def test_cli_verify_reports_a_broken_chain(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add("ana", "city", "Lisbon", source="s")
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER events_append_only_update")
+    con.execute("UPDATE events SET recorded_at = recorded_at + 1 WHERE seq = 2")
+    con.commit()
+    con.close()
+    assert main(["verify", str(db), "--json"]) == 1
+    v = json.loads(capsys.readouterr().out)
+    assert not v["ok"] and v["first_bad"] == 2
