@@ -138,13 +138,13 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                     continue
                 index.append(i)
             res = view(scope).filter(judged, query=query)
-            dropped = {id(d.item): d for d in res.dropped}
+            drops = {id(d.item): d for d in res.dropped}
+            at = dict(zip(index, judged, strict=True))
             out_kept, out_dropped = [], []
-            for i, it in enumerate(items):
-                pos = index.index(i) if i in index else None
-                d = None if pos is None else dropped.get(id(judged[pos]))
+            for i in range(len(items)):
+                d = drops.get(id(at[i])) if i in at else None
                 if d is None:
-                    out_kept.append({"index": i, "judged": pos is not None})
+                    out_kept.append({"index": i, "judged": i in at})
                 else:
                     out_dropped.append({"index": i, "rule": d.rule,
                                         "dominated_by": jsonable(d.dominated_by)})
