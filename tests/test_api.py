@@ -227,6 +227,23 @@ def test_filter_with_kappa_callable() -> None:
                      ("Bob likes tea", "Ana moved to Lisbon")]
 
 
+def test_filter_with_kappa_judges_candidates_against_the_memory() -> None:
+    mem = Memory(policy="temporal")
+    head = mem.add("ana", "city", "Porto", source="crm", valid_from=T(5))
+    asked = []
+
+    def kappa(newer: object, older: object) -> bool:
+        asked.append((type(newer).__name__, type(older).__name__))
+        return getattr(newer, "value", None) != getattr(older, "value", None)
+
+    old = Candidate("ana", "city", "Lisbon", T(1), text="Ana lives in Lisbon")
+    res = mem.filter([old], kappa=kappa)
+    assert [(d.item, d.dominated_by, d.rule) for d in res.dropped] == [(old, head, "kappa")]
+    assert asked == [("Fact", "Candidate")]
+    # a newer candidate is not judged by the older head
+    assert mem.filter([Candidate("ana", "city", "Faro", T(9))], kappa=kappa).dropped == ()
+
+
 def test_rules_beliefs_and_why() -> None:
     mem = Memory()
     mem.add_rule("needs_vpn(U) :- holds(U, location, L), L \\== office")

@@ -243,3 +243,15 @@ def test_cli_verify_reports_a_broken_chain(tmp_path: Path,
     assert main(["verify", str(db), "--json"]) == 1
     v = json.loads(capsys.readouterr().out)
     assert not v["ok"] and v["first_bad"] == 2
+
+
+def test_agent_loop_example_runs_end_to_end(tmp_path: Path) -> None:
+    import subprocess
+
+    script = Path(__file__).parent.parent / "examples" / "agent_loop.py"
+    run = subprocess.run([sys.executable, str(script), "--db", str(tmp_path / "a.db")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    for line in ("dropped as stale: ['Ana lives in Berlin", "a new process reopens",
+                 "ana.city: Lisbon", "decide acme.price: answer 135", "chain verifies: True"):
+        assert line in run.stdout

@@ -81,4 +81,4 @@ __all__ = [
     "policies",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -96,12 +96,24 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             for i, j in pairs:
                 winner = by_id[j[1]] if isinstance(j, tuple) else items[j]
                 drops[i] = Drop(items[i], winner, store.policy)
-    elif len(rows) > 1:
-        pairs = bridge.ask("tk_order_pairs(M, Cs, Ps)", {"M": store.h, "Cs": rows})["Ps"]
-        for i, js in pairs:
-            for j in js:
-                if kappa(items[j], items[i]):
-                    drops[i] = Drop(items[i], items[j], "kappa")
-                    break
+    else:
+        # the memory's heads of the candidates' slots take part, as Facts, after the items
+        given = {f.id for f in by_id.values()}
+        pool: list[Any] = list(items)
+        for key, s, a in slots.values():
+            for h in store.resolve(s, a).heads:
+                if h.id not in given:
+                    rows.append((len(pool), key, value_key(h.value), to_us(h.valid_from),
+                                 h.tier, to_us(h.recorded_at), h.source))
+                    pool.append(h)
+        if len(rows) > 1:
+            pairs = bridge.ask("tk_order_pairs(M, Cs, Ps)", {"M": store.h, "Cs": rows})["Ps"]
+            for i, js in pairs:
+                if i >= len(items):
+                    continue
+                for j in js:
+                    if kappa(pool[j], pool[i]):
+                        drops[i] = Drop(items[i], pool[j], "kappa")
+                        break
     kept = tuple(items[i] for i in range(len(items)) if i not in drops)
     return FilterResult(kept=kept, dropped=tuple(drops[i] for i in sorted(drops)))

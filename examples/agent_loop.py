@@ -1,0 +1,136 @@
+"""An agent loop with truthkeeper as its memory, end to end, without a language model.
+
+A scripted "LLM" stands in for the model: it extracts facts from what the user says and
+answers from the context it is given. Everything else is what a real agent does:
+
+1. store what the conversation says (the user's statements as tier ``verified``, the
+   agent's own guesses as ``agent``, web snippets as ``unverified``), in one scope per user;
+2. retrieve text chunks for a question (a keyword retriever over a small document store,
+   some of it stale), filter them through the memory, build the prompt from what is left;
+3. feed outcomes back: the user says which answers were right; a web source that keeps
+   being wrong loses reliability, and the next decision goes against it;
+4. stop, and carry on in a new process that reopens the memory file.
+
+Run it:  python examples/agent_loop.py [--db FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from truthkeeper import Candidate, Memory, Utility
+
+CHUNKS = [  # a vector store would hold these; metadata says which slot each is about
+    ("Ana lives in Berlin and works remotely.", "ana", "city", "Berlin", "2024-03-01"),
+    ("Ana moved to Lisbon last spring.", "ana", "city", "Lisbon", "2026-04-01"),
+    ("The ACME plan costs 100 EUR a month.", "acme", "price", 100, "2025-01-01"),
+    ("ACME raised the plan to 135 EUR.", "acme", "price", 135, "2026-06-01"),
+    ("Lisbon has mild winters.", None, None, None, None),
+]
+
+
+def scripted_extract(utterance: str) -> list[tuple[str, str, object]]:
+    """The "LLM" turning a user's sentence into (subject, attribute, value) triples."""
+    out: list[tuple[str, str, object]] = []
+    if m := re.search(r"I (?:live|moved) (?:in|to) (\w+)", utterance):
+        out.append(("ana", "city", m.group(1)))
+    if m := re.search(r"my cat is called (\w+)", utterance):
+        out.append(("ana", "cat", m.group(1)))
+    return out
+
+
+def retrieve(question: str, k: int = 4) -> list[tuple[str, str | None, str | None, object,
+                                                      str | None]]:
+    """A keyword retriever: the chunks sharing the most words with the question."""
+    words = set(re.findall(r"\w+", question.lower()))
+    scored = sorted(CHUNKS, key=lambda c: -len(words & set(re.findall(r"\w+", c[0].lower()))))
+    return scored[:k]
+
+
+def build_prompt(mem: Memory, question: str) -> tuple[str, list[str]]:
+    """Retrieve, drop what the memory knows to be stale, and build the prompt."""
+    chunks = retrieve(question)
+    items = [Candidate(s, a, v, vf, tier="unverified", source="docs", text=t)
+             if s else t for t, s, a, v, vf in chunks]
+    judged = [i for i in items if isinstance(i, Candidate)]
+    res = mem.filter(judged, query=question)
+    stale = [d.item.text for d in res.dropped]
+    context = [t for t, *_ in chunks if t not in stale]
+    return "Context:\n- " + "\n- ".join(context) + f"\nQuestion: {question}", stale
+
+
+def phase_one(db: str) -> None:
+    mem = Memory(db)
+    ana = mem.scope("user:ana")
+    print("== turn 1: the user talks ==")
+    for said, day in [("I live in Berlin", "2024-03-01"), ("my cat is called Tom", "2025-05-01"),
+                      ("I moved to Lisbon", "2026-04-01")]:
+        for s, a, v in scripted_extract(said):
+            f = ana.add(s, a, v, source="user:ana", tier="verified", valid_from=day, text=said)
+            print(f"  remembered {s}.{a} = {v!r} ({f.tier}, from {day})")
+    print("  ana.city now:", ana.current("ana", "city").value)
+
+    print("== turn 2: a question over retrieved context ==")
+    prompt, stale = build_prompt(ana, "Where does Ana live?")
+    print("  dropped as stale:", stale)
+    assert "Ana lives in Berlin and works remotely." in stale
+    print("  prompt:\n    " + prompt.replace("\n", "\n    "))
+
+    print("== turn 3: two web sources disagree on the ACME price ==")
+    for rnd in range(6):  # every round, the truth comes out later and is fed back
+        day = f"2026-0{rnd + 1}-15"
+        good = ana.add("acme", f"price_{rnd}", 135, source="web:acme.com", tier="unverified",
+                       valid_from=day)
+        bad = ana.add("acme", f"price_{rnd}", 99, source="web:deals-blog", tier="unverified",
+                      valid_from=day)
+        ana.record_outcome(good.id, correct=True)
+        ana.record_outcome(bad.id, correct=False)
+    rel = {r.source: round(r.mean, 2) for r in mem.reliability()}
+    print("  learned reliability:", rel)
+    assert rel["web:deals-blog"] < 0.4 < 0.6 < rel["web:acme.com"]
+    mem.close()
+    print("== the agent stops ==")
+
+
+def phase_two(db: str) -> None:
+    print("== a new process reopens the memory ==")
+    mem = Memory(db)
+    ana = mem.scope("user:ana")
+    print("  ana.city:", ana.current("ana", "city").value, "| ana.cat:",
+          ana.current("ana", "cat").value)
+    assert ana.current("ana", "city").value == "Lisbon"
+    ana.add("acme", "price", 99, source="web:deals-blog", tier="unverified",
+            valid_from="2026-11-01")
+    ana.add("acme", "price", 135, source="web:acme.com", tier="unverified",
+            valid_from="2026-11-01")
+    d = ana.decide("acme", "price", utility=Utility(correct=1, wrong=-4))
+    print(f"  decide acme.price: {d.action} {d.value!r} (p={d.p:.2f})")
+    assert d.action == "answer" and d.value == 135
+    print("== the user asks to be forgotten ==")
+    erased = mem.erase(scope="user:ana")
+    print(f"  erased {len(erased)} facts; chain verifies: {mem.verify().ok}")
+    assert ana.about("ana")["city"].status == "unknown" and mem.verify().ok
+    mem.close()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--db", help="memory file (default: a temporary one)")
+    p.add_argument("--phase", type=int, choices=(1, 2), help=argparse.SUPPRESS)
+    args = p.parse_args()
+    db = args.db or os.path.join(tempfile.mkdtemp(), "agent.db")
+    if args.phase == 2:
+        phase_two(db)
+        return 0
+    phase_one(db)
+    sys.stdout.flush()
+    return subprocess.call([sys.executable, __file__, "--db", db, "--phase", "2"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
