@@ -255,3 +255,47 @@ def test_agent_loop_example_runs_end_to_end(tmp_path: Path) -> None:
     for line in ("dropped as stale: ['Ana lives in Berlin", "a new process reopens",
                  "ana.city: Lisbon", "decide acme.price: answer 135", "chain verifies: True"):
         assert line in run.stdout
+
+
+def test_mcp_server_over_streamable_http(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import time
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "truthkeeper", "serve", "--db",
+                             str(tmp_path / "h.db"), "--http", f"127.0.0.1:{port}",
+                             "--scope", "user:ana"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    async def talk() -> tuple[Any, Any]:
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await session.call_tool("remember", {"subject": "me", "attribute": "city",
+                                                     "value": "Lisbon", "source": "user:ana",
+                                                     "tier": "verified"})
+                ok = await session.call_tool("recall", {"subject": "me", "attribute": "city"})
+                other = await session.call_tool("recall", {"subject": "me", "attribute": "city",
+                                                           "scope": "user:bob"})
+                return ok, other
+
+    try:
+        for _ in range(200):  # until it listens
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.1)
+        ok, other = asyncio.run(talk())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert not ok.is_error and ok.structured_content["value"] == "Lisbon"
+    assert other.is_error and "bound to scope" in other.content[0].text

@@ -4,35 +4,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from .logic.rules import Reasoner, support_ids
+from .logic.rules import Reasoner, in_scope, support_ids
 from .logic.store import Store
+from .values import unscoped
 
 __all__ = ["memory_graph"]
 
 
-def memory_graph(store: Store, reasoner: Reasoner) -> Any:
+def memory_graph(store: Store, reasoner: Reasoner, scope: str | None = None) -> Any:
     """A ``networkx.DiGraph``: facts and beliefs as nodes; ``supersedes`` edges (winner to
     loser, under the policy or an explicit link), ``conflicts`` edges between heads of a slot
     that hold different values, ``supports`` edges from head facts to the beliefs they
-    support."""
+    support. Only the facts and beliefs of ``scope``."""
     import networkx as nx
 
     g = nx.DiGraph()
     for f, status in store.all_facts():
+        if f.scope != scope:
+            continue
         g.add_node(f.id, kind="fact", subject=f.subject, attribute=f.attribute, value=f.value,
                    source=f.source, tier=f.tier, retracted=status == "retracted")
         if status != "retracted":
             for d in store.links(f.id)[1]:
                 g.add_edge(f.id, d, kind="supersedes")
     for s, a in store.conflicts():
+        if unscoped(s)[0] != scope:
+            continue
         groups = [c.fact_ids for c in store.resolve(s, a).candidates]
         for gi, x_group in enumerate(groups):
             for gj, y_group in enumerate(groups):
                 if gi != gj:
                     g.add_edges_from(((x, y) for x in x_group for y in y_group),
                                      kind="conflicts")
-    for b in reasoner.beliefs():
-        g.add_node(b.text, kind="belief", predicate=b.predicate)
+    for shown, b in in_scope(reasoner.beliefs(), scope):
+        g.add_node(shown.text, kind="belief", predicate=b.predicate)
         for fid in support_ids(reasoner.why(b)):
-            g.add_edge(fid, b.text, kind="supports")
+            g.add_edge(fid, shown.text, kind="supports")
     return g

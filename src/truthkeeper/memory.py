@@ -22,7 +22,7 @@ from .journal.jsonl import read_jsonl, write_jsonl
 from .journal.ledger import Ledger, now_us
 from .logic.filter import filter_items
 from .logic.policy import Policy
-from .logic.rules import Reasoner, check_rule_text
+from .logic.rules import Reasoner, check_rule_text, in_scope
 from .logic.store import Store, policy_config
 from .reliability.conflict import score_candidates
 from .reliability.context import decide_context
@@ -519,9 +519,10 @@ class Memory:
             return [t for _, t in self._reasoner.rules()]
 
     def beliefs(self) -> list[Belief]:
-        """Every belief the rules derive from the current facts (kept current incrementally)."""
+        """Every belief the rules derive from the current facts (kept current incrementally);
+        a scope's view lists those about its subjects (rules are the memory's, for all)."""
         with self._open():
-            return self._reasoner.beliefs()
+            return [shown for shown, _ in in_scope(self._reasoner.beliefs(), self._scope)]
 
     def why(self, item: str | Fact | Belief) -> Justification:
         """The justification of a fact or of a belief (rule and supporting facts).
@@ -538,6 +539,9 @@ class Memory:
             if known:
                 self.get(item)  # a fact of another scope: UnknownFact
         with self._open():
+            if self._scope is not None and isinstance(item, (str, Belief)):
+                shown = {b.text: i for b, i in in_scope(self._reasoner.beliefs(), self._scope)}
+                item = shown.get(str(item), item)
             return self._reasoner.why(item)
 
     def what_if(self, *, add: Iterable[Mapping[str, Any] | Fact] = (),
@@ -597,7 +601,7 @@ class Memory:
     def graph(self) -> Any:
         """A ``networkx.DiGraph`` of facts and beliefs: supersedes, conflicts, supports."""
         with self._open():
-            return memory_graph(self._store, self._reasoner)
+            return memory_graph(self._store, self._reasoner, self._scope)
 
     def audit(self) -> list[AuditEntry]:
         """The drop log of ``filter`` and the refused writes, oldest first."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import InvalidFact, UnknownFact, UnsafeRule
 from ..values import (
+    SCOPE_SEP,
     Belief,
     Fact,
     HeadChange,
@@ -22,6 +23,7 @@ from ..values import (
     WhatIf,
     check_nesting,
     from_us,
+    unscoped,
 )
 from . import bridge
 from .store import Store, _row
@@ -183,6 +185,28 @@ class Reasoner:
             beliefs_gained=tuple(_belief(b) for b in gained),
             beliefs_lost=tuple(_belief(b) for b in lost),
         )
+
+
+def in_scope(beliefs: Sequence[Belief], scope: str | None) -> list[tuple[Belief, Belief]]:
+    """The beliefs about subjects of ``scope`` (those naming no scoped subject for the
+    memory's own), each as ``(shown, internal)``: shown with its subjects unscoped."""
+    out = []
+    for b in beliefs:
+        keys = [a for a in b.args if isinstance(a, str) and SCOPE_SEP in a]
+        if {unscoped(a)[0] for a in keys} != ({scope} if keys else set()) \
+                or (scope is not None and not keys):
+            continue
+        text = b.text
+        for a in dict.fromkeys(keys):
+            text = text.replace(_quote(a), _quote(unscoped(a)[1]))
+        shown = replace(b, args=tuple(unscoped(a)[1] if a in keys else a for a in b.args),
+                        text=text)
+        out.append((shown, b))
+    return out
+
+
+def _quote(atom: str) -> str:
+    return str(bridge.ask("tk_quote(X, T)", {"X": atom})["T"])
 
 
 def _belief(raw: Any) -> Belief:

@@ -9,6 +9,7 @@
             tk_undo_facts/2,      % +M, +Ids
             tk_erase/4,           % +M, +Id, +RA, +Payload
             tk_slots/2,           % +M, -Slots
+            tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
             tk_bind_source/3,     % +M, +Source, +Tier
             tk_source_tier/3,     % +M, +Source, -Tier
@@ -85,6 +86,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_undo_facts/2).
 :- det(tk_erase/4).
 :- det(tk_slots/2).
+:- det(tk_quote/2).
 :- det(tk_unretract/2).
 :- det(tk_bind_source/3).
 :- det(tk_source_tier/3).
@@ -236,6 +238,13 @@ tk_erase(M, Id0, RA, Payload0) :-
 tk_slots(M, Slots) :-
     findall(S-A, fact(M, _, S, A, _, _, _, _, _, _), Slots0),
     sort(Slots0, Slots).
+
+%!  tk_quote(+Atom, -Text) is det.
+%
+%   How an atom is written in a belief's text (quoted when needed).
+tk_quote(X0, T) :-
+    atom_in(X0, X),
+    format(string(T), '~q', [X]).
 
 %!  tk_undo_facts(+M, +Ids) is det.
 tk_undo_facts(M, Ids0) :-
