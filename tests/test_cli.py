@@ -80,12 +80,45 @@ def test_bench_shadowing_reproduces_recall_decay(capsys: pytest.CaptureFixture[s
 def test_bench_provenance_reproduces_seed_003(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "provenance", "--n", "60"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for d in ("2", "3", "4"):
-        assert out["depth"][d] == {"temporal": 0.0, "authority_first": 1.0,
-                                   "temporal_within_authority": 1.0}
+    for d in ("2", "3", "4", "5", "6"):
+        acc = out["depth"][d]
+        assert (acc["temporal"], acc["authority_first"], acc["temporal_within_authority"]) \
+            == (0.0, 1.0, 1.0)
+        assert acc["random"] == pytest.approx(1 / int(d), abs=0.2)
+    sweep = out["inversion_sweep"]
+    assert sweep["0.0"]["authority_first"]["accuracy"] == 1.0
+    assert sweep["0.5"]["authority_first"]["accuracy"] < 0.7
+    assert sweep["0.5"]["temporal_within_authority"]["accuracy"] > \
+        sweep["0.5"]["authority_first"]["accuracy"]
     for rho, acc in out["density"].items():
         assert acc["temporal"] == pytest.approx(1 - float(rho), abs=0.02)
         assert acc["authority_first"] == 1.0
     inv = out["inversion_20pct"]
     assert inv["authority_first"]["accuracy"] == pytest.approx(0.8, abs=0.02)
     assert inv["temporal_within_authority"]["accuracy_last_two_thirds"] > 0.95
+
+
+def test_bench_context_reproduces_seed_002(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "context", "--n", "120", "--plot", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    regret = out["mean_regret"]
+    # a learned prior beats every fixed rule over the range of rho (the seed's claim)
+    assert regret["truthkeeper"] < min(regret[s] for s in
+                                       ("always_context", "always_model",
+                                        "context_unless_confident"))
+    assert out["fixed_rho"]["0.00"]["always_context"] == 0.0
+    assert out["fixed_rho"]["1.00"]["always_context"] == 1.0
+    assert (tmp_path / "seed002_context.png").stat().st_size > 10_000
+
+
+def test_bench_shadowing_text_follows_the_theory(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "shadowing-text", "--entities", "20", "--plot", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    at_1_1, at_100_1 = (out["ratios"][r]["buffer_0"]["10"] for r in ("1:1", "100:1"))
+    assert at_1_1["standard"]["current_retrieved"] == pytest.approx(2.0)
+    assert at_100_1["standard"]["current_retrieved"] <= 0.5  # recall decays
+    assert at_100_1["standard"]["majority_accuracy"] == 0.0  # the majority vote trap
+    assert at_100_1["truthkeeper"]["majority_accuracy"] == 1.0
+    assert len(list(tmp_path.glob("seed000_shadowing_*.png"))) == 6

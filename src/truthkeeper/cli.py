@@ -56,6 +56,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sb.add_argument("--k", type=int, default=10, help="retrieved items per query (default 10)")
     pb = bsub.add_parser("provenance", help="seed 003: depth, density and tier inversion")
     pb.add_argument("--n", type=int, default=300, help="conflicts per experiment (default 300)")
+    pb.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
+    cb = bsub.add_parser("context", help="seed 002: context vs parametric answers, fixed "
+                         "rules against a learned prior")
+    cb.add_argument("--n", type=int, default=300, help="questions per rho (default 300)")
+    cb.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
+    tb = bsub.add_parser("shadowing-text", help="seed 000 with a BM25 retriever over text "
+                         "chunks: strategies and readers")
+    tb.add_argument("--entities", type=int, default=200, help="projects (default 200)")
+    tb.add_argument("--plot", metavar="DIR", help="also write the figures as PNG into DIR")
     args = parser.parse_args(argv)
     if args.command in COMMANDS:
         return run_memory_command(args)
@@ -95,11 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(json.dumps(run_shadowing(entities=args.entities, k=args.k), indent=2))
         return 0
-    if args.command == "bench" and args.bench == "provenance":
-        from .bench.provenance import run as run_provenance
-
-        print(json.dumps(run_provenance(n=args.n), indent=2))
-        return 0
+    if args.command == "bench" and args.bench in ("provenance", "context", "shadowing-text"):
+        return _seed_bench(args)
     if args.command == "eval":
         root = Path(args.data) if args.data else Path(f"../shared/data/{args.eval}")
         if not root.is_dir():
@@ -121,6 +127,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _seed_bench(args: argparse.Namespace) -> int:
+    """The seed benchmarks: JSON on stdout, figures with ``--plot DIR``."""
+    from .bench import figures
+
+    if args.bench == "provenance":
+        from .bench.provenance import run as run_provenance
+
+        res = run_provenance(n=args.n)
+        figs = {"seed003_provenance": figures.plot_provenance(res)} if args.plot else {}
+    elif args.bench == "context":
+        from .bench.context import run as run_context
+
+        res = run_context(n=args.n)
+        figs = {"seed002_context": figures.plot_context(res)} if args.plot else {}
+    else:
+        from .bench.shadowing_text import run as run_text
+
+        res = run_text(entities=args.entities)
+        figs = {f"seed000_shadowing_k{k}_buffer{b}": figures.plot_shadowing_text(res, k, b)
+                for k in res["ks"] for b in res["buffers"]} if args.plot else {}
+    for name, fig in figs.items():
+        figures.save(fig, args.plot, name)
+    print(json.dumps(res, indent=2))
+    return 0
 
 
 def _check_policy(args: argparse.Namespace) -> int:

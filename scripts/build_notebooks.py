@@ -1,0 +1,421 @@
+"""Build the notebooks in notebooks/ from the cells below, and run them top to bottom.
+
+    python scripts/build_notebooks.py            # write and execute all (outputs saved)
+    python scripts/build_notebooks.py --no-run   # write without executing
+
+Each notebook's first code cell sets FULL = False (small settings, under 2 minutes on 2
+cores); set FULL = True for the full runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "notebooks"
+
+SETUP = '''\
+import os, tempfile, json, warnings
+warnings.filterwarnings("ignore", category=FutureWarning)  # ArviZ's notice of its refactor
+warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without widgets
+from pathlib import Path
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+%matplotlib inline
+FULL = False  # True: the full settings (minutes); False: small settings (seconds)
+DATA = Path(os.environ.get("TRUTHKEEPER_DATA", Path.cwd().resolve().parents[1] / "shared" / "data"))
+'''
+
+NB: dict[str, list[tuple[str, str]]] = {}
+
+NB["01_quickstart"] = [
+    ("md", """\
+# truthkeeper in ten minutes: an agent's memory from scratch
+
+An agent hears facts from several sources: the user, a billing email, its own guesses, the
+web. Some of them replace others, some contradict each other, and retrieval keeps bringing
+back old ones. This notebook builds such a memory and asks it the questions an agent asks:
+*what is current? why? what did we believe in March? whom should I trust? should I answer
+at all?*"""),
+    ("code", SETUP + '''\
+from truthkeeper import Memory, Candidate, Utility
+workdir = Path(tempfile.mkdtemp())
+mem = Memory(workdir / "agent.db")          # a durable memory: a SQLite journal
+'''),
+    ("md", """\
+## Facts from several sources and tiers
+
+Tiers rank sources by authority: `human` (signed by the owner; protected), `verified` (the
+user's own statements relayed by the agent, a confirmed email), `agent` (the agent's
+inferences), `unverified` (retrieved text). A fact is keyed by its *slot*
+`(subject, attribute)`."""),
+    ("code", '''\
+mem.add("acme", "price", 100, source="billing-email", tier="verified", valid_from="2026-01-01")
+mem.add("acme", "price", 120, source="billing-email", tier="verified", valid_from="2026-03-01")
+mem.add("acme", "price", 135, source="billing-email", tier="verified", valid_from="2026-06-01")
+mem.add("ana", "city", "Berlin", source="user:ana", tier="verified", valid_from="2025-05-01")
+mem.add("ana", "city", "Lisbon", source="user:ana", tier="verified", valid_from="2026-09-01")
+mem.add("ana", "employer", "Initech", source="agent:planner", tier="agent", valid_from="2026-02-01")
+mem.add("ana", "employer", "Globex", source="web:people-search", tier="unverified", valid_from="2026-02-01")
+[(f.value, f.status) for f in mem.history("acme", "price")]
+'''),
+    ("md", """\
+The three prices form a **chain**: each newer one supersedes the older, and only the head is
+current. Ana's employer is a **residual conflict**: two sources, same time, different
+values; the memory does not pick a winner silently, it gives each candidate a probability."""),
+    ("code", '''\
+r = mem.current("acme", "price")
+print(r.status, r.value)
+c = mem.current("ana", "employer")
+print(c.status, [(x.value, round(x.p, 3), x.sources) for x in c.candidates])
+'''),
+    ("md", """\
+## Filtering a retrieved context
+
+A retriever returns text chunks; with their slot in the metadata they become `Candidate`s.
+`filter` drops every chunk that the memory (or a newer chunk) makes stale, and says why."""),
+    ("code", '''\
+retrieved = [Candidate("acme", "price", 100, "2026-01-01", text="ACME costs 100 EUR"),
+             Candidate("ana", "city", "Berlin", "2025-05-01", text="Ana lives in Berlin"),
+             Candidate("ana", "city", "Lisbon", "2026-09-01", text="Ana moved to Lisbon")]
+res = mem.filter(retrieved, query="where does ana live and what does acme cost?")
+print("kept:   ", [c.text for c in res.kept])
+for d in res.dropped:
+    by = d.dominated_by
+    print("dropped:", d.item.text, "<- dominated by", getattr(by, "id", None) or by.text, by.value, f"({d.rule})")
+'''),
+    ("md", "## Why, and what did we believe in March?"),
+    ("code", '''\
+print(mem.why(r.heads[0]))
+print()
+print("valid in March:", mem.as_of("acme", "price", valid_at="2026-03-15").value)
+'''),
+    ("md", """\
+## Outcomes move reliabilities
+
+When the truth comes out, record it. Each source's reliability is a Beta posterior under its
+tier's prior; the 90% interval narrows with evidence."""),
+    ("code", '''\
+before = {s.source: (round(s.mean, 2), round(s.low, 2), round(s.high, 2)) for s in mem.reliability()}
+for i in range(8):   # the people-search site keeps being wrong, the planner right
+    bad = mem.add("lead%d" % i, "employer", "X", source="web:people-search", tier="unverified", valid_from="2026-01-01")
+    good = mem.add("lead%d" % i, "employer", "Y", source="agent:planner", tier="agent", valid_from="2026-01-01")
+    mem.record_outcome(bad.id, correct=False)
+    mem.record_outcome(good.id, correct=True)
+after = {s.source: (round(s.mean, 2), round(s.low, 2), round(s.high, 2)) for s in mem.reliability()}
+for s in ("agent:planner", "web:people-search"):
+    print(f"{s:20s} before {before[s]}  after {after[s]}")
+'''),
+    ("md", """\
+## A decision that may abstain
+
+`decide` answers with the value of highest expected utility, or abstains when a wrong answer
+costs more than silence is worth."""),
+    ("code", '''\
+mem.add("bob", "phone", "555-1", source="crm-a", tier="agent", valid_from="2026-01-01")
+mem.add("bob", "phone", "555-2", source="crm-b", tier="agent", valid_from="2026-01-01")
+cautious = mem.decide("bob", "phone", utility=Utility(correct=1, wrong=-4, abstain=0))
+bold = mem.decide("ana", "employer", utility=Utility(correct=1, wrong=-1, abstain=0))
+print("bob.phone:   ", cautious.action, cautious.value, round(cautious.p, 2))
+print("ana.employer:", bold.action, bold.value, round(bold.p, 2))
+'''),
+    ("md", "## The journal: close, reopen, verify"),
+    ("code", '''\
+mem.close()
+mem = Memory(workdir / "agent.db")
+print(mem.current("acme", "price").value, mem.current("ana", "city").value, len(mem), "facts")
+print(mem.verify())
+'''),
+    ("md", "## The supersession graph"),
+    ("code", '''\
+import networkx as nx
+g = mem.graph()
+sub = g.subgraph([n for n, d in g.nodes(data=True) if d.get("subject") in ("acme", "ana")])
+labels = {n: f"{d['subject']}.{d['attribute']}\\n{d['value']}" for n, d in sub.nodes(data=True)}
+colors = ["tab:red" if d["kind"] == "conflicts" else "tab:gray" for _, _, d in sub.edges(data=True)]
+fig, ax = plt.subplots(figsize=(9, 4))
+nx.draw_networkx(sub, pos=nx.spring_layout(sub, seed=3), labels=labels, node_color="#cde",
+                 edge_color=colors, font_size=8, node_size=1800, ax=ax)
+ax.set_title("supersedes (grey) and conflicts (red)"); ax.axis("off"); plt.show()
+mem.close()
+'''),
+]
+
+NB["02_prior_calibration"] = [
+    ("md", """\
+# Prior calibration of the reliability model
+
+The Bayesian layer gives every source a reliability: a Beta posterior under its tier's prior
+(`human` > `verified` > `agent` > `unverified`), updated by outcomes and, without labels, by
+agreement between sources. This notebook checks that model on the crowd-labelling sets in
+`../shared/data/crowd`, through the public API only (every crowd answer is a fact; `decide`
+answers with a probability):
+
+1. the prior predictive of the tier hyperpriors;
+2. posteriors per source, with intervals;
+3. reliability diagrams, ECE and Brier of the answers' probabilities before and after
+   learning;
+4. coverage of the 90% intervals against held-back outcomes;
+5. how many outcomes a new source needs before it separates from its tier prior;
+6. sensitivity to the prior's strength;
+7. sampler diagnostics (r_hat, ESS) with ArviZ."""),
+    ("code", SETUP + '''\
+import numpy as np
+from truthkeeper.reliability.crowd import find_sets, load_set
+from truthkeeper.bench import calibration as cal
+from truthkeeper.bench.figures import plot_reliability_diagram
+SETS = [p for p in find_sets(DATA / "crowd")] if FULL else \\
+       [DATA / "crowd" / "duck_bluebirds", DATA / "crowd" / "temp.standardized.tsv"]
+print([p.name for p in SETS])
+'''),
+    ("md", """\
+## 1. Prior predictive
+
+Draws from the hierarchical model with no data: the tier means are ordered by construction
+(each tier's logit mean is the next lower one's plus a positive step), and a single source's
+reliability spreads widely around its tier's mean."""),
+    ("code", '''\
+pp = cal.prior_predictive(samples=2000)
+print("tier means ordered in", pp["ordered_share"] * 100, "% of draws")
+fig, ax = plt.subplots(figsize=(8, 3))
+for i, t in enumerate(pp["tiers"]):
+    ax.hist(pp["theta"][:, i], bins=40, range=(0, 1), histtype="step", label=t, density=True)
+ax.set(title="prior predictive: a source's reliability, by tier", xlabel="reliability"); ax.legend()
+plt.show()
+{t: [round(x, 2) for x in q] for t, q in pp["quantiles"].items()}
+'''),
+    ("md", """\
+## 2-4. Learning on real crowd data
+
+For each set: the tier prior alone, then `learn_from_agreement()` (no labels), then 10% of the
+gold labels revealed with `confirm` (scored on the other 90%). ECE with 10 equal-width and 15
+equal-mass bins, and Brier."""),
+    ("code", '''\
+results = {}
+for path in SETS:
+    data = load_set(path)
+    st = cal.crowd_stages(data, reveal=0.1)
+    st["coverage"] = cal.interval_coverage(data, st)
+    results[data.name] = st
+rows = []
+for name, st in results.items():
+    for stage in ("prior", "agreement", "outcomes"):
+        s = st[stage]
+        rows.append((name, stage, round(s["accuracy"], 3), round(s["ece_10_equal_width"], 3),
+                     round(s["ece_15_equal_mass"], 3), round(s["brier"], 3)))
+print(f"{'set':28s} {'stage':10s} acc    ECE10  ECE15m Brier")
+for r in rows:
+    print(f"{r[0]:28s} {r[1]:10s} {r[2]:.3f}  {r[3]:.3f}  {r[4]:.3f}  {r[5]:.3f}")
+'''),
+    ("code", '''\
+for name, st in results.items():
+    fig = plot_reliability_diagram({s: st[s]["diagram"] for s in ("prior", "agreement", "outcomes")},
+                                   f"{name}: decide()'s probability")
+    plt.show()
+'''),
+    ("code", '''\
+name, st = next(iter(results.items()))
+rel = sorted(st["reliability"], key=lambda r: -r["n"])[:30]
+fig, ax = plt.subplots(figsize=(10, 3.5))
+x = np.arange(len(rel))
+ax.errorbar(x, [r["mean"] for r in rel], yerr=[[r["mean"] - r["low"] for r in rel], [r["high"] - r["mean"] for r in rel]], fmt="o", ms=3)
+ax.set(title=f"{name}: posterior reliability and 90% interval (30 workers with most outcomes)", ylim=(0, 1), xlabel="worker")
+plt.show()
+{n: st["coverage"] for n, st in results.items()}
+'''),
+    ("md", """\
+**Reading the numbers.** The coverage line compares each worker's accuracy on the held-back
+gold items with the 90% interval the memory reported for that worker. The held-back accuracy
+is itself noisy (few items per worker), which pushes coverage below 0.9 even for a perfect
+model; coverage near 0.75 says the intervals are also somewhat too narrow. On
+`duck_bluebirds` (a hard set with correlated workers) learning from agreement makes the
+answers *less* accurate and worse calibrated than the tier prior alone; on `temp` it helps and
+ECE reaches about 0.05. These are what the open issue on calibrated probabilities (issue 13)
+has to fix: `decide`'s conflict probabilities come from a one-coin model that treats workers as
+independent and every item as equally hard."""),
+    ("md", "## 5. How many outcomes until a new source separates from its tier prior?"),
+    ("code", '''\
+for true in (0.98, 0.9, 0.5, 0.3):
+    s = cal.outcomes_to_separate(true, runs=30 if not FULL else 200)
+    print(f"true reliability {true}: median {s['median']:.0f} outcomes (quartiles {s['quartiles']}), tier prior mean {s['tier_prior_mean']}")
+'''),
+    ("md", "## 6. Sensitivity to the prior's strength"),
+    ("code", '''\
+ks = (2.0, 5.0, 10.0, 20.0, 50.0)
+fig, ax = plt.subplots(figsize=(6, 3.5))
+for n in (0, 5, 20, 100):
+    sens = cal.prior_sensitivity(0.9, n, ks)
+    ax.plot(ks, list(sens.values()), "o-", label=f"{n} outcomes")
+ax.axhline(0.9, color="k", ls=":", label="true 0.9")
+ax.set(xscale="log", xlabel="prior concentration k (default 10)", ylabel="posterior mean", title="agent tier (prior mean 0.65)")
+ax.legend(); plt.show()
+'''),
+    ("md", """\
+## 7. Sampler diagnostics
+
+`fit_reliability(method="nuts")` refits the tier hyperparameters on every source's outcomes.
+Here the same model runs with two chains so ArviZ can report r_hat and the effective sample
+size."""),
+    ("code", '''\
+import arviz as az, jax
+from numpyro.infer import MCMC, NUTS
+from truthkeeper.reliability.models import hierarchical_reliability
+name, st = next(iter(results.items()))
+rel = [r for r in st["reliability"] if r["n"] > 0]
+n_out = np.array([r["n"] for r in rel]); succ = np.round(np.array([r["mean"] for r in rel]) * n_out)
+mcmc = MCMC(NUTS(hierarchical_reliability), num_warmup=300 if not FULL else 1000,
+            num_samples=300 if not FULL else 1000, num_chains=2, chain_method="sequential", progress_bar=False)
+mcmc.run(jax.random.key(0), tier=np.full(len(rel), 2), trials=n_out, successes=succ, n_tiers=4)
+idata = az.from_numpyro(mcmc)
+summary = az.summary(idata, var_names=["tier_mean", "tier_concentration"])
+summary[["mean", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk"]]
+'''),
+    ("md", """\
+The workers' outcome counts here are approximations (posterior mean times outcomes), enough
+to exercise the sampler. Only the agent tier has data: the other tiers' means stay near their
+priors with wide intervals. With the small settings the agent tier's concentration mixes
+slowly (r_hat above 1.05, low ESS): the posterior of a Beta concentration from one tier's
+sources is heavy-tailed, and `FULL = True` runs 1000 warm-up and 1000 draws per chain."""),
+]
+
+NB["03_semantic_shadowing"] = [
+    ("md", """\
+# Semantic shadowing with a real retriever (seed 000)
+
+Seed 000 ("The Immutable Past") proves that when an entity's state changes N times stale for
+M times current, and all versions are equally similar to the question, the expected number of
+current chunks among the top k is kM/(N+M): recall decays to zero as history grows. A reader
+that takes the majority of what it sees (the **Majority Vote Trap**) answers with the stale
+state; the seed's multi-factor scoring (recency + relevance + usage + stability) protects the
+entrenched stale chunks (10.5% in its ablation); its temporal dominance operator Phi_T fixes
+the reader only when a current chunk was retrieved.
+
+Here the memory is text chunks ranked by BM25 (`bm25s`), N:M from 1:1 to 100:1, top-k 5/10/20,
+with and without a short-term buffer of the 20 newest chunks. truthkeeper's own answer does
+not depend on retrieval: the chain head of the slot."""),
+    ("code", SETUP + '''\
+from truthkeeper.bench.shadowing_text import run
+from truthkeeper.bench.figures import plot_shadowing_text
+res = run(entities=200 if FULL else 30)
+'''),
+    ("code", '''\
+for k in res["ks"]:
+    for b in res["buffers"]:
+        plot_shadowing_text(res, k=k, buffer=b); plt.show()
+'''),
+    ("code", '''\
+print(f"{'N:M':7s} {'theory':>7s} {'BM25':>6s}  majority reader: standard / phi_t / truthkeeper   (k=10, no buffer)")
+for ratio, v in res["ratios"].items():
+    r = v["buffer_0"]["10"]
+    print(f"{ratio:7s} {r['theory_current']:7.2f} {r['standard']['current_retrieved']:6.2f}  "
+          f"{r['standard']['majority_accuracy']:.2f} / {r['phi_t']['majority_accuracy']:.2f} / {r['truthkeeper']['majority_accuracy']:.2f}")
+'''),
+    ("md", """\
+**Against the seed.** BM25 over paraphrased chunks retrieves current chunks at the rate the
+theorem predicts (the `BM25` column against `theory`); the majority reader over the raw
+context is wrong from 5:1 on (the trap); multi-factor scoring does worse than plain BM25, as the
+seed's ablation found; Phi_T over the retrieved set rescues the reader exactly when a current
+chunk was retrieved, so it decays with recall; timestamp re-ranking helps until the current
+chunks fall out of the 2k pool; the short-term buffer helps only the entities written last.
+truthkeeper answers from the chain head, so its accuracy does not decay. What differs: our
+chunks are synthetic paraphrases, not the seed's LLM-written memories, and the readers are
+rules, not an LLM (the seed's attention argument is not reproduced)."""),
+]
+
+NB["04_context_vs_parametric"] = [
+    ("md", """\
+# Retrieved context against the model's own answer (seed 002)
+
+"Don't Pick a Winner": when the retrieved context and the model's parametric answer
+disagree, every fixed rule (always the context, always the model, the context unless the
+model is confident) has an accuracy linear in rho, the share of right contexts, while the best
+attainable is convex: each rule loses somewhere. The fix is a prior: keep evidence about each
+source and apply it when they conflict. `Memory.resolve_context` does that with the context
+source's learned reliability and the model's stated confidence."""),
+    ("code", SETUP + '''\
+from truthkeeper.bench.context import run
+from truthkeeper.bench.figures import plot_context
+res = run(n=1000 if FULL else 200)
+plot_context(res); plt.show()
+'''),
+    ("code", '''\
+print("mean regret over rho in [0, 1]:")
+for s, v in sorted(res["mean_regret"].items(), key=lambda kv: kv[1]):
+    print(f"  {s:26s} {v:.3f}")
+print("accuracy under drift (rho 0.9 -> 0.1):")
+for s, v in res["drift"]["accuracy"].items():
+    print(f"  {s:26s} {v:.3f}")
+'''),
+    ("md", """\
+**Against the seed.** The fixed rules are straight lines in rho and each meets the convex
+best only where it is optimal; the learned prior stays close to the best over the whole range
+(the lowest mean regret, about a quarter of the best fixed rule's). Under drift both memories
+beat every fixed rule; the discounted one (`Memory(discount=0.97)`) follows the change a
+little better. What differs: the seed's gains are on GRACE and ClashEval with real models; here the
+model is simulated and calibrated, and truthkeeper pulls the stated confidence toward the
+model's track record as outcomes accumulate, which loses some per-question information (the
+gap to the best around rho 0.6-0.8)."""),
+]
+
+NB["05_provenance"] = [
+    ("md", """\
+# Provenance against recency (seed 003)
+
+Seed 003: a flat store keeps the newest value (recency), a provenance store ranks by tier
+(human > verified email > agent, recency within a tier). At conflict depth d the flat store
+scores 0, a random pick 1/d, provenance 1; at conflict density rho the flat store scores
+1 - rho; and when 20% of the human decisions are stale (tier inversion), provenance falls to
+81.7%. truthkeeper's default policy (`temporal_within_authority`) leaves an older
+higher-tier fact against a newer lower-tier one in conflict and answers with `decide`,
+learning each source's reliability from the truth confirmed after each question."""),
+    ("code", SETUP + '''\
+from truthkeeper.bench.provenance import run
+from truthkeeper.bench.figures import plot_provenance
+res = run(n=600 if FULL else 150)
+plot_provenance(res); plt.show()
+'''),
+    ("code", '''\
+print("depth:", {d: {p: round(v, 2) for p, v in r.items()} for d, r in res["depth"].items()})
+print("inversion sweep (accuracy):")
+for rate, r in res["inversion_sweep"].items():
+    print(f"  {rate}: flat {r['temporal']['accuracy']:.3f}  provenance {r['authority_first']['accuracy']:.3f}  truthkeeper {r['temporal_within_authority']['accuracy']:.3f}")
+'''),
+    ("md", """\
+**Against the seed.** Depth and density reproduce the seed's lines exactly (flat 0 and
+1 - rho, random about 1/d, provenance 1). At 20% inversion the provenance store is at about
+80% (the seed: 81.7%), and it keeps falling as inversion grows; truthkeeper learns which
+human sources are stale and climbs above 90% after the first tenth of the stream. Here the
+inverted decisions come from ten human sources of different reliability, so learning who is
+unreliable is possible; with every source equally unreliable no learner could beat the
+provenance store."""),
+]
+
+
+def build(run: bool) -> None:
+    OUT.mkdir(exist_ok=True)
+    for name, cells in NB.items():
+        nb = new_notebook(cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src)
+                                 for kind, src in cells])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        path = OUT / f"{name}.ipynb"
+        if run:
+            from nbclient import NotebookClient
+
+            NotebookClient(nb, timeout=900, kernel_name="python3",
+                           resources={"metadata": {"path": str(OUT)}}).execute()
+        nbformat.write(nb, path)
+        print("wrote", path.relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--no-run", action="store_true", help="write without executing")
+    build(not p.parse_args().no_run)
+    sys.exit(0)

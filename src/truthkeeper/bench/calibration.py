@@ -1,0 +1,170 @@
+"""Prior calibration of the reliability layer on crowd data (the calibration notebook).
+
+Everything goes through the public API: each crowd answer is a fact (subject = item,
+attribute ``label``, source = worker, tier ``agent``, one valid time, so a disagreement is a
+residual conflict), ``decide`` gives the answer and its probability, ``learn_from_agreement``
+learns without labels, ``confirm`` reveals a share of the gold labels as outcomes, and
+``reliability()`` reports each worker's posterior with its 90% interval.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from ..memory import Memory
+from ..reliability.book import ReliabilityBook
+from ..reliability.calibration import brier, ece, reliability_diagram
+from ..reliability.crowd import CrowdData
+from ..values import Utility
+
+__all__ = ["crowd_stages", "equal_mass_ece", "interval_coverage", "outcomes_to_separate",
+           "prior_predictive", "prior_sensitivity"]
+
+_ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)  # always answer: score every item
+DAY = "2026-01-01"
+
+
+def equal_mass_ece(confidence: Any, correct: Any, bins: int = 15) -> float:
+    """ECE over ``bins`` bins holding equal numbers of predictions."""
+    c = np.asarray(confidence, dtype=float)
+    ok = np.asarray(correct, dtype=float)
+    if len(c) == 0:
+        return 0.0
+    order = np.argsort(c, kind="stable")
+    return float(sum(len(part) / len(c) * abs(ok[part].mean() - c[part].mean())
+                     for part in np.array_split(order, min(bins, len(c))) if len(part)))
+
+
+def _memory(data: CrowdData) -> Memory:
+    mem = Memory(protected_tiers=())
+    mem.add_many({"subject": data.items[i], "attribute": "label", "value": data.classes[c],
+                  "source": data.workers[w], "tier": "agent", "valid_from": DAY}
+                 for i, w, c in zip(data.item_idx.tolist(), data.worker_idx.tolist(),
+                                    data.label.tolist(), strict=True))
+    return mem
+
+
+def _score(mem: Memory, data: CrowdData, items: list[int]) -> dict[str, Any]:
+    conf, ok = [], []
+    for i in items:
+        d = mem.decide(data.items[i], "label", utility=_ANSWER)
+        conf.append(d.p)
+        ok.append(d.value == data.classes[data.gold[i]])
+    return {"accuracy": float(np.mean(ok)), "ece_10_equal_width": ece(conf, ok),
+            "ece_15_equal_mass": equal_mass_ece(conf, ok), "brier": brier(conf, ok),
+            "diagram": reliability_diagram(conf, ok), "items": len(items)}
+
+
+def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0) -> dict[str, Any]:
+    """Accuracy, ECE (10 equal-width and 15 equal-mass bins), Brier and reliability diagram
+    of ``decide``'s probabilities at three stages: the tier prior alone, after
+    ``learn_from_agreement``, and after revealing ``reveal`` of the gold labels with
+    ``confirm`` (scored on the items not revealed). Also returns the memory's reliability
+    summaries and the held-back gold items, for interval coverage."""
+    rng = random.Random(seed)
+    gold = sorted(data.gold)
+    shown = sorted(rng.sample(gold, max(1, round(reveal * len(gold)))))
+    rest = sorted(set(gold) - set(shown))
+    mem = _memory(data)
+    try:
+        out: dict[str, Any] = {"set": data.name, "answers": int(len(data.label)),
+                               "workers": data.n_workers, "classes": data.n_classes,
+                               "revealed": len(shown)}
+        out["prior"] = _score(mem, data, rest)
+        mem.learn_from_agreement()
+        out["agreement"] = _score(mem, data, rest)
+        for i in shown:
+            mem.confirm(data.items[i], "label", data.classes[data.gold[i]])
+        out["outcomes"] = _score(mem, data, rest)
+        out["reliability"] = [r.to_dict() for r in mem.reliability()]
+        out["held_back"] = rest
+    finally:
+        mem.close()
+    return out
+
+
+def interval_coverage(data: CrowdData, stages: dict[str, Any], *,
+                      min_answers: int = 5) -> dict[str, Any]:
+    """How often a worker's accuracy on the held-back gold items lies inside the 90%
+    posterior interval the memory reported (workers with at least ``min_answers`` held-back
+    answers)."""
+    held = set(stages["held_back"])
+    right: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for i, w, c in zip(data.item_idx.tolist(), data.worker_idx.tolist(), data.label.tolist(),
+                       strict=True):
+        if i in held:
+            name = data.workers[w]
+            total[name] = total.get(name, 0) + 1
+            right[name] = right.get(name, 0) + (c == data.gold[i])
+    inside = []
+    for r in stages["reliability"]:
+        n = total.get(r["source"], 0)
+        if n >= min_answers:
+            acc = right[r["source"]] / n
+            inside.append(r["low"] <= acc <= r["high"])
+    return {"workers": len(inside), "coverage": float(np.mean(inside)) if inside else None,
+            "nominal": 0.9}
+
+
+def outcomes_to_separate(true_reliability: float, *, tier: str = "agent", runs: int = 50,
+                         max_outcomes: int = 200, seed: int = 0) -> dict[str, Any]:
+    """How many outcomes a new source needs before its 90% interval excludes its tier's
+    prior mean (median and quartiles over ``runs`` simulated sources)."""
+    rng = random.Random(seed)
+    needed = []
+    for _ in range(runs):
+        book = ReliabilityBook(("human", "verified", "agent", "unverified"))
+        prior_mean = book.tier_prior[tier][0]
+        n = max_outcomes
+        for k in range(1, max_outcomes + 1):
+            book.record("new", tier, rng.random() < true_reliability)
+            lo, hi = book.interval("new", tier)
+            if not lo <= prior_mean <= hi:
+                n = k
+                break
+        needed.append(n)
+    q = np.percentile(needed, [25, 50, 75])
+    return {"true": true_reliability, "tier_prior_mean": prior_mean, "median": float(q[1]),
+            "quartiles": [float(q[0]), float(q[2])], "runs": runs, "cap": max_outcomes}
+
+
+def prior_sensitivity(true_reliability: float, outcomes: int, concentrations: tuple[float, ...],
+                      *, tier: str = "agent", seed: int = 0) -> dict[str, float]:
+    """The posterior mean of a source after ``outcomes`` outcomes, for tier priors of
+    different concentrations (the same draws for each)."""
+    rng = random.Random(seed)
+    draws = [rng.random() < true_reliability for _ in range(outcomes)]
+    out = {}
+    for k in concentrations:
+        book = ReliabilityBook(("human", "verified", "agent", "unverified"))
+        mu = book.tier_prior[tier][0]
+        book.set_tier_prior({**book.tier_prior, tier: (mu, k)})
+        for d in draws:
+            book.record("s", tier, d)
+        out[str(k)] = book.mean("s", tier)
+    return out
+
+
+def prior_predictive(samples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Draws of each tier's mean reliability and of a source's reliability from the
+    hierarchical model's prior (NumPyro ``Predictive``, no data), with quantiles."""
+    import jax
+    import jax.numpy as jnp
+    from numpyro.infer import Predictive
+
+    from ..reliability.models import hierarchical_reliability
+
+    tiers = ("human", "verified", "agent", "unverified")
+    pred = Predictive(hierarchical_reliability, num_samples=samples)
+    draws = pred(jax.random.key(seed), tier=jnp.arange(len(tiers)),
+                 trials=jnp.full(len(tiers), 10), n_tiers=len(tiers))
+    mean = np.asarray(draws["tier_mean"])
+    theta = np.asarray(draws["theta"])
+    return {"tiers": list(tiers), "tier_mean": mean, "theta": theta,
+            "ordered_share": float(np.mean(np.all(np.diff(mean, axis=1) <= 0, axis=1))),
+            "quantiles": {t: [float(x) for x in np.percentile(theta[:, i], [5, 50, 95])]
+                          for i, t in enumerate(tiers)}}
