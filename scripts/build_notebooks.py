@@ -24,8 +24,6 @@ import os, tempfile, json, warnings
 warnings.filterwarnings("ignore", category=FutureWarning)  # ArviZ's notice of its refactor
 warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm without widgets
 from pathlib import Path
-import matplotlib
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 %matplotlib inline
 FULL = False  # True: the full settings (minutes); False: small settings (seconds)

@@ -15,10 +15,7 @@ __all__ = ["plot_context", "plot_provenance", "plot_reliability_diagram",
 
 
 def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # headless: matplotlib falls back to Agg by itself
 
     return plt
 
