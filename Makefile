@@ -62,7 +62,7 @@ test-fast: $(STAMPS)/install
 	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q -m "not slow" --doctest-modules tests src/truthkeeper README.md
 
 lint: $(STAMPS)/install
-	$(RUN) $(VENV)/bin/ruff check src tests
+	$(RUN) $(VENV)/bin/ruff check src tests scripts examples
 	$(RUN) $(VENV)/bin/mypy
 
 bench-extras: $(STAMPS)/bench
