@@ -308,11 +308,13 @@ for k in res["ks"]:
         plot_shadowing_text(res, k=k, buffer=b); plt.show()
 '''),
     ("code", '''\
-print(f"{'N:M':7s} {'theory':>7s} {'BM25':>6s}  majority reader: standard / phi_t / truthkeeper   (k=10, no buffer)")
+print(f"{'N:M':7s} {'theory':>7s} {'BM25':>6s} {'stale share':>12s}  majority reader: standard / phi_t / truthkeeper   (k=10, no buffer)")
 for ratio, v in res["ratios"].items():
     r = v["buffer_0"]["10"]
-    print(f"{ratio:7s} {r['theory_current']:7.2f} {r['standard']['current_retrieved']:6.2f}  "
+    print(f"{ratio:7s} {r['theory_current']:7.2f} {r['standard']['current_retrieved']:6.2f} {r['standard']['stale_share']:12.2f}  "
           f"{r['standard']['majority_accuracy']:.2f} / {r['phi_t']['majority_accuracy']:.2f} / {r['truthkeeper']['majority_accuracy']:.2f}")
+print("stale share after Phi_T / truthkeeper:", {ratio: (round(v["buffer_0"]["10"]["phi_t"]["stale_share"], 2),
+      round(v["buffer_0"]["10"]["truthkeeper"]["stale_share"], 2)) for ratio, v in res["ratios"].items()})
 '''),
     ("md", """\
 **Against the seed.** BM25 over paraphrased chunks retrieves current chunks at the rate the

@@ -44,6 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="folder of data sets (default ../shared/data/crowd)")
     ec.add_argument("--json", action="store_true", help="print JSON (the only format)")
     ec.add_argument("--no-crowdkit", action="store_true", help="skip crowd-kit peers")
+    eh = esub.add_parser("truth", help="truth discovery over open values: truthkeeper "
+                         "against majority vote, TruthFinder and ACCU")
+    eh.add_argument("--data", default=None,
+                    help="folder of data sets (default ../shared/data/truth_discovery)")
+    eh.add_argument("--json", action="store_true", help="print JSON (the only format)")
     et = esub.add_parser("temporal", help="heads, as_of and history on PAT and SituatedQA")
     et.add_argument("--data", default=None,
                     help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
@@ -107,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "bench" and args.bench in ("provenance", "context", "shadowing-text"):
         return _seed_bench(args)
     if args.command == "eval":
-        root = Path(args.data) if args.data else Path(f"../shared/data/{args.eval}")
+        folder = "truth_discovery" if args.eval == "truth" else args.eval
+        root = Path(args.data) if args.data else Path(f"../shared/data/{folder}")
         if not root.is_dir():
             print(f"truthkeeper eval {args.eval}: no data folder at {root} (use --data DIR)",
                   file=sys.stderr)
@@ -116,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .reliability.evaluate import evaluate_crowd
 
             result = evaluate_crowd(root, crowdkit=not args.no_crowdkit)
+        elif args.eval == "truth":
+            from .bench.truth import evaluate_truth
+
+            result = evaluate_truth(root)
         else:
             from .bench.temporal import evaluate_temporal
 

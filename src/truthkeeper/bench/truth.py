@@ -1,0 +1,265 @@
+"""``truthkeeper eval truth``: truth discovery over open values, on the sets in
+``../shared/data/truth_discovery`` (read at run time).
+
+Matching rules (applied to claims and gold alike, before anything votes):
+
+- books (``book_yin2008``): an author list is the set of its lower-case alphabetic words of two
+  or more letters (initials, punctuation and order dropped), written sorted; an empty list or
+  "Not Available" is no claim. One claim per (source, ISBN): the first row.
+- flights (``flights_raha``): a time is the first ``h:mm`` in the cell, to 24-hour ``HH:MM``
+  (``a.m.``/``p.m.``, or an ``a``/``p`` right after the minutes; none: as written); a cell
+  without a time ("Not Available", "Contact Airline", empty) is no claim. The gold value of a
+  (flight, attribute) cell is ``clean.csv``'s, normalised alike.
+
+Methods, all on the same claims: majority vote (ties: the value claimed first), TruthFinder
+(Yin, Han, Yu 2008; with the implication of similar values for books: Jaccard similarity of
+the word sets minus 0.5), ACCU (Dong, Berti-Equille, Srivastava 2009; without copy detection),
+and truthkeeper through its public API: each claim is a fact (subject = item, source = the
+site, tier ``unverified``, one valid time), ``learn_from_agreement()``, then ``decide()``
+(never abstaining) gives the value and its probability. Accuracy is over the gold items;
+ECE (10 equal-width bins) over the probability each method gives its answer.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..memory import Memory
+from ..reliability.calibration import ece
+from ..values import Utility
+
+__all__ = ["Claims", "accu", "evaluate_truth", "load_books", "load_flights", "majority_vote",
+           "normalise_authors", "normalise_time", "truthfinder"]
+
+Claims = dict[str, list[tuple[str, str]]]
+"""item -> [(source, normalised value)], in reading order."""
+
+_WORD = re.compile(r"[a-z]{2,}")
+_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap])?")
+
+
+def normalise_authors(text: str) -> str | None:
+    """An author list as its sorted set of lower-case words of 2+ letters, or None."""
+    words = sorted(set(_WORD.findall(text.lower())) - {"not", "available"})
+    return " ".join(words) if words else None
+
+
+def normalise_time(text: str) -> str | None:
+    """The first h:mm in ``text`` as 24-hour HH:MM, or None."""
+    m = _TIME.search(text)
+    if m is None:
+        return None
+    h, mm, ap = int(m.group(1)), m.group(2), m.group(3)
+    if ap == "p" and h < 12:
+        h += 12
+    elif ap == "a" and h == 12:
+        h = 0
+    return f"{h:02d}:{mm}"
+
+
+def load_books(folder: Path) -> tuple[Claims, dict[str, str]]:
+    """Claims and gold of ``book_yin2008``."""
+    claims: Claims = defaultdict(list)
+    seen: set[tuple[str, str]] = set()
+    with open(folder / "book.txt", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 4:
+                continue
+            src, isbn, authors = parts[0], parts[1].strip(), parts[3]
+            v = normalise_authors(authors)
+            if v is None or (src, isbn) in seen:
+                continue
+            seen.add((src, isbn))
+            claims[isbn].append((src, v))
+    gold = {}
+    with open(folder / "book_golden.txt", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 2 and (v := normalise_authors(parts[1])) is not None:
+                gold[parts[0].strip()] = v
+    return dict(claims), gold
+
+
+_FLIGHT_ATTRS = ("scheduled_dept", "actual_dept", "scheduled_arrival", "actual_arrival")
+
+
+def load_flights(folder: Path) -> tuple[Claims, dict[str, str]]:
+    """Claims and gold of ``flights_raha``; items are ``flight|attribute`` cells."""
+    claims: Claims = defaultdict(list)
+    with open(folder / "dirty.csv", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for a in _FLIGHT_ATTRS:
+                v = normalise_time(row[a])
+                if v is not None:
+                    claims[f"{row['flight']}|{a}"].append((row["src"], v))
+    gold: dict[str, str] = {}
+    with open(folder / "clean.csv", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for a in _FLIGHT_ATTRS:
+                v = normalise_time(row[a])
+                if v is not None:
+                    gold.setdefault(f"{row['flight']}|{a}", v)
+    return dict(claims), gold
+
+
+# ---------------------------------------------------------------- baselines
+
+
+def majority_vote(claims: Claims) -> dict[str, tuple[str, float]]:
+    """The most claimed value per item (ties: claimed first) and its vote share."""
+    out = {}
+    for item, cs in claims.items():
+        count: dict[str, int] = {}
+        for _, v in cs:
+            count[v] = count.get(v, 0) + 1
+        best = max(count, key=lambda v: count[v])  # first maximal in reading order
+        out[item] = (best, count[best] / len(cs))
+    return out
+
+
+def truthfinder(claims: Claims, *, similarity: Callable[[str, str], float] | None = None,
+                rho: float = 0.5, gamma: float = 0.3, base_sim: float = 0.5,
+                t0: float = 0.9, iterations: int = 20, tol: float = 1e-6,
+                ) -> dict[str, tuple[str, float]]:
+    """TruthFinder: trust t(w), confidence score sigma(f) = sum of -ln(1 - t(w)) over the
+    sources of f, adjusted by rho * sum over the item's other values f' of sigma(f') *
+    (sim(f', f) - base_sim), confidence s(f) = 1 / (1 + exp(-gamma sigma*(f))); t(w) is the
+    mean confidence of w's facts. Returns the most confident value per item and its
+    confidence."""
+    sources = {w for cs in claims.values() for w, _ in cs}
+    trust = dict.fromkeys(sources, t0)
+    values = {item: sorted({v for _, v in cs}) for item, cs in claims.items()}
+    conf: dict[tuple[str, str], float] = {}
+    for _ in range(iterations):
+        conf = {}
+        for item, cs in claims.items():
+            tau: dict[str, float] = defaultdict(float)
+            for w, v in cs:
+                tau[v] += -math.log(max(1 - trust[w], 1e-9))
+            for v in values[item]:
+                adj = tau[v]
+                if similarity is not None:
+                    adj += rho * sum(tau[u] * (similarity(u, v) - base_sim)
+                                     for u in values[item] if u != v)
+                conf[(item, v)] = 1 / (1 + math.exp(-gamma * adj))
+        new = {}
+        per: dict[str, list[float]] = defaultdict(list)
+        for item, cs in claims.items():
+            for w, v in cs:
+                per[w].append(conf[(item, v)])
+        for w in sources:
+            new[w] = sum(per[w]) / len(per[w])
+        change = max(abs(new[w] - trust[w]) for w in sources)
+        trust = new
+        if change < tol:
+            break
+    return {item: max(((v, conf[(item, v)]) for v in values[item]), key=lambda x: x[1])
+            for item in claims}
+
+
+def accu(claims: Claims, *, n_false: int = 100, a0: float = 0.8, iterations: int = 20,
+         tol: float = 1e-6) -> dict[str, tuple[str, float]]:
+    """ACCU without copy detection: vote count C(v) = sum over v's sources of
+    ln(n A(s) / (1 - A(s))) with n false values per item, P(v) = exp C(v) / sum over the
+    item's claimed values, A(s) the mean P of its claims. Returns the most probable value
+    per item and its probability."""
+    sources = {w for cs in claims.values() for w, _ in cs}
+    acc = dict.fromkeys(sources, a0)
+    prob: dict[tuple[str, str], float] = {}
+    for _ in range(iterations):
+        prob = {}
+        for item, cs in claims.items():
+            c: dict[str, float] = defaultdict(float)
+            for w, v in cs:
+                a = min(max(acc[w], 1e-6), 1 - 1e-6)
+                c[v] += math.log(n_false * a / (1 - a))
+            top = max(c.values())
+            z = sum(math.exp(x - top) for x in c.values())
+            for v, x in c.items():
+                prob[(item, v)] = math.exp(x - top) / z
+        per: dict[str, list[float]] = defaultdict(list)
+        for item, cs in claims.items():
+            for w, v in cs:
+                per[w].append(prob[(item, v)])
+        new = {w: sum(per[w]) / len(per[w]) for w in sources}
+        change = max(abs(new[w] - acc[w]) for w in sources)
+        acc = new
+        if change < tol:
+            break
+    out = {}
+    for item, cs in claims.items():
+        vs = {v for _, v in cs}
+        out[item] = max(((v, prob[(item, v)]) for v in vs), key=lambda x: x[1])
+    return out
+
+
+def jaccard(a: str, b: str) -> float:
+    """Jaccard similarity of two normalised author lists (sets of words)."""
+    x, y = set(a.split()), set(b.split())
+    return len(x & y) / len(x | y) if x | y else 1.0
+
+
+# ---------------------------------------------------------------- truthkeeper
+
+
+_ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
+
+
+def truthkeeper_answers(claims: Claims, attribute: str, items: list[str],
+                        ) -> dict[str, tuple[str, float]]:
+    """Claims in as facts, ``learn_from_agreement()``, then ``decide()`` for ``items``."""
+    with Memory(protected_tiers=()) as mem:
+        mem.add_many({"subject": item, "attribute": attribute, "value": v, "source": w,
+                      "tier": "unverified", "valid_from": "2026-01-01"}
+                     for item, cs in claims.items() for w, v in cs)
+        mem.learn_from_agreement()
+        out = {}
+        for item in items:
+            d = mem.decide(item, attribute, utility=_ANSWER)
+            out[item] = (d.value, d.p)
+    return out
+
+
+def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[str, float]:
+    items = [i for i in gold if i in answers]
+    ok = [answers[i][0] == gold[i] for i in items]
+    return {"accuracy": sum(ok) / len(items), "ece": ece([answers[i][1] for i in items], ok),
+            "gold_items": len(items)}
+
+
+def evaluate_truth(root: Path) -> dict[str, Any]:
+    """Every method on every set under ``root`` that is present."""
+    sets: dict[str, tuple[Claims, dict[str, str], str, Callable[[str, str], float] | None]] = {}
+    if (root / "book_yin2008").is_dir():
+        c, g = load_books(root / "book_yin2008")
+        sets["book_yin2008"] = (c, g, "authors", jaccard)
+    if (root / "flights_raha").is_dir():
+        c, g = load_flights(root / "flights_raha")
+        sets["flights_raha"] = (c, g, "time", None)
+    out: dict[str, Any] = {"matching": __doc__.split("Matching rules")[1].split("Methods")[0]
+                           .strip() if __doc__ else "", "sets": {}}
+    for name, (claims, gold, attribute, sim) in sets.items():
+        res: dict[str, Any] = {"items": len(claims), "claims": sum(map(len, claims.values())),
+                               "sources": len({w for cs in claims.values() for w, _ in cs})}
+        items = [i for i in gold if i in claims]
+        runs: dict[str, Callable[[], dict[str, tuple[str, float]]]] = {
+            "majority_vote": functools.partial(majority_vote, claims),
+            "truthfinder": functools.partial(truthfinder, claims, similarity=sim),
+            "accu": functools.partial(accu, claims),
+            "truthkeeper": functools.partial(truthkeeper_answers, claims, attribute, items),
+        }
+        for method, fn in runs.items():
+            t = time.perf_counter()
+            answers = fn()
+            res[method] = {**_score(answers, gold), "seconds": time.perf_counter() - t}
+        out["sets"][name] = res
+    return out
