@@ -178,3 +178,26 @@ def test_beliefs_why_and_graph_stay_in_their_scope() -> None:
     g = ana.graph()
     assert set(g.nodes) == {f.id, "needs_vpn(me)"} and g.has_edge(f.id, "needs_vpn(me)")
     assert f.id not in mem.graph().nodes
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.scope(42),
+    lambda m: m.scope("a\x00b" * 400),
+    lambda m: m.about(None),
+    lambda m: m.slots(subject=7),
+    lambda m: m.erase(["no-such-fact"]),
+    lambda m: m.erase(scope=""),
+    lambda m: m.erase([1]),
+    lambda m: m.erase(subject="ana", reason=""),
+])
+def test_bad_input_to_the_new_calls_changes_nothing(call) -> None:
+    from truthkeeper import TruthkeeperError
+
+    mem = Memory()
+    f = mem.add("ana", "city", "Lisbon", source="s")
+    before = mem.verify().events
+    with pytest.raises(TruthkeeperError):
+        call(mem)
+    assert mem.get(f.id).value == "Lisbon" and mem.verify().events == before
+    assert mem.erase() == []  # nothing selected: nothing written
+    assert mem.verify().events == before

@@ -353,8 +353,9 @@ class Memory:
         >>> ana.current("me", "city").value, bob.current("me", "city").status
         ('Lisbon', 'unknown')
         """
+        scope = check_scope(name)  # before the copy: a discarded copy must not close us
         view = copy.copy(self)
-        view._scope, view._view = check_scope(name), True
+        view._view, view._scope = True, scope
         return view
 
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
@@ -376,7 +377,8 @@ class Memory:
         >>> {a: r.value for a, r in mem.about("ana").items()}
         {'city': 'Lisbon'}
         """
-        return {a: self.current(s, a) for s, a in self.slots(subject)}
+        return {a: self.current(s, a)
+                for s, a in self.slots(normalise_key(subject, "subject"))}
 
     def erase(self, fact_ids: Iterable[str] = (), *, subject: str | None = None,
               attribute: str | None = None, scope: str | None = None,
