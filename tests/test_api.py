@@ -31,7 +31,7 @@ def test_public_surface() -> None:
         "Decision", "Drop", "Fact",
         "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
         "Justification", "Memory", "Policy", "PolicyError", "PrologBridgeError", "Resolution",
-        "RuleEvaluationError", "Signer",
+        "RuleEvaluationError", "Signer", "Similarity",
         "SourceReliability", "SupersessionCycle", "SupersessionError", "TierInversion",
         "TierNotAuthorized",
         "TruthkeeperError", "UnknownFact", "UnsafeRule", "Utility", "ValueSupport",

@@ -78,3 +78,38 @@ def test_eval_truth_cli_on_a_small_folder(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)["sets"]["flights_raha"]
     assert out["items"] == 4 and out["majority_vote"]["accuracy"] == 1.0
     assert set(out) >= {"truthfinder", "accu", "truthkeeper"}
+
+
+def test_similarity_lets_near_equal_values_support_each_other() -> None:
+    from truthkeeper import InvalidFact, Memory, Similarity
+
+    def probs(sim: object) -> dict[object, float]:
+        with Memory(similarity=sim) as mem:
+            for src, v in [("a", 100), ("b", 101), ("c", 200)]:
+                mem.add("x", "n", v, source=src, valid_from="2026-01-01")
+            return {c.value: c.p for c in mem.current("x", "n").candidates}
+
+    plain = probs(None)
+    assert max(plain.values()) - min(plain.values()) < 0.02  # three single votes: a tie
+    near = probs(Similarity.numbers(rel_tol=0.05))
+    # by hand: under truth 100, b's 101 counts as a right vote (k = 1): theta^2 (1-theta)/2
+    # against theta ((1-theta)/2)^2 for 200; with theta ~ 0.65 that is 0.42 / 0.42 / 0.16
+    assert near[100] == pytest.approx(near[101], abs=0.02) and near[200] < near[100] / 2
+    assert probs(lambda a, b: 1.0 if abs(a - b) < 5 else 0.0)[200] < near[100] / 2
+    with Memory(similarity=Similarity.tokens()) as mem:  # learning from agreement, too
+        for i in range(5):
+            mem.add(f"b{i}", "authors", "donald knuth", source="a", valid_from="2026-01-01")
+            mem.add(f"b{i}", "authors", "donald e knuth", source="b", valid_from="2026-01-01")
+            mem.add(f"b{i}", "authors", f"someone {i}", source="c", valid_from="2026-01-01")
+        est = mem.learn_from_agreement()
+    assert est["a"] > est["c"] and est["b"] > est["c"]
+    bad = Memory(similarity=lambda a, b: 2.0)
+    bad.add("x", "n", 1, source="a", valid_from="2026-01-01")
+    bad.add("x", "n", 2, source="b", valid_from="2026-01-01")
+    with pytest.raises(InvalidFact, match="must be in"):
+        bad.current("x", "n")
+    assert len(bad) == 2
+    with pytest.raises(InvalidFact):
+        Similarity.numbers(rel_tol=-1)
+    with pytest.raises(InvalidFact):
+        Memory(similarity=42)

@@ -24,6 +24,7 @@ from .errors import (
 from .logic.policy import Policy
 from .logic.store import policies
 from .memory import Memory
+from .reliability.similarity import Similarity
 from .signing import Signer
 from .values import (
     Alternative,
@@ -66,6 +67,7 @@ __all__ = [
     "Resolution",
     "RuleEvaluationError",
     "Signer",
+    "Similarity",
     "SourceReliability",
     "SupersessionCycle",
     "SupersessionError",

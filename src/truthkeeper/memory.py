@@ -27,6 +27,7 @@ from .logic.store import Store, policy_config
 from .reliability.conflict import score_candidates
 from .reliability.context import decide_context
 from .reliability.decision import check_utility, decide_slot
+from .reliability.similarity import Similarity, check_similarity
 from .reliability.state import Reliability
 from .signing import Guard, public_key_hex
 from .values import (
@@ -73,6 +74,10 @@ class Memory:
     synchronous, readonly, discount, journal
         SQLite durability, open without writing, decay of old reliability evidence, and a
         journal object instead of ``path`` (e.g. ``PostgresJournal(dsn, connect_timeout=3)``).
+    similarity
+        Near-equal values support each other in conflict probabilities and
+        ``learn_from_agreement`` (``Similarity.numbers(rel_tol)``, ``.tokens()``,
+        ``.strings()`` or a callable); None (default): only equal values do.
 
     Examples
     --------
@@ -91,9 +96,11 @@ class Memory:
                  tiers: Sequence[str] = DEFAULT_TIERS,
                  protected_tiers: Sequence[str] = ("human",), trusted_keys: Sequence[Any] = (),
                  synchronous: str = "FULL", readonly: bool = False,
-                 discount: float = 1.0, journal: Journal | None = None) -> None:
+                 discount: float = 1.0, journal: Journal | None = None,
+                 similarity: Similarity | Callable[[Any, Any], float] | None = None) -> None:
         self.path = None if path is None else os.fspath(path)
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
+        self._sim = check_similarity(similarity)
         self._lock, self._closed = threading.RLock(), False
         self._cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
         self._guard = Guard(self.tiers, self.protected_tiers, trusted_keys)
@@ -337,7 +344,8 @@ class Memory:
         True
         """
         with self._open():
-            est = self._rel.from_agreement(self._store.claims(list(self._rel.confirmed.values())))
+            est = self._rel.from_agreement(
+                self._store.claims(list(self._rel.confirmed.values())), self._sim)
         if apply and est:
             self._log("prior", [{"source_prior": est}])
         return est
@@ -464,7 +472,7 @@ class Memory:
             r = self._store.resolve(*self._slot(subject, attribute))
             r = self._reasoner.with_why(self._open, r)
             if r.status == "conflict":
-                r = replace(r, candidates=score_candidates(self._rel.book, r))
+                r = replace(r, candidates=score_candidates(self._rel.book, r, self._sim))
             self._cache[ck] = (r, self._rel.version)
             return r
 

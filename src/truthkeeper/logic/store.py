@@ -244,8 +244,10 @@ class Store:
                        {"M": self.h, "S": subject, "A": attribute, "K": value_key(value)})
         return list(r["R"]), list(r["W"])
 
-    def claims(self, gold: Sequence[str]) -> list[tuple[list[str], list[int], int, int]]:
+    def claims(self, gold: Sequence[str],
+               ) -> list[tuple[list[str], list[int], int, int, list[Any]]]:
         """Per slot: each source's latest claim as a value index, the number of values,
-        and the index of the confirmed value (or -1). For learning from agreement."""
+        the index of the confirmed value (or -1) and the values' keys. For learning from
+        agreement."""
         rows = bridge.ask("tk_claims(M, G, Is)", {"M": self.h, "G": list(gold)})["Is"]
-        return [(list(s), list(i), int(n), int(g)) for s, i, n, g in rows]
+        return [(list(s), list(i), int(n), int(g), list(v)) for s, i, n, g, v in rows]

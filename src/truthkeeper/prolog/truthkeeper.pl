@@ -434,7 +434,7 @@ tk_claims(M, Gold0, Items) :-
     sort(Slots0, Slots),
     findall(Item, ( member(S-A, Slots), slot_claims(M, S, A, Gold, Item) ), Items).
 
-slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G)) :-
+slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G, Values)) :-
     findall(Src-(NVF-NRA-K), ( fact(M, Id, S, A, K, VF, _, RA, _, Src),
                                \+ retracted(M, Id, _, _),
                                NVF is -VF, NRA is -RA ), Claims0),
@@ -450,7 +450,13 @@ slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G)) :-
         nth0(G0, Order, K1), K1 == GK
     ->  G = G0
     ;   G = -1
-    ).
+    ),
+    maplist(key_value_out, Order, Values).
+
+% key_value_out(+Key, -Out): a value key for a similarity: atoms and numbers as they are,
+% anything else as its text.
+key_value_out(K, K) :- ( atom(K) ; number(K) ), !.
+key_value_out(K, T) :- format(string(T), "~w", [K]).
 
 latest_per_source([], []).
 latest_per_source([Src-(_-_-K)|T], [Src-K|R]) :-

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..values import Resolution, ValueSupport
+from ..values import Resolution, ValueSupport, value_key
 from .book import ReliabilityBook
+from .similarity import Similarity, kernel, log_likelihood
 
 __all__ = ["claim_probabilities", "score_candidates"]
 
@@ -14,6 +15,7 @@ __all__ = ["claim_probabilities", "score_candidates"]
 def claim_probabilities(book: ReliabilityBook,
                         claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]], *,
                         rng_seed: int = 0, draws: int = 400,
+                        similarity: Similarity | None = None,
                         ) -> list[tuple[float, tuple[float, float]]]:
     """P(value is the truth) for each claimed value, with a 90% interval.
 
@@ -30,6 +32,8 @@ def claim_probabilities(book: ReliabilityBook,
         ``(value, [(source, tier), ...])`` per candidate value.
     rng_seed
         Seed of the posterior draws (the same seed gives the same answer).
+    similarity
+        Near-equal values support each other (:mod:`.similarity`); None: the plain model.
     """
     import numpy as np
 
@@ -43,6 +47,17 @@ def claim_probabilities(book: ReliabilityBook,
     for v, (_, ss) in enumerate(claims):
         for s in ss:
             support[v, idx[s]] = 1.0
+    k = kernel(similarity, [value_key(v) for v, _ in claims])
+    if k is not None:
+        pairs = np.argwhere(support[:len(claims)].T > 0)  # (source, value) per claim
+        ll = log_likelihood(theta[:, pairs[:, 0]], k, pairs[:, 1])  # (draws, claims, m)
+        score = ll.sum(axis=1)
+        score -= score.max(axis=1, keepdims=True)
+        p = np.exp(score)
+        p /= p.sum(axis=1, keepdims=True)
+        return [(float(p[:, v].mean()), (float(np.quantile(p[:, v], 0.05)),
+                                         float(np.quantile(p[:, v], 0.95))))
+                for v in range(len(claims))]
     claimed = support.sum(axis=0) > 0
     log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
     # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
@@ -55,13 +70,14 @@ def claim_probabilities(book: ReliabilityBook,
             for v in range(len(claims))]
 
 
-def score_candidates(book: ReliabilityBook, r: Resolution) -> tuple[ValueSupport, ...]:
+def score_candidates(book: ReliabilityBook, r: Resolution,
+                     similarity: Similarity | None = None) -> tuple[ValueSupport, ...]:
     """The candidates of a resolution with ``p``, its interval and the most probable one
     marked ``best``."""
     heads = {f.id: f for f in r.heads}
     claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
               for c in r.candidates]
-    probs = claim_probabilities(book, claims)
+    probs = claim_probabilities(book, claims, similarity=similarity)
     best = max(range(len(probs)), key=lambda i: probs[i][0])
     return tuple(ValueSupport(c.value, c.fact_ids, c.sources, p, iv, i == best)
                  for i, (c, (p, iv)) in enumerate(zip(r.candidates, probs, strict=True)))

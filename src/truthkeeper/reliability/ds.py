@@ -181,6 +181,7 @@ def vb_one_coin_open(
     prior_wrong: float = ONE_COIN_PRIOR[1],
     max_iter: int = 100,
     tol: float = 1e-6,
+    kernels: dict[int, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One-coin Dawid-Skene for open-ended values: item i's truth is one of its own
     ``n_choices[i]`` claimed values; worker w answers the truth with probability acc_w ~
@@ -188,7 +189,11 @@ def vb_one_coin_open(
 
     Returns the posterior mean accuracy per worker and, per item, the posterior over its
     choices. ``gold`` maps an item to its true choice (observed, semi-supervised).
+    ``kernels`` maps an item to its similarity matrix over its choices: there a claim is
+    fractional evidence, right with weight k(claim, truth) (:mod:`.similarity`).
     """
+    kernels = {i: k for i, k in (kernels or {}).items() if i not in (gold or {})}
+    by_item = {i: np.flatnonzero(item_idx == i) for i in kernels}
     n_items = len(n_choices)
     offsets = np.concatenate([[0], np.cumsum(n_choices)[:-1]]).astype(int)
     flat = offsets[item_idx] + choice_idx
@@ -203,11 +208,14 @@ def vb_one_coin_open(
     g_items = np.array(list(gold), dtype=int)
     a: np.ndarray = np.zeros(n_workers)
     b: np.ndarray = np.zeros(n_workers)
+    hit_k: dict[int, np.ndarray] = {}
     for _ in range(max_iter):
         if len(g_items):
             T[np.isin(owner, g_items)] = 0.0
             T[g_flat] = 1.0
         hit = T[flat]
+        for i, h in hit_k.items():
+            hit[by_item[i]] = h
         a = prior_correct + np.bincount(worker_idx, weights=hit, minlength=n_workers)
         b = prior_wrong + np.bincount(worker_idx, weights=1.0 - hit, minlength=n_workers)
         e_log_a = digamma(a) - digamma(a + b)
@@ -218,6 +226,16 @@ def vb_one_coin_open(
         z -= np.maximum.reduceat(z, offsets)[owner]
         ez = np.exp(z)
         new = ez / np.add.reduceat(ez, offsets)[owner]
+        for i, k in kernels.items():
+            rows = by_item[i]
+            said, m = choice_idx[rows], k.shape[0]
+            w = k[said, :]                                       # (answers, m)
+            zi = (w * e_log_a[worker_idx[rows]][:, None] + (1 - w) * (
+                e_log_w[worker_idx[rows]][:, None] - np.log(max(m - 1, 1)))).sum(axis=0)
+            ti = np.exp(zi - zi.max())
+            ti /= ti.sum()
+            new[offsets[i]:offsets[i] + n_choices[i]] = ti
+            hit_k[i] = w @ ti                                    # expected rightness
         if len(g_items):
             new[np.isin(owner, g_items)] = 0.0
             new[g_flat] = 1.0

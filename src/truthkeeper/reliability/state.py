@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import InvalidFact
 from ..values import SourceReliability
 from .book import ReliabilityBook
+from .similarity import Similarity, kernel
 
 __all__ = ["Reliability"]
 
@@ -95,10 +96,11 @@ class Reliability:
                 "method": method}
 
     @staticmethod
-    def from_agreement(items: Sequence[tuple[list[str], list[int], int, int]],
-                       ) -> dict[str, float]:
+    def from_agreement(items: Sequence[tuple[list[str], list[int], int, int, list[Any]]],
+                       similarity: Similarity | None = None) -> dict[str, float]:
         """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
-        over open values); ``items`` as ``Store.claims`` gives them."""
+        over open values, near-equal values supporting each other under ``similarity``);
+        ``items`` as ``Store.claims`` gives them."""
         import numpy as np
 
         from .ds import vb_one_coin_open
@@ -109,7 +111,11 @@ class Reliability:
         cc: list[int] = []
         nc: list[int] = []
         gold: dict[int, int] = {}
-        for item, (srcs, idx, n, g) in enumerate(items):
+        kernels: dict[int, Any] = {}
+        for item, (srcs, idx, n, g, values) in enumerate(items):
+            k = kernel(similarity, values)
+            if k is not None:
+                kernels[item] = k
             for src, c in zip(srcs, idx, strict=True):
                 ii.append(item)
                 ww.append(sources.setdefault(src, len(sources)))
@@ -120,5 +126,5 @@ class Reliability:
         if not sources:
             return {}
         acc, _ = vb_one_coin_open(np.array(ii), np.array(ww), np.array(cc), np.array(nc),
-                                  len(sources), gold=gold)
+                                  len(sources), gold=gold, kernels=kernels)
         return {src: float(acc[j]) for src, j in sources.items()}
