@@ -286,16 +286,17 @@ def test_mcp_server_over_streamable_http(tmp_path: Path) -> None:
                                                            "scope": "user:bob"})
                 return ok, other
 
-    try:
-        for _ in range(200):  # until it listens
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            time.sleep(0.1)
-        ok, other = asyncio.run(talk())
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with proc:  # closes its pipe
+        try:
+            for _ in range(200):  # until it listens
+                with socket.socket() as s:
+                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.1)
+            ok, other = asyncio.run(talk())
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
     assert not ok.is_error and ok.structured_content["value"] == "Lisbon"
     assert other.is_error and "bound to scope" in other.content[0].text
