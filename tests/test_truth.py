@@ -113,3 +113,65 @@ def test_similarity_lets_near_equal_values_support_each_other() -> None:
         Similarity.numbers(rel_tol=-1)
     with pytest.raises(InvalidFact):
         Memory(similarity=42)
+
+
+def _chorus(seed: int, n: int = 60) -> list[dict]:
+    """Four independent sources right 75% of the time (scattered errors) and a chorus of
+    three that copy one another (right 40% of the time, all with the same wrong value)."""
+    import random
+
+    rng = random.Random(seed)
+    facts = []
+    for i in range(n):
+        for s in "abde":
+            v = "t" if rng.random() < 0.75 else f"w{s}{rng.randrange(3)}"
+            facts.append({"subject": f"q{i}", "attribute": "v", "value": v, "source": s,
+                          "valid_from": "2026-01-01"})
+        v = "t" if rng.random() < 0.4 else "wc"
+        facts += [{"subject": f"q{i}", "attribute": "v", "value": v, "source": s,
+                   "valid_from": "2026-01-01"} for s in ("c1", "c2", "c3")]
+    return facts
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dependence_keeps_a_chorus_of_copies_from_outvoting(seed: int, tmp_path: Path) -> None:
+    from truthkeeper import Memory
+
+    def accuracy(mem: Memory) -> float:
+        return sum(mem.decide(f"q{i}", "v").value == "t" for i in range(60)) / 60
+
+    with Memory(tmp_path / "m.db") as mem:
+        mem.add_many(_chorus(seed))
+        plain = mem.learn_from_agreement()
+        before = accuracy(mem)
+        est = mem.learn_from_agreement(dependence=True)
+        after = accuracy(mem)
+    assert plain["c1"] > plain["a"]  # without it, the chorus looks like the reliable one
+    assert est["a"] > est["c1"] and after > before + 0.3
+    with Memory(tmp_path / "m.db") as again:  # the dependence is journalled
+        assert accuracy(again) == after
+
+
+def test_no_dependence_among_independent_sources() -> None:
+    import random
+
+    from truthkeeper import Memory
+
+    rng = random.Random(3)
+    with Memory() as mem:
+        mem.add_many({"subject": f"q{i}", "attribute": "v",
+                      "value": "t" if rng.random() < 0.7 else f"w{s}{rng.randrange(4)}",
+                      "source": s, "valid_from": "2026-01-01"}
+                     for i in range(60) for s in "abcdef")
+        mem.learn_from_agreement(dependence=True)
+        assert all(p < 0.5 for p in mem._rel.book.dependence.values())
+
+
+def test_a_bad_dependence_prior_is_refused_on_import(tmp_path: Path) -> None:
+    from truthkeeper import InvalidFact, Memory
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"kind": "prior", "recorded_at": 1,
+                               "body": {"dependence": [["a", "b", 7]]}}) + "\n")
+    with Memory() as mem, pytest.raises(InvalidFact, match="dependence"):
+        mem.import_jsonl(bad)

@@ -529,6 +529,12 @@ class Applier:
         if not (isinstance(body.get("tier_prior", {}), dict)
                 and isinstance(body.get("source_prior", {}), dict)):
             raise InvalidFact("a prior needs tier_prior and/or source_prior objects")
+        dep = body.get("dependence", [])
+        if not (isinstance(dep, list) and all(
+                isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+                and isinstance(x[1], str) and isinstance(x[2], (int, float))
+                and not isinstance(x[2], bool) and 0 <= x[2] <= 1 for x in dep)):
+            raise InvalidFact("dependence must be a list of [source, source, p in [0, 1]]")
         return body
 
 

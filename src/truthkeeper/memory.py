@@ -333,9 +333,12 @@ class Memory:
         self._log("prior", [body])
         return {t: (v[0], v[1]) for t, v in body["tier_prior"].items()}
 
-    def learn_from_agreement(self, *, apply: bool = True) -> dict[str, float]:
+    def learn_from_agreement(self, *, apply: bool = True,
+                             dependence: bool = False) -> dict[str, float]:
         """Each source's accuracy from agreement, without labels (one-coin Dawid-Skene);
-        ``apply`` journals the estimates as the sources' prior means.
+        ``apply`` journals the estimates as the sources' prior means. ``dependence`` also
+        finds sources that copy each other (ACCU's test, judged by the other sources) and
+        journals them: a chorus of copies then counts about as one source.
 
         >>> mem = Memory()
         >>> for s, v in [("a", 1), ("b", 1), ("c", 2)]:
@@ -343,11 +346,13 @@ class Memory:
         >>> est = mem.learn_from_agreement(); est["a"] > est["c"]
         True
         """
+        dep = _check_bool(dependence, "dependence")
         with self._open():
-            est = self._rel.from_agreement(
-                self._store.claims(list(self._rel.confirmed.values())), self._sim)
+            est, pairs = self._rel.from_agreement(
+                self._store.claims(list(self._rel.confirmed.values())), self._sim, dep)
         if apply and est:
-            self._log("prior", [{"source_prior": est}])
+            self._log("prior", [{"source_prior": est} | ({"dependence": pairs} if dep
+                                                         else {})])
         return est
 
 
@@ -622,8 +627,8 @@ def _slot(subject: object, attribute: object) -> tuple[str, str]:
     return normalise_key(subject, "subject"), normalise_key(attribute, "attribute")
 
 
-def _check_bool(correct: object) -> bool:
+def _check_bool(correct: object, name: str = "correct") -> bool:
     if not isinstance(correct, bool):
-        msg = f"correct must be a bool, got {correct!r}"
+        msg = f"{name} must be a bool, got {correct!r}"
         raise InvalidFact(msg)
     return correct

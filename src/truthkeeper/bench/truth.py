@@ -217,14 +217,14 @@ _ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
 
 
 def truthkeeper_answers(claims: Claims, attribute: str, items: list[str],
-                        similarity: Similarity | None = None,
+                        similarity: Similarity | None = None, dependence: bool = False,
                         ) -> dict[str, tuple[str, float]]:
     """Claims in as facts, ``learn_from_agreement()``, then ``decide()`` for ``items``."""
     with Memory(protected_tiers=(), similarity=similarity) as mem:
         mem.add_many({"subject": item, "attribute": attribute, "value": v, "source": w,
                       "tier": "unverified", "valid_from": "2026-01-01"}
                      for item, cs in claims.items() for w, v in cs)
-        mem.learn_from_agreement()
+        mem.learn_from_agreement(dependence=dependence)
         out = {}
         for item in items:
             d = mem.decide(item, attribute, utility=_ANSWER)
@@ -260,9 +260,13 @@ def evaluate_truth(root: Path) -> dict[str, Any]:
             "accu": functools.partial(accu, claims),
             "truthkeeper": functools.partial(truthkeeper_answers, claims, attribute, items),
         }
+        runs["truthkeeper_dependence"] = functools.partial(
+            truthkeeper_answers, claims, attribute, items, None, True)
         if name == "book_yin2008":  # author lists: word sets that overlap support each other
             runs["truthkeeper_similarity"] = functools.partial(
                 truthkeeper_answers, claims, attribute, items, Similarity.tokens())
+            runs["truthkeeper_similarity_dependence"] = functools.partial(
+                truthkeeper_answers, claims, attribute, items, Similarity.tokens(), True)
         for method, fn in runs.items():
             t = time.perf_counter()
             answers = fn()

@@ -38,6 +38,9 @@ class ReliabilityBook:
     sources: dict[str, SourceState] = field(default_factory=dict)
     source_prior: dict[str, float] = field(default_factory=dict)
     """Per-source prior means learned from agreement (``learn_from_agreement``)."""
+    dependence: dict[tuple[str, str], float] = field(default_factory=dict)
+    """P(two sources copy each other), by sorted pair (``learn_from_agreement(dependence=
+    True)``); their claims of one value count less in a conflict."""
 
     def __post_init__(self) -> None:
         if not self.tier_prior:

@@ -51,7 +51,8 @@ def claim_probabilities(book: ReliabilityBook,
     if k is not None:
         pairs = np.argwhere(support[:len(claims)].T > 0)  # (source, value) per claim
         ll = log_likelihood(theta[:, pairs[:, 0]], k, pairs[:, 1])  # (draws, claims, m)
-        score = ll.sum(axis=1)
+        w = _independence(book, srcs, support)[pairs[:, 0]]
+        score = (ll * w[None, :, None]).sum(axis=1)
         score -= score.max(axis=1, keepdims=True)
         p = np.exp(score)
         p /= p.sum(axis=1, keepdims=True)
@@ -59,15 +60,38 @@ def claim_probabilities(book: ReliabilityBook,
                                          float(np.quantile(p[:, v], 0.95))))
                 for v in range(len(claims))]
     claimed = support.sum(axis=0) > 0
+    omega = _independence(book, srcs, support)
     log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
     # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
-    score = log_t @ support.T + log_f @ (claimed[None, :] - support).T
+    score = log_t @ (support * omega).T + log_f @ ((claimed[None, :] - support) * omega).T
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
     p /= p.sum(axis=1, keepdims=True)
     return [(float(p[:, v].mean()), (float(np.quantile(p[:, v], 0.05)),
                                      float(np.quantile(p[:, v], 0.95))))
             for v in range(len(claims))]
+
+
+def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
+                  support: Any) -> Any:
+    """Per source, the weight of its evidence: 1 / (1 + c sum of P(dependent) over the other
+    sources of the value it claims), so copies count about as one source."""
+    import numpy as np
+
+    from .ds import COPY_RATE
+
+    omega = np.ones(len(srcs))
+    if not book.dependence:
+        return omega
+    for row in support:
+        cols = [int(j) for j in np.flatnonzero(row)]
+        group = [srcs[j][0] for j in cols]
+        for j in cols:
+            s = srcs[j][0]
+            load = sum(book.dependence.get((min(s, t), max(s, t)), 0.0)
+                       for t in group if t != s)
+            omega[j] = min(omega[j], 1.0 / (1.0 + COPY_RATE * load))
+    return omega
 
 
 def score_candidates(book: ReliabilityBook, r: Resolution,

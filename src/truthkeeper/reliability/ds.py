@@ -22,7 +22,8 @@ from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "calibrate_temperature", "majority_vote", "vb_dawid_skene"]
+__all__ = ["DSFit", "calibrate_temperature", "independence_weights", "majority_vote",
+           "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
 from .priors import DS_PRIOR_OFF as PRIOR_OFF
@@ -182,6 +183,7 @@ def vb_one_coin_open(
     max_iter: int = 100,
     tol: float = 1e-6,
     kernels: dict[int, np.ndarray] | None = None,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One-coin Dawid-Skene for open-ended values: item i's truth is one of its own
     ``n_choices[i]`` claimed values; worker w answers the truth with probability acc_w ~
@@ -191,7 +193,10 @@ def vb_one_coin_open(
     choices. ``gold`` maps an item to its true choice (observed, semi-supervised).
     ``kernels`` maps an item to its similarity matrix over its choices: there a claim is
     fractional evidence, right with weight k(claim, truth) (:mod:`.similarity`).
+    ``weights`` scales each claim's evidence about its item's truth
+    (:func:`independence_weights`: copies count less); the accuracies count every claim.
     """
+    ev = np.ones(len(item_idx)) if weights is None else np.asarray(weights, dtype=float)
     kernels = {i: k for i, k in (kernels or {}).items() if i not in (gold or {})}
     by_item = {i: np.flatnonzero(item_idx == i) for i in kernels}
     n_items = len(n_choices)
@@ -201,7 +206,7 @@ def vb_one_coin_open(
     owner = np.repeat(np.arange(n_items), n_choices)
     log_others = np.log(np.maximum(n_choices - 1, 1).astype(float))
     # start from vote shares
-    T = np.bincount(flat, minlength=size).astype(float)
+    T = np.bincount(flat, weights=ev, minlength=size).astype(float)
     T /= np.maximum(np.bincount(owner, weights=T, minlength=n_items)[owner], 1.0)
     gold = gold or {}
     g_flat = np.array([offsets[i] + c for i, c in gold.items()], dtype=int)
@@ -220,9 +225,10 @@ def vb_one_coin_open(
         b = prior_wrong + np.bincount(worker_idx, weights=1.0 - hit, minlength=n_workers)
         e_log_a = digamma(a) - digamma(a + b)
         e_log_w = digamma(b) - digamma(a + b)
-        wrong = e_log_w[worker_idx] - log_others[item_idx]
+        wrong = (e_log_w[worker_idx] - log_others[item_idx]) * ev
         base = np.bincount(item_idx, weights=wrong, minlength=n_items)
-        z = base[owner] + np.bincount(flat, weights=e_log_a[worker_idx] - wrong, minlength=size)
+        z = base[owner] + np.bincount(flat, weights=e_log_a[worker_idx] * ev - wrong,
+                                      minlength=size)
         z -= np.maximum.reduceat(z, offsets)[owner]
         ez = np.exp(z)
         new = ez / np.add.reduceat(ez, offsets)[owner]
@@ -230,8 +236,8 @@ def vb_one_coin_open(
             rows = by_item[i]
             said, m = choice_idx[rows], k.shape[0]
             w = k[said, :]                                       # (answers, m)
-            zi = (w * e_log_a[worker_idx[rows]][:, None] + (1 - w) * (
-                e_log_w[worker_idx[rows]][:, None] - np.log(max(m - 1, 1)))).sum(axis=0)
+            zi = (ev[rows][:, None] * (w * e_log_a[worker_idx[rows]][:, None] + (1 - w) * (
+                e_log_w[worker_idx[rows]][:, None] - np.log(max(m - 1, 1))))).sum(axis=0)
             ti = np.exp(zi - zi.max())
             ti /= ti.sum()
             new[offsets[i]:offsets[i] + n_choices[i]] = ti
@@ -245,3 +251,95 @@ def vb_one_coin_open(
             break
     acc = a / (a + b)
     return acc, [T[offsets[i]:offsets[i] + n_choices[i]] for i in range(n_items)]
+
+
+COPY_RATE = 0.8
+"""Dependence: the probability that a dependent source copies a claim (ACCU's c)."""
+DEPENDENCE_PRIOR = 0.2
+"""Dependence: the prior probability that two sources are dependent (ACCU's alpha)."""
+
+
+def source_dependence(
+    item_idx: np.ndarray,
+    worker_idx: np.ndarray,
+    choice_idx: np.ndarray,
+    n_choices: np.ndarray,
+    accuracy: np.ndarray,
+    *,
+    min_shared: int = 3,
+) -> dict[tuple[int, int], float]:
+    """P(two sources are dependent | their claims), after ACCU's test (Dong, Berti-Equille,
+    Srivastava 2009): independent sources share a true value with probability a_s a_t and
+    a false one with probability (1 - a_s)(1 - a_t) / n, while a dependent pair copies a
+    claim with probability ``COPY_RATE`` and so shares false values far more often.
+
+    Whether a shared value is true is judged by the *other* sources of the item (their vote
+    share for it), never by the pair itself, so a chorus cannot vouch for its own claims.
+    ``accuracy``: the sources' accuracies (from a first fit). Pairs with fewer than
+    ``min_shared`` common items are left out."""
+    by_item: dict[int, list[tuple[int, int]]] = {}
+    for i, w, c in zip(item_idx.tolist(), worker_idx.tolist(), choice_idx.tolist(),
+                       strict=True):
+        by_item.setdefault(i, []).append((w, c))
+    kt: dict[tuple[int, int], float] = {}
+    kf: dict[tuple[int, int], float] = {}
+    kd: dict[tuple[int, int], float] = {}
+    nf: dict[tuple[int, int], float] = {}
+    for i, claims in by_item.items():
+        if len(claims) < 3:
+            continue
+        votes = np.bincount([c for _, c in claims], minlength=int(n_choices[i]))
+        others = len(claims) - 2
+        n_false = max(int(n_choices[i]) - 1, 1)
+        for x in range(len(claims)):
+            for y in range(x + 1, len(claims)):
+                (s, cs), (u, cu) = claims[x], claims[y]
+                key = (s, u) if s < u else (u, s)
+                if cs == cu:
+                    p_true = (votes[cs] - 2) / others  # the other sources' share
+                    kt[key] = kt.get(key, 0.0) + p_true
+                    kf[key] = kf.get(key, 0.0) + 1.0 - p_true
+                else:
+                    kd[key] = kd.get(key, 0.0) + 1.0
+                nf[key] = nf.get(key, 0.0) + n_false
+    out = {}
+    c = COPY_RATE
+    for key in set(kt) | set(kd):
+        k_t, k_f, k_d = kt.get(key, 0.0), kf.get(key, 0.0), kd.get(key, 0.0)
+        total = k_t + k_f + k_d
+        if total < min_shared:
+            continue
+        n = nf[key] / total
+        a_s, a_u = float(accuracy[key[0]]), float(accuracy[key[1]])
+        a = (a_s + a_u) / 2
+        pt = a_s * a_u
+        pf = (1 - a_s) * (1 - a_u) / n
+        pd = max(1 - pt - pf, 1e-12)
+        ind = k_t * np.log(pt) + k_f * np.log(pf) + k_d * np.log(pd)
+        dep = (k_t * np.log(a * c + pt * (1 - c)) + k_f * np.log((1 - a) * c + pf * (1 - c))
+               + k_d * np.log(pd * (1 - c)))
+        log_odds = dep - ind + np.log(DEPENDENCE_PRIOR / (1 - DEPENDENCE_PRIOR))
+        out[key] = float(1 / (1 + np.exp(-np.clip(log_odds, -700, 700))))
+    return out
+
+
+def independence_weights(worker_idx: np.ndarray, item_idx: np.ndarray,
+                         choice_idx: np.ndarray,
+                         dependence: dict[tuple[int, int], float]) -> np.ndarray:
+    """Per claim, the weight of its evidence about the truth: 1 / (1 + c sum of
+    P(dependent) over the other sources naming the same value on the same item), so k
+    mutual copies count about as one source (a composite likelihood for correlated
+    claims)."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for a, (i, c) in enumerate(zip(item_idx.tolist(), choice_idx.tolist(), strict=True)):
+        groups.setdefault((i, c), []).append(a)
+    w = np.ones(len(worker_idx))
+    for rows in groups.values():
+        if len(rows) < 2:
+            continue
+        for a in rows:
+            s = int(worker_idx[a])
+            load = sum(dependence.get((min(s, t), max(s, t)), 0.0)
+                       for t in (int(worker_idx[b]) for b in rows) if t != s)
+            w[a] = 1.0 / (1.0 + COPY_RATE * load)
+    return w

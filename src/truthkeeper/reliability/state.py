@@ -50,6 +50,9 @@ class Reliability:
             self.book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
         for src, mu in body.get("source_prior", {}).items():
             self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
+        if "dependence" in body:  # the latest estimate replaces the previous one
+            self.book.dependence = {(min(s, t), max(s, t)): min(max(float(p), 0.0), 1.0)
+                                    for s, t, p in body["dependence"]}
         self.version += 1
 
     def summaries(self, fact_sources: Iterable[tuple[str, str]]) -> list[SourceReliability]:
@@ -97,13 +100,16 @@ class Reliability:
 
     @staticmethod
     def from_agreement(items: Sequence[tuple[list[str], list[int], int, int, list[Any]]],
-                       similarity: Similarity | None = None) -> dict[str, float]:
+                       similarity: Similarity | None = None, dependence: bool = False,
+                       ) -> tuple[dict[str, float], list[list[Any]]]:
         """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
-        over open values, near-equal values supporting each other under ``similarity``);
-        ``items`` as ``Store.claims`` gives them."""
+        over open values, near-equal values supporting each other under ``similarity``),
+        and with ``dependence`` the pairs of sources that copy each other
+        ``[source, source, P(dependent)]`` (the fit is then redone with copies counting
+        less); ``items`` as ``Store.claims`` gives them."""
         import numpy as np
 
-        from .ds import vb_one_coin_open
+        from .ds import independence_weights, source_dependence, vb_one_coin_open
 
         sources: dict[str, int] = {}
         ii: list[int] = []
@@ -124,7 +130,16 @@ class Reliability:
             if g >= 0:
                 gold[item] = g
         if not sources:
-            return {}
-        acc, _ = vb_one_coin_open(np.array(ii), np.array(ww), np.array(cc), np.array(nc),
-                                  len(sources), gold=gold, kernels=kernels)
-        return {src: float(acc[j]) for src, j in sources.items()}
+            return {}, []
+        args = (np.array(ii), np.array(ww), np.array(cc), np.array(nc))
+        acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels)
+        pairs: list[list[Any]] = []
+        if dependence:
+            dep = source_dependence(*args, acc)
+            weights = independence_weights(args[1], args[0], args[2], dep)
+            acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
+                                      weights=weights)
+            names = {j: src for src, j in sources.items()}
+            pairs = [[names[a], names[b], p] for (a, b), p in sorted(dep.items())
+                     if p >= 0.05]
+        return {src: float(acc[j]) for src, j in sources.items()}, pairs
