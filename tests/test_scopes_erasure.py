@@ -201,3 +201,23 @@ def test_bad_input_to_the_new_calls_changes_nothing(call) -> None:
     assert mem.get(f.id).value == "Lisbon" and mem.verify().events == before
     assert mem.erase() == []  # nothing selected: nothing written
     assert mem.verify().events == before
+
+
+def test_erasure_vacuums_postgresql(journal_url: str) -> None:
+    if not journal_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL only: SQLite zeroes pages (secure_delete) and truncates its WAL")
+    import time
+
+    import psycopg
+
+    with Memory(journal_url) as mem:
+        f = mem.add("ana", "phone", SECRET, source="s")
+        mem.erase([f.id])
+    with psycopg.connect(journal_url, autocommit=True) as c:
+        for _ in range(50):  # statistics arrive asynchronously
+            (last,) = c.execute("SELECT last_vacuum FROM pg_stat_user_tables "
+                                "WHERE relname = 'events'").fetchone()
+            if last is not None:
+                break
+            time.sleep(0.1)
+        assert last is not None

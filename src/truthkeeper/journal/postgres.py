@@ -212,11 +212,13 @@ class PostgresJournal(Journal):
             raise JournalError(msg) from exc
 
     def _purge(self) -> None:
-        def q(c: Any) -> None:
-            c.execute("VACUUM events")  # the old row versions hold the erased bodies
-
-        with contextlib.suppress(Exception):
-            self._run(q)
+        """VACUUM (outside a transaction, so on its own connection): the old row versions
+        hold the erased bodies. A failure leaves them to autovacuum, never fails the
+        erasure that committed."""
+        psycopg = _psycopg()
+        with contextlib.suppress(psycopg.Error), psycopg.connect(
+                self.dsn, autocommit=True, connect_timeout=max(1, int(self._timeout))) as c:
+            c.execute("VACUUM events")
 
     def tail(self) -> tuple[int, str, int]:
         def q(c: Any) -> Any:
