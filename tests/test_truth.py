@@ -175,3 +175,32 @@ def test_a_bad_dependence_prior_is_refused_on_import(tmp_path: Path) -> None:
                                "body": {"dependence": [["a", "b", 7]]}}) + "\n")
     with Memory() as mem, pytest.raises(InvalidFact, match="dependence"):
         mem.import_jsonl(bad)
+
+
+def test_resolve_context_calibrates_the_models_stated_confidence() -> None:
+    import random
+
+    from truthkeeper import InvalidFact, Memory
+    from truthkeeper.reliability.context import calibration_map
+
+    rng = random.Random(0)
+    over = [(c, rng.random() < c ** 3) for c in (rng.uniform(0.5, 1) for _ in range(400))]
+    slope, intercept = calibration_map(over)
+    assert slope * 2.2 + intercept < 2.2  # an overconfident model: 0.9 maps below 0.9
+    fair = [(c, rng.random() < c) for c in (rng.uniform(0.5, 1) for _ in range(2000))]
+    s2, i2 = calibration_map(fair)
+    assert abs(s2 - 1) < 0.25 and abs(i2) < 0.25  # a calibrated one stays about as it is
+    with Memory() as mem:
+        ask = {"question": "q", "context_value": "A", "context_source": "kb",
+               "parametric_value": "B", "parametric_confidence": 0.9}
+        for _ in range(20):
+            mem.record_source_outcome("kb", correct=True, tier="unverified")
+        before = mem.resolve_context(**ask)
+        for c, ok in over:
+            mem.record_source_outcome("model:parametric", correct=ok, confidence=c)
+        after = mem.resolve_context(**ask)
+        # at face value the model's 0.9 wins; once "0.9" is known to mean about 0.73 the
+        # reliable context does
+        assert (before.value, after.value) == ("B", "A")
+        with pytest.raises(InvalidFact, match="confidence"):
+            mem.record_source_outcome("model:parametric", correct=True, confidence=1.5)

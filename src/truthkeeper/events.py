@@ -37,6 +37,7 @@ from .journal.codec import (
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner, check_rule_text
 from .logic.store import Store
+from .reliability.context import check_probability
 from .reliability.state import Reliability
 from .signing import EVER, Guard, KeyRing, apply_key_event
 from .values import Fact, FactBuilder, Verification, check_label, from_us, normalise_key, to_us
@@ -525,6 +526,8 @@ class Applier:
             out = {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
                    "tier": self.builder.tier(body.get("tier")), "correct": body["correct"]}
             out.update({k: body[k] for k in ("signed", "signature") if k in body})
+            if body.get("confidence") is not None:
+                out["confidence"] = check_probability(body["confidence"], "confidence")
             return out
         if not (isinstance(body.get("tier_prior", {}), dict)
                 and isinstance(body.get("source_prior", {}), dict)):

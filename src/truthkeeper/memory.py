@@ -25,7 +25,7 @@ from .logic.policy import Policy
 from .logic.rules import Reasoner, check_rule_text, in_scope
 from .logic.store import Store, policy_config
 from .reliability.conflict import score_candidates
-from .reliability.context import decide_context
+from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
 from .reliability.similarity import Similarity, check_similarity
 from .reliability.state import Reliability
@@ -300,16 +300,21 @@ class Memory:
                                                         _check_bool(correct), signature)])
 
     def record_source_outcome(self, source: str, *, correct: bool, tier: str = "agent",
-                              signature: Mapping[str, str] | None = None) -> None:
-        """Feedback on a source without facts here (a context, ``"model:parametric"``).
+                              signature: Mapping[str, str] | None = None,
+                              confidence: float | None = None) -> None:
+        """Feedback on a source without facts here (a context, ``"model:parametric"``);
+        ``confidence``: what the source stated (the model's), so that ``resolve_context``
+        learns how far to trust its stated confidences.
 
         >>> mem = Memory(); mem.record_source_outcome("web", correct=False)
         >>> mem.reliability()[0].n
         1
         """
         src, t = check_label(source, "source"), self._builder.tier(tier)
-        self._log("outcome", [self._events.outcome_body(None, src, t, _check_bool(correct),
-                                                        signature)])
+        body = self._events.outcome_body(None, src, t, _check_bool(correct), signature)
+        if confidence is not None:
+            body["confidence"] = check_probability(confidence, "confidence")
+        self._log("outcome", [body])
 
     def confirm(self, subject: str, attribute: str, value: Any,
                 signature: Mapping[str, str] | None = None) -> int:

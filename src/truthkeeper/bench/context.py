@@ -72,7 +72,8 @@ def stream(rhos: list[float], *, seed: int = 0) -> dict[str, list[int]]:
                                         parametric_confidence=c, utility=_NEVER_ABSTAIN)
                 hits[name].append(int(d.value == "truth"))
                 mem.record_source_outcome(CONTEXT_SOURCE, correct=ctx_ok, tier="unverified")
-                mem.record_source_outcome("model:parametric", correct=model_ok)
+                mem.record_source_outcome("model:parametric", correct=model_ok,
+                                          confidence=c)
     finally:
         for mem in mems.values():
             mem.close()

@@ -18,6 +18,7 @@ __all__ = ["DEFAULT_TIER_MEANS", "ReliabilityBook", "SourceState"]
 DEFAULT_TIER_MEANS = (0.95, 0.85, 0.65, 0.5)
 """Prior mean reliability of the default tiers, most authoritative first (ordered)."""
 DEFAULT_CONCENTRATION = 10.0
+MAX_STATED = 5000
 
 
 @dataclass
@@ -38,6 +39,10 @@ class ReliabilityBook:
     sources: dict[str, SourceState] = field(default_factory=dict)
     source_prior: dict[str, float] = field(default_factory=dict)
     """Per-source prior means learned from agreement (``learn_from_agreement``)."""
+    stated: dict[str, list[tuple[float, bool]]] = field(default_factory=dict)
+    """Per source, (stated confidence, correct) of the outcomes that carried a confidence
+    (the model's own answers), the last ``MAX_STATED``: its confidence is calibrated on
+    them."""
     dependence: dict[tuple[str, str], float] = field(default_factory=dict)
     """P(two sources copy each other), by sorted pair (``learn_from_agreement(dependence=
     True)``); their claims of one value count less in a conflict."""
@@ -51,6 +56,13 @@ class ReliabilityBook:
                 else:  # evenly spaced, ordered
                     mu = 0.95 - 0.45 * (i / max(n - 1, 1))
                 self.tier_prior[t] = (mu, DEFAULT_CONCENTRATION)
+
+    def record_stated(self, source: str, confidence: float, correct: bool) -> None:
+        """Keep a stated confidence with its outcome (the last ``MAX_STATED``)."""
+        pairs = self.stated.setdefault(source, [])
+        pairs.append((float(confidence), bool(correct)))
+        if len(pairs) > MAX_STATED:
+            del pairs[: len(pairs) - MAX_STATED]
 
     def record(self, source: str, tier: str, correct: bool) -> None:
         st = self.sources.get(source)

@@ -9,7 +9,8 @@ from ..values import Decision, Utility
 from .book import ReliabilityBook
 from .decision import decide
 
-__all__ = ["MODEL_SOURCE", "context_probability", "decide_context", "effective_confidence"]
+__all__ = ["MODEL_SOURCE", "calibrated_confidence", "calibration_map", "check_probability",
+           "context_probability", "decide_context", "effective_confidence"]
 
 MODEL_SOURCE = "model:parametric"
 """The source name under which outcomes of the model's own answers are recorded."""
@@ -17,10 +18,60 @@ PSEUDO_COUNT = 10.0
 """Weight of the stated confidence against the model's track record (in outcomes)."""
 
 
+def check_probability(x: object, name: str) -> float:
+    """A number in [0, 1]; InvalidFact otherwise."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not 0.0 <= x <= 1.0:
+        msg = f"{name} must be a number in [0, 1], got {x!r}"
+        raise InvalidFact(msg)
+    return float(x)
+
+
 def effective_confidence(stated: float, n_outcomes: int, track_record: float) -> float:
-    """The model's confidence pulled toward its track record as outcomes accumulate."""
+    """The model's confidence pulled toward its track record as outcomes accumulate (when
+    its outcomes carry no stated confidence to calibrate on)."""
     q = (PSEUDO_COUNT * stated + n_outcomes * track_record) / (PSEUDO_COUNT + n_outcomes)
     return min(max(q, 1e-6), 1 - 1e-6)
+
+
+CALIBRATION_PRIOR_SD = 0.5
+"""Prior sd of the calibration map's slope (around 1) and intercept (around 0): with few
+outcomes the stated confidence is taken nearly as it is."""
+
+
+def calibration_map(pairs: list[tuple[float, bool]]) -> tuple[float, float]:
+    """(slope, intercept) of P(right) = sigmoid(slope logit(stated) + intercept): Bayesian
+    logistic calibration (MAP under the prior ``CALIBRATION_PRIOR_SD``), by Newton steps.
+
+    >>> calibration_map([])
+    (1.0, 0.0)
+    """
+    import numpy as np
+
+    if not pairs:
+        return 1.0, 0.0
+    c = np.clip(np.array([p for p, _ in pairs]), 1e-4, 1 - 1e-4)
+    y = np.array([float(r) for _, r in pairs])
+    x = np.stack([np.log(c / (1 - c)), np.ones(len(c))], axis=1)
+    mu, prec = np.array([1.0, 0.0]), np.eye(2) / CALIBRATION_PRIOR_SD ** 2
+    w = mu.copy()
+    for _ in range(25):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        grad = x.T @ (y - p) - prec @ (w - mu)
+        hess = -(x.T * (p * (1 - p))) @ x - prec
+        step = np.linalg.solve(hess, grad)
+        w = w - step
+        if np.abs(step).max() < 1e-8:
+            break
+    return float(w[0]), float(w[1])
+
+
+def calibrated_confidence(stated: float, slope: float, intercept: float) -> float:
+    """The stated confidence through the calibration map."""
+    import math
+
+    c = min(max(stated, 1e-6), 1 - 1e-6)
+    z = slope * math.log(c / (1 - c)) + intercept
+    return min(max(1 / (1 + math.exp(-z)), 1e-6), 1 - 1e-6)
 
 
 def context_probability(r_context: float, q_model: float, *, agree: bool) -> float:
@@ -41,17 +92,34 @@ def context_probability(r_context: float, q_model: float, *, agree: bool) -> flo
     return r_context * (1 - q_model) / (r_context * (1 - q_model) + q_model * (1 - r_context))
 
 
+_FITS: dict[int, tuple[int, tuple[float, float]]] = {}
+
+
+def _calibration(book: ReliabilityBook, pairs: list[tuple[float, bool]]) -> tuple[float, float]:
+    """The calibration map of ``pairs``, refitted only when they changed."""
+    key = id(pairs)
+    hit = _FITS.get(key)
+    if hit is None or hit[0] != len(pairs):
+        hit = (len(pairs), calibration_map(pairs))
+        if len(_FITS) > 64:
+            _FITS.clear()
+        _FITS[key] = hit
+    return hit[1]
+
+
 def decide_context(book: ReliabilityBook, *, context_value: Any, source: str, tier: str,
                    parametric_value: Any, confidence: float, agree: bool,
                    u: Utility) -> Decision:
     """Decide between a retrieved context (its source's running reliability is the prior)
     and the model's answer (its stated confidence pulled toward its track record)."""
-    if not isinstance(confidence, (int, float)) or isinstance(confidence, bool) \
-            or not 0.0 <= confidence <= 1.0:
-        msg = f"parametric_confidence must be a number in [0, 1], got {confidence!r}"
-        raise InvalidFact(msg)
-    st = book.sources.get(MODEL_SOURCE)
-    q = effective_confidence(confidence, st.n if st else 0, book.mean(MODEL_SOURCE, "agent"))
+    confidence = check_probability(confidence, "parametric_confidence")
+    pairs = book.stated.get(MODEL_SOURCE)
+    if pairs:  # the model's stated confidences, calibrated on its outcomes
+        q = calibrated_confidence(confidence, *_calibration(book, pairs))
+    else:
+        st = book.sources.get(MODEL_SOURCE)
+        q = effective_confidence(confidence, st.n if st else 0,
+                                 book.mean(MODEL_SOURCE, "agent"))
     r_c = book.mean(source, tier)
     if agree:
         return decide(u, [(context_value, context_probability(r_c, q, agree=True), None)],

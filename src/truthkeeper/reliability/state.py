@@ -40,6 +40,8 @@ class Reliability:
     def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None) -> None:
         """An outcome event: ``slot`` is the fact's slot when it names one."""
         self.book.record(body["source"], body["tier"], bool(body["correct"]))
+        if body.get("confidence") is not None:
+            self.book.record_stated(body["source"], body["confidence"], bool(body["correct"]))
         if slot is not None and body["correct"]:
             self.confirmed[slot] = body["id"]
         self.version += 1
