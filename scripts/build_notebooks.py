@@ -337,7 +337,8 @@ disagree, every fixed rule (always the context, always the model, the context un
 model is confident) has an accuracy linear in rho, the share of right contexts, while the best
 attainable is convex: each rule loses somewhere. The fix is a prior: keep evidence about each
 source and apply it when they conflict. `Memory.resolve_context` does that with the context
-source's learned reliability and the model's stated confidence."""),
+source's learned reliability and the model's stated confidence, itself calibrated on the
+model's past outcomes (`record_source_outcome("model:parametric", correct=..., confidence=...)`)."""),
     ("code", SETUP + '''\
 from truthkeeper.bench.context import run
 from truthkeeper.bench.figures import plot_context
@@ -354,13 +355,11 @@ for s, v in res["drift"]["accuracy"].items():
 '''),
     ("md", """\
 **Against the seed.** The fixed rules are straight lines in rho and each meets the convex
-best only where it is optimal; the learned prior stays close to the best over the whole range
-(the lowest mean regret, about a quarter of the best fixed rule's). Under drift both memories
-beat every fixed rule; the discounted one (`Memory(discount=0.97)`) follows the change a
-little better. What differs: the seed's gains are on GRACE and ClashEval with real models; here the
-model is simulated and calibrated, and truthkeeper pulls the stated confidence toward the
-model's track record as outcomes accumulate, which loses some per-question information (the
-gap to the best around rho 0.6-0.8)."""),
+best only where it is optimal; the learned prior follows the best over the whole range (the
+lowest mean regret, a few thousandths). Under drift both memories beat every fixed rule; the
+discounted one (`Memory(discount=0.97)`) follows the change better. What differs: the seed's
+gains are on GRACE and ClashEval with real models; here the model is simulated (and
+calibrated, which `resolve_context` learns from its outcomes rather than assumes)."""),
 ]
 
 NB["05_provenance"] = [
