@@ -365,3 +365,12 @@ def test_a_retrieved_candidate_is_judged_against_the_memorys_heads(policy: str) 
     res = mem.filter([newer])  # a candidate newer than what the memory knows is kept
     assert res.kept == (newer,)
     assert mem.current("ana", "city").value == "Lisbon"  # filter never changes the memory
+
+
+def test_a_date_alone_is_midnight_utc() -> None:
+    mem = Memory()
+    f = mem.add("ana", "city", "Lisbon", source="chat", valid_from="2025-03-01")
+    assert f.valid_from == datetime(2025, 3, 1, tzinfo=UTC)
+    assert mem.as_of("ana", "city", valid_at="2025-03-01").value == "Lisbon"
+    with pytest.raises(InvalidFact, match="offset"):
+        mem.add("ana", "city", "Porto", source="chat", valid_from="2025-03-01T10:00:00")
