@@ -122,3 +122,10 @@ def test_bench_shadowing_text_follows_the_theory(tmp_path: Path,
     assert at_100_1["standard"]["majority_accuracy"] == 0.0  # the majority vote trap
     assert at_100_1["truthkeeper"]["majority_accuracy"] == 1.0
     assert len(list(tmp_path.glob("seed000_shadowing_*.png"))) == 6
+
+
+def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "scale", "--sizes", "3000"]) == 0
+    out = json.loads(capsys.readouterr().out)["sizes"]["3000"]
+    assert out["ingest_facts_per_s"] > 0 and 0 < out["first_answer_s"] < 60
+    assert out["rss_after_reads_mb"] >= out["rss_after_open_mb"] > 10

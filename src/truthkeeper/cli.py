@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "rules against a learned prior")
     cb.add_argument("--n", type=int, default=300, help="questions per rho (default 300)")
     cb.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
+    sc = bsub.add_parser("scale", help="durable ingest, reopen to the first answer and RSS "
+                         "at 10k, 100k and 1M facts (minutes)")
+    sc.add_argument("--sizes", default="10000,100000,1000000")
     tb = bsub.add_parser("shadowing-text", help="seed 000 with a BM25 retriever over text "
                          "chunks: strategies and readers")
     tb.add_argument("--entities", type=int, default=200, help="projects (default 200)")
@@ -103,6 +106,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sizes = tuple(int(x) for x in args.sizes.split(","))
         print(json.dumps(run_slot(sizes=sizes, repeat=args.repeat), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "scale":
+        from .bench.scale import run as run_scale
+
+        print(json.dumps(run_scale(sizes=tuple(int(x) for x in args.sizes.split(","))),
+                         indent=2))
         return 0
     if args.command == "bench" and args.bench == "shadowing":
         from .bench.shadowing import run as run_shadowing

@@ -1,0 +1,92 @@
+"""``truthkeeper bench scale``: durable ingest, reopen to the first answer, and memory (RSS),
+at growing sizes (issue 15's measurements; a million facts takes minutes).
+
+The workload: n facts over n/15 subjects x 3 attributes, so each slot holds a chain of about
+five values (valid times increase along it). Ingest writes batches of 10,000 into a SQLite
+journal (FULL sync). Reopening runs in a fresh process, which reports the seconds to its first
+answer (``Memory(path)`` and one ``current``), then its peak RSS after 10,000 random reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from ..memory import Memory
+
+__all__ = ["run"]
+
+_PROBE = r"""
+import json, random, resource, sys, time
+t = time.perf_counter()
+from truthkeeper import Memory
+mem = Memory(sys.argv[1])
+n_subjects = int(sys.argv[2])
+mem.current("e0", "a0")
+first = time.perf_counter() - t
+rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rng = random.Random(0)
+t = time.perf_counter()
+for _ in range(10_000):
+    mem.current(f"e{rng.randrange(n_subjects)}", f"a{rng.randrange(3)}")
+reads = time.perf_counter() - t
+print(json.dumps({"first_answer_s": first, "rss_after_open_mb": rss_open / 1024,
+                  "rss_after_reads_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                  / 1024, "reads_10k_s": reads}))
+"""
+
+
+def _facts(n: int) -> tuple[list[dict[str, Any]], int]:
+    subjects = max(n // 15, 1)
+    out = []
+    for i in range(n):
+        link = i // (subjects * 3)  # position along the slot's chain
+        out.append({"subject": f"e{i % subjects}", "attribute": f"a{(i // subjects) % 3}",
+                    "value": i, "source": f"src{i % 7}",
+                    "valid_from": f"{2000 + link}-01-01T00:00:00Z"})
+    return out, subjects
+
+
+def _bar(done: int, total: int, started: float) -> None:
+    if not sys.stderr.isatty() and total < 200_000:
+        return
+    width = 30
+    k = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r  [{'#' * k}{'.' * (width - k)}] {done:,}/{total:,} facts, "
+                     f"{rate:,.0f}/s")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000)) -> dict[str, Any]:
+    """One run per size (see the module docstring)."""
+    out: dict[str, Any] = {"benchmark": "scale", "journal": "sqlite, synchronous FULL",
+                           "targets": {"first_answer_s": 0.1, "rss_after_reads_mb_100k": 100,
+                                       "rss_after_reads_mb_1M": 300},
+                           "sizes": {}}
+    for n in sizes:
+        facts, subjects = _facts(n)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scale.db")
+            with Memory(path) as mem:
+                t = time.perf_counter()
+                for k in range(0, n, 10_000):
+                    mem.add_many(facts[k:k + 10_000])
+                    _bar(min(k + 10_000, n), n, t)
+                ingest = time.perf_counter() - t
+            probe = subprocess.run([sys.executable, "-c", _PROBE, path, str(subjects)],
+                                   capture_output=True, text=True, check=False)
+            if probe.returncode != 0:
+                msg = f"the reopen probe failed: {probe.stderr[-2000:]}"
+                raise RuntimeError(msg)
+            out["sizes"][str(n)] = {"ingest_facts_per_s": n / ingest,
+                                    "journal_mb": os.path.getsize(path) / 2**20,
+                                    **json.loads(probe.stdout.strip().splitlines()[-1])}
+    return out
