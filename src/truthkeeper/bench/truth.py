@@ -128,6 +128,16 @@ def majority_vote(claims: Claims) -> dict[str, tuple[str, float]]:
     return out
 
 
+def _source_means(claims: Claims, score: dict[tuple[str, str], float]) -> dict[str, float]:
+    """Per source, the mean score of the values it claims (TruthFinder's trust, ACCU's
+    accuracy)."""
+    per: dict[str, list[float]] = defaultdict(list)
+    for item, cs in claims.items():
+        for w, v in cs:
+            per[w].append(score[(item, v)])
+    return {w: sum(xs) / len(xs) for w, xs in per.items()}
+
+
 def truthfinder(claims: Claims, *, similarity: Callable[[str, str], float] | None = None,
                 rho: float = 0.5, gamma: float = 0.3, base_sim: float = 0.5,
                 t0: float = 0.9, iterations: int = 20, tol: float = 1e-6,
@@ -153,13 +163,7 @@ def truthfinder(claims: Claims, *, similarity: Callable[[str, str], float] | Non
                     adj += rho * sum(tau[u] * (similarity(u, v) - base_sim)
                                      for u in values[item] if u != v)
                 conf[(item, v)] = 1 / (1 + math.exp(-gamma * adj))
-        new = {}
-        per: dict[str, list[float]] = defaultdict(list)
-        for item, cs in claims.items():
-            for w, v in cs:
-                per[w].append(conf[(item, v)])
-        for w in sources:
-            new[w] = sum(per[w]) / len(per[w])
+        new = _source_means(claims, conf)
         change = max(abs(new[w] - trust[w]) for w in sources)
         trust = new
         if change < tol:
@@ -188,11 +192,7 @@ def accu(claims: Claims, *, n_false: int = 100, a0: float = 0.8, iterations: int
             z = sum(math.exp(x - top) for x in c.values())
             for v, x in c.items():
                 prob[(item, v)] = math.exp(x - top) / z
-        per: dict[str, list[float]] = defaultdict(list)
-        for item, cs in claims.items():
-            for w, v in cs:
-                per[w].append(prob[(item, v)])
-        new = {w: sum(per[w]) / len(per[w]) for w in sources}
+        new = _source_means(claims, prob)
         change = max(abs(new[w] - acc[w]) for w in sources)
         acc = new
         if change < tol:

@@ -43,6 +43,9 @@ class ReliabilityBook:
     """Per source, (stated confidence, correct) of the outcomes that carried a confidence
     (the model's own answers), the last ``MAX_STATED``: its confidence is calibrated on
     them."""
+    stated_fit: dict[str, tuple[int, tuple[float, float]]] = field(default_factory=dict)
+    """Per source, the calibration map of its stated confidences and how many pairs it was
+    fitted on (refitted when more arrive)."""
     dependence: dict[tuple[str, str], float] = field(default_factory=dict)
     """P(two sources copy each other), by sorted pair (``learn_from_agreement(dependence=
     True)``); their claims of one value count less in a conflict."""

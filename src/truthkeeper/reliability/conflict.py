@@ -53,17 +53,12 @@ def claim_probabilities(book: ReliabilityBook,
         ll = log_likelihood(theta[:, pairs[:, 0]], k, pairs[:, 1])  # (draws, claims, m)
         w = _independence(book, srcs, support)[pairs[:, 0]]
         score = (ll * w[None, :, None]).sum(axis=1)
-        score -= score.max(axis=1, keepdims=True)
-        p = np.exp(score)
-        p /= p.sum(axis=1, keepdims=True)
-        return [(float(p[:, v].mean()), (float(np.quantile(p[:, v], 0.05)),
-                                         float(np.quantile(p[:, v], 0.95))))
-                for v in range(len(claims))]
-    claimed = support.sum(axis=0) > 0
-    omega = _independence(book, srcs, support)
-    log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
-    # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
-    score = log_t @ (support * omega).T + log_f @ ((claimed[None, :] - support) * omega).T
+    else:
+        claimed = support.sum(axis=0) > 0
+        omega = _independence(book, srcs, support)
+        log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
+        # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
+        score = log_t @ (support * omega).T + log_f @ ((claimed[None, :] - support) * omega).T
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
     p /= p.sum(axis=1, keepdims=True)

@@ -92,18 +92,13 @@ def context_probability(r_context: float, q_model: float, *, agree: bool) -> flo
     return r_context * (1 - q_model) / (r_context * (1 - q_model) + q_model * (1 - r_context))
 
 
-_FITS: dict[int, tuple[int, tuple[float, float]]] = {}
-
-
 def _calibration(book: ReliabilityBook, pairs: list[tuple[float, bool]]) -> tuple[float, float]:
-    """The calibration map of ``pairs``, refitted only when they changed."""
-    key = id(pairs)
-    hit = _FITS.get(key)
-    if hit is None or hit[0] != len(pairs):
-        hit = (len(pairs), calibration_map(pairs))
-        if len(_FITS) > 64:
-            _FITS.clear()
-        _FITS[key] = hit
+    """The model's calibration map, refitted only when its outcomes changed."""
+    st = book.sources.get(MODEL_SOURCE)
+    seen = st.n if st is not None else len(pairs)  # grows with every outcome recorded
+    hit = book.stated_fit.get(MODEL_SOURCE)
+    if hit is None or hit[0] != seen:
+        hit = book.stated_fit[MODEL_SOURCE] = (seen, calibration_map(pairs))
     return hit[1]
 
 
