@@ -119,16 +119,22 @@ class Applier:
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
                 if done:
                     raise InvalidFact(f"facts {done} are erased already")
-                self._check_erase(body, None)
-                self._nonce(w, body, f"erase:{next(_UNIQUE)}")
+                at = self._erase_in(w, ledger.journal, body)
             except TruthkeeperError as exc:
                 self.audit.rejected(exc, {"erase": list(ids)})
                 raise
-            [at] = w.times(1)
-            self._blank(w, ledger.journal, set(ids), at)
-            w.events.append(("erase", at, body))
         self._erased(body, at)
         ledger.journal._purge()
+
+    def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any]) -> int:
+        """Within a write: check the erasure, blank the facts' events and journal it;
+        returns its time (the store forgets once the write commits)."""
+        self._check_erase(body, None)
+        self._nonce(w, body, f"erase:{next(_UNIQUE)}")
+        [at] = w.times(1)
+        self._blank(w, journal, set(body["ids"]), at)
+        w.events.append(("erase", at, body))
+        return at
 
     def _check_erase(self, body: Mapping[str, Any], at: int | None) -> None:
         ids = body["ids"]
@@ -481,12 +487,7 @@ class Applier:
                     ids = [check_label(i, "ids[]") for i in body.get("ids") or ()]
                     eb = {"ids": ids, "reason": check_label(body.get("reason"), "reason")}
                     eb.update({k: body[k] for k in ("signature",) if k in body})
-                    self._check_erase(eb, None)
-                    self._nonce(w, eb, f"erase:{next(_UNIQUE)}")
-                    [at] = w.times(1)
-                    self._blank(w, journal, set(ids), at)
-                    w.events.append(("erase", at, eb))
-                    later.append(("erase", (eb, at)))
+                    later.append(("erase", (eb, self._erase_in(w, journal, eb))))
                 elif kind == "retract":
                     self.retract(w, check_label(body.get("id"), "id"),
                                  check_label(body.get("reason"), "reason"),
