@@ -22,7 +22,7 @@ help:
 	@echo "make demo   - install what is missing, then run the demo"
 	@echo "make test   - install what is missing, start a throw-away PostgreSQL, run every test"
 	@echo "make lint   - ruff and mypy"
-	@echo "make bench-extras - install the optional benchmark peers (crowd-kit)"
+	@echo "make bench-extras - install the benchmark peers (crowd-kit, memvara, veritas-tms; also part of make test)"
 	@echo "make clean  - remove the virtual environment and stamps (keeps the SWI-Prolog build)"
 	@echo "make distclean - also remove the project's SWI-Prolog build (.swipl/)"
 

@@ -129,3 +129,41 @@ def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture
     out = json.loads(capsys.readouterr().out)["sizes"]["3000"]
     assert out["ingest_facts_per_s"] > 0 and 0 < out["first_answer_s"] < 60
     assert out["rss_after_reads_mb"] >= out["rss_after_open_mb"] > 10
+
+
+def test_probes_measure_their_own_peak_rss_not_the_parents() -> None:
+    """getrusage's ru_maxrss in a child counts the parent's size at fork: a probe run from a
+    benchmark holding 300 MB would report at least 300 MB (the bug this fixes)."""
+    import subprocess
+    import sys
+
+    from truthkeeper.bench import PEAK_RSS_CODE
+
+    ballast = bytearray(300 * 2**20)
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    out = subprocess.run([sys.executable, "-c", PEAK_RSS_CODE + "print(peak_rss_mb())"],
+                         capture_output=True, text=True, check=True).stdout
+    assert 1 < float(out) < 100
+    del ballast
+
+
+def test_bench_peers_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    if not all(importlib.util.find_spec(m) for m in ("memvara", "veritas", "pysqlite3")):
+        pytest.skip("the bench extra is not installed")  # not imported here: see peers.py
+    assert main(["bench", "peers", "--subjects", "60", "--veritas-subjects", "20",
+                 "--rounds", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["peers"]) == {"truthkeeper", "memvara", "veritas-tms"}
+    tk = out["peers"]["truthkeeper"]
+    # truthkeeper answers every slot with its intended value: lower-trust claims newer than
+    # the head do not win; memvara takes the newest write in 10% of the slots
+    assert tk["agreement"] == 1.0
+    assert out["peers"]["memvara"]["agreement"] < 1.0
+    for peer in out["peers"].values():
+        assert peer["first"] is not None and 1 < peer["rss_after_1k_reads_mb"] < 2000
+        assert peer["current_us"] > 0 and peer["filter_50_us"] > 0
+    assert set(out["how"]) == set(out["peers"])
+    assert out["ratios"]["current_us"]["best_peer"] in ("memvara", "veritas-tms")

@@ -69,6 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sc = bsub.add_parser("scale", help="durable ingest, reopen to the first answer and RSS "
                          "at 10k, 100k and 1M facts (minutes)")
     sc.add_argument("--sizes", default="10000,100000,1000000")
+    pe = bsub.add_parser("peers", help="one seeded workload through truthkeeper, memvara and "
+                         "veritas-tms side by side (needs the bench extra; minutes)")
+    pe.add_argument("--subjects", type=int, default=10_000, help="subjects (default 10000)")
+    pe.add_argument("--veritas-subjects", type=int, default=150,
+                    help="subjects for veritas-tms, whose ingest is quadratic (default 150)")
+    pe.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     tb = bsub.add_parser("shadowing-text", help="seed 000 with a BM25 retriever over text "
                          "chunks: strategies and readers")
     tb.add_argument("--entities", type=int, default=200, help="projects (default 200)")
@@ -112,6 +118,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(json.dumps(run_scale(sizes=tuple(int(x) for x in args.sizes.split(","))),
                          indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "peers":
+        from .bench.peers import run as run_peers
+        from .errors import TruthkeeperError
+
+        try:
+            result = run_peers(subjects=args.subjects, veritas_subjects=args.veritas_subjects,
+                               rounds=args.rounds,
+                               progress=lambda m: print(m, file=sys.stderr, flush=True))
+        except TruthkeeperError as exc:
+            print(f"truthkeeper bench peers: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(result, indent=2))
         return 0
     if args.command == "bench" and args.bench == "shadowing":
         from .bench.shadowing import run as run_shadowing

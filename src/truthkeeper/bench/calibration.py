@@ -20,22 +20,11 @@ from ..reliability.calibration import brier, ece, reliability_diagram
 from ..reliability.crowd import CrowdData
 from ..values import Utility
 
-__all__ = ["crowd_stages", "equal_mass_ece", "interval_coverage", "outcomes_to_separate",
+__all__ = ["crowd_stages", "interval_coverage", "outcomes_to_separate",
            "prior_predictive", "prior_sensitivity"]
 
 _ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)  # always answer: score every item
 DAY = "2026-01-01"
-
-
-def equal_mass_ece(confidence: Any, correct: Any, bins: int = 15) -> float:
-    """ECE over ``bins`` bins holding equal numbers of predictions."""
-    c = np.asarray(confidence, dtype=float)
-    ok = np.asarray(correct, dtype=float)
-    if len(c) == 0:
-        return 0.0
-    order = np.argsort(c, kind="stable")
-    return float(sum(len(part) / len(c) * abs(ok[part].mean() - c[part].mean())
-                     for part in np.array_split(order, min(bins, len(c))) if len(part)))
 
 
 def _memory(data: CrowdData) -> Memory:
@@ -54,7 +43,7 @@ def _score(mem: Memory, data: CrowdData, items: list[int]) -> dict[str, Any]:
         conf.append(d.p)
         ok.append(d.value == data.classes[data.gold[i]])
     return {"accuracy": float(np.mean(ok)), "ece_10_equal_width": ece(conf, ok),
-            "ece_15_equal_mass": equal_mass_ece(conf, ok), "brier": brier(conf, ok),
+            "ece_15_equal_mass": ece(conf, ok, bins=15, equal_mass=True), "brier": brier(conf, ok),
             "diagram": reliability_diagram(conf, ok), "items": len(items)}
 
 

@@ -18,26 +18,26 @@ import time
 from typing import Any
 
 from ..memory import Memory
+from . import PEAK_RSS_CODE
 
 __all__ = ["run"]
 
-_PROBE = r"""
-import json, random, resource, sys, time
+_PROBE = PEAK_RSS_CODE + r"""
+import json, random, sys, time
 t = time.perf_counter()
 from truthkeeper import Memory
 mem = Memory(sys.argv[1])
 n_subjects = int(sys.argv[2])
 mem.current("e0", "a0")
 first = time.perf_counter() - t
-rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rss_open = peak_rss_mb()
 rng = random.Random(0)
 t = time.perf_counter()
 for _ in range(10_000):
     mem.current(f"e{rng.randrange(n_subjects)}", f"a{rng.randrange(3)}")
 reads = time.perf_counter() - t
-print(json.dumps({"first_answer_s": first, "rss_after_open_mb": rss_open / 1024,
-                  "rss_after_reads_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                  / 1024, "reads_10k_s": reads}))
+print(json.dumps({"first_answer_s": first, "rss_after_open_mb": rss_open,
+                  "rss_after_reads_mb": peak_rss_mb(), "reads_10k_s": reads}))
 """
 
 

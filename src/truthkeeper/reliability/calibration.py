@@ -62,14 +62,21 @@ def reliability_diagram(confidence: Any, correct: Any, *, bins: int = 10) -> lis
     return out
 
 
-def ece(confidence: Any, correct: Any, *, bins: int = 10) -> float:
+def ece(confidence: Any, correct: Any, *, bins: int = 10, equal_mass: bool = False) -> float:
     """Expected calibration error: the count-weighted mean |accuracy - confidence| over
-    ``bins`` equal-width confidence bins on [0, 1] (default 10). ``confidence`` is the
-    probability given to the chosen answer, ``correct`` whether it was right."""
-    c, _ = _arrays(confidence, correct)
+    ``bins`` equal-width confidence bins on [0, 1] (default 10), or with ``equal_mass`` over
+    ``bins`` bins holding equally many answers (sorted by confidence; ties may share a bin
+    boundary). ``confidence`` is the probability given to the chosen answer, ``correct``
+    whether it was right."""
+    c, ok = _arrays(confidence, correct)
     n = len(c)
     if n == 0:
         return 0.0
+    if equal_mass:
+        order = np.argsort(c, kind="stable")
+        parts = np.array_split(order, min(bins, n))
+        return float(sum(len(b) / n * abs(float(ok[b].astype(float).mean()) - float(c[b].mean()))
+                         for b in parts if len(b)))
     return float(sum(b["count"] / n * abs(b["accuracy"] - b["confidence"])
                      for b in reliability_diagram(confidence, correct, bins=bins)))
 

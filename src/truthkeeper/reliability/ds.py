@@ -9,8 +9,16 @@ over the other classes.
 
 Inference here is mean-field variational Bayes (closed-form updates; the discrete truths are
 summed out in each update), which gives posterior class probabilities averaged over the
-uncertainty in the confusion matrices rather than plugged in at a point estimate. Revealed gold
-labels (logged outcomes) are observed truths: their rows are clamped (semi-supervised).
+uncertainty in the confusion matrices rather than plugged in at a point estimate.
+
+Revealed gold labels (semi-supervised) are not clamped as the truth: a reference label is one
+more noisy reading of the item. Gold g_i ~ Categorical(A[z_i]) with a perception matrix A
+whose rows have the confusion rows' prior. A is learned jointly from the revealed items, so
+where the reference disagrees with what the crowd perceives (ambiguous ordinal classes,
+reference labels drawn from a different mix of classes than the crowd's items), the
+probabilities of the *reference* label, ``posterior @ perception``, say so. This is where the
+unsupervised model's overconfidence against a reference comes from on real data, and the
+only part of it the answers alone cannot reveal.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "calibrate_temperature", "independence_weights", "majority_vote",
+__all__ = ["DSFit", "independence_weights", "majority_vote",
            "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
@@ -32,7 +40,12 @@ from .priors import ONE_COIN_PRIOR
 
 @dataclass(frozen=True)
 class DSFit:
-    """Posterior class probabilities per item and the workers' expected confusion matrices."""
+    """Posterior class probabilities per item and the workers' expected confusion matrices.
+
+    ``posterior`` is over the latent class from the answers (and, on revealed items, their
+    gold label); ``perception`` (K, K) is the posterior mean of P(gold label | latent class),
+    the identity when no gold was revealed; ``reference`` is P(gold label | answers) for
+    every item, the probability to compare with a reference."""
 
     posterior: np.ndarray          # (n_items, K)
     confusion: np.ndarray          # (n_workers, K, K) posterior mean, rows sum to 1
@@ -40,14 +53,17 @@ class DSFit:
     iterations: int
     answer_loglik: np.ndarray      # (n_items, K): sum over answers of E[log CM[w, k, l]]
     log_prior: np.ndarray          # (K,): E[log pi]
+    perception: np.ndarray         # (K, K): E[A], rows sum to 1
 
-    def tempered(self, tau: float) -> np.ndarray:
-        """Item posteriors with their log-odds scaled by tau (temperature scaling: the most
-        probable class never changes; tau = 1 is the fit before clamping revealed truths)."""
-        z = tau * (self.log_prior[None, :] + self.answer_loglik)
+    @property
+    def reference(self) -> np.ndarray:
+        """P(the reference label of each item | its answers): the class posterior without
+        the item's own gold label, mapped through the perception matrix."""
+        z = self.answer_loglik + self.log_prior[None, :]
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
-        return np.asarray(p / p.sum(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return np.asarray(p @ self.perception)
 
     @property
     def labels(self) -> np.ndarray:
@@ -91,7 +107,8 @@ def vb_dawid_skene(
     gold = gold or {}
     g_items = np.array(list(gold), dtype=int)
     g_cls = np.array([gold[i] for i in g_items], dtype=int)
-    T = majority_vote(data, gold=gold)
+    T = majority_vote(data)
+    a_post = prior.copy()
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported after the loop
         # M-like step: Dirichlet posteriors of confusion rows and class prior
@@ -118,12 +135,13 @@ def vb_dawid_skene(
         for k in range(K):
             ans[:, k] = np.bincount(ii, weights=contrib[:, k], minlength=n)
         logT = ans + e_log_pi[None, :]
+        if len(g_items):  # the gold label as one more reading, through A
+            a_post = prior + _gold_counts(T, g_items, g_cls, K)
+            e_log_a = digamma(a_post) - digamma(a_post.sum(axis=1, keepdims=True))
+            logT[g_items] += e_log_a[:, g_cls].T
         logT -= logT.max(axis=1, keepdims=True)
         newT = np.exp(logT)
         newT /= newT.sum(axis=1, keepdims=True)
-        if len(g_items):
-            newT[g_items] = 0.0
-            newT[g_items, g_cls] = 1.0
         delta = float(np.abs(newT - T).max())
         T = newT
         if delta < tol:
@@ -139,25 +157,18 @@ def vb_dawid_skene(
         post = counts + prior[None, :, :]
         cm = post / post.sum(axis=2, keepdims=True)
     pi = (T.sum(axis=0) + 1.0) / (n + K)
+    perception = (a_post / a_post.sum(axis=1, keepdims=True) if len(g_items)
+                  else np.eye(K))
     return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
-                 log_prior=e_log_pi)
+                 log_prior=e_log_pi, perception=perception)
 
 
-def calibrate_temperature(fit: DSFit, gold: dict[int, int]) -> float:
-    """The temperature in (0, 1] that minimises the log loss of the revealed truths
-    (logged outcomes) under the unclamped posteriors: correlated annotators make the
-    independence model overconfident, and the revealed labels measure by how much."""
-    if not gold:
-        return 1.0
-    items = np.array(list(gold))
-    y = np.array([gold[i] for i in items])
-    best, best_loss = 1.0, np.inf
-    for tau in np.linspace(0.02, 1.0, 50):
-        p = fit.tempered(float(tau))[items, y]
-        loss = -np.mean(np.log(np.clip(p, 1e-12, 1.0)))
-        if loss < best_loss:
-            best, best_loss = float(tau), loss
-    return best
+def _gold_counts(T: np.ndarray, items: np.ndarray, cls: np.ndarray, K: int) -> np.ndarray:
+    """counts[k, j] = sum of T[i, k] over the revealed items i whose gold label is j."""
+    out = np.zeros((K, K))
+    for j in range(K):
+        out[:, j] = T[items[cls == j]].sum(axis=0)
+    return out
 
 
 def _counts(T: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndarray, W: int,

@@ -8,20 +8,29 @@ from typing import Any
 
 import numpy as np
 
-from .calibration import ece
+from .calibration import brier, ece
 from .crowd import CrowdData, find_sets, load_set
-from .ds import calibrate_temperature, majority_vote, vb_dawid_skene
+from .ds import majority_vote, vb_dawid_skene
 
 __all__ = ["evaluate_crowd", "evaluate_set"]
 
 REVEAL = (0.05, 0.10, 0.20)
 
 
-def _score(post: np.ndarray, data: CrowdData, items: np.ndarray) -> tuple[float, float]:
+def _score(post: np.ndarray, data: CrowdData, items: np.ndarray) -> dict[str, float]:
+    """Accuracy of the most probable class; ECE over 10 equal-width and over 15 equal-mass
+    bins of the probability given to it; multi-class Brier score."""
     y = np.array([data.gold[i] for i in items])
     p = post[items]
     pred = p.argmax(axis=1)
-    return float((pred == y).mean()), ece(p.max(axis=1), pred == y)
+    ok = pred == y
+    return {"accuracy": float(ok.mean()), "ece": ece(p.max(axis=1), ok),
+            "ece_mass15": ece(p.max(axis=1), ok, bins=15, equal_mass=True),
+            "brier": brier(p, y)}
+
+
+def _mix(y: np.ndarray, k: int) -> list[float]:
+    return [round(float(x), 4) for x in np.bincount(y, minlength=k) / max(len(y), 1)]
 
 
 def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> dict[str, Any]:
@@ -29,14 +38,17 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
     t = time.perf_counter()
     fit = vb_dawid_skene(data)
     seconds = time.perf_counter() - t
-    acc, cal = _score(fit.posterior, data, gold_items)
     out: dict[str, Any] = {
         "items": data.n_items, "workers": data.n_workers, "classes": data.n_classes,
         "answers": int(len(data.label)), "gold": int(len(gold_items)),
-        "accuracy": acc, "ece": cal, "ece_bins": 10, "seconds": seconds,
+        **_score(fit.posterior, data, gold_items), "seconds": seconds,
         "iterations": fit.iterations,
-        "majority_vote_accuracy": _score(majority_vote(data), data, gold_items)[0],
+        "majority_vote_accuracy": _score(majority_vote(data), data, gold_items)["accuracy"],
         "majority_vote_ties": "lowest class index",
+        # the classes of the gold items against the fit's class prior over all items: where
+        # they differ, the gold items are not a random sample of the crowd's items
+        "gold_class_mix": _mix(np.array([data.gold[i] for i in gold_items]), data.n_classes),
+        "fit_class_prior": [round(float(x), 4) for x in fit.class_prior],
         "semi_supervised": {},
     }
     rng = np.random.default_rng(seed)
@@ -47,12 +59,8 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
         t = time.perf_counter()
         revealed = {int(i): data.gold[int(i)] for i in shown}
         semi = vb_dawid_skene(data, gold=revealed)
-        tau = calibrate_temperature(semi, revealed)
-        post = semi.tempered(tau)
-        post[shown] = semi.posterior[shown]
-        s_acc, s_cal = _score(post, data, rest)
         out["semi_supervised"][f"{round(frac * 100)}%"] = {
-            "revealed": k, "accuracy": s_acc, "ece": s_cal, "temperature": tau,
+            "revealed": k, **_score(semi.reference, data, rest),
             "seconds": time.perf_counter() - t}
     if crowdkit:
         out["crowdkit"] = _crowdkit(data, gold_items)
