@@ -162,7 +162,10 @@ answers with a probability):
 4. coverage of the 90% intervals against held-back outcomes;
 5. how many outcomes a new source needs before it separates from its tier prior;
 6. sensitivity to the prior's strength;
-7. sampler diagnostics (r_hat, ESS) with ArviZ."""),
+7. sampler diagnostics (r_hat, ESS) with ArviZ;
+8. the crowd evaluation (`truthkeeper eval crowd`): the Dawid-Skene model without labels and
+   with 5/10/20% of the gold revealed, where the reference labels are learned as a noisy
+   reading of the truth."""),
     ("code", SETUP + '''\
 import numpy as np
 from truthkeeper.reliability.crowd import find_sets, load_set
@@ -280,6 +283,28 @@ to exercise the sampler. Only the agent tier has data: the other tiers' means st
 priors with wide intervals. With the small settings the agent tier's concentration mixes
 slowly (r_hat above 1.05, low ESS): the posterior of a Beta concentration from one tier's
 sources is heavy-tailed, and `FULL = True` runs 1000 warm-up and 1000 draws per chain."""),
+    ("md", """\
+## 8. The crowd evaluation: where the overconfidence comes from
+
+`truthkeeper eval crowd --json` prints these figures for every set (the full run's table is
+in `benchmarks/README.md`). Without labels the model can only learn what the workers agree
+on. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
+gold items drawn from another mix of classes than the crowd's items), the probabilities are
+too high against the reference, and nothing in the answers can reveal it. With some gold
+revealed, the model learns a *perception matrix*, P(reference label | the class the crowd
+perceives), jointly with the workers. It then reports P(reference label | answers), scored
+here on the gold items that were not revealed."""),
+    ("code", '''\
+from truthkeeper.reliability.evaluate import evaluate_set
+print(f"{'set':26s} {'gold':8s} acc    ECE10  ECE15m Brier   gold classes vs fit prior")
+for path in SETS:
+    r = evaluate_set(load_set(path), crowdkit=False)
+    stages = {"none": r, **r["semi_supervised"]}
+    for k, s in stages.items():
+        extra = f"{r['gold_class_mix']} vs {r['fit_class_prior']}" if k == "none" else ""
+        print(f"{path.name:26s} {k:8s} {s['accuracy']:.3f}  {s['ece']:.3f}  "
+              f"{s['ece_mass15']:.3f}  {s['brier']:.3f}  {extra}")
+'''),
 ]
 
 NB["03_semantic_shadowing"] = [

@@ -167,3 +167,11 @@ def test_bench_peers_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
         assert peer["current_us"] > 0 and peer["filter_50_us"] > 0
     assert set(out["how"]) == set(out["peers"])
     assert out["ratios"]["current_us"]["best_peer"] in ("memvara", "veritas-tms")
+
+
+def test_bench_fit_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "fit", "--sources", "60", "--repeat", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["svi_refit_s"]["median"] > 0 and out["svi_first_call_s"] > 0
+    means = out["svi_tier_means"]
+    assert means["verified"] > means["agent"] > means["unverified"]

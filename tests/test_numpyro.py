@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from truthkeeper import Memory
+from truthkeeper import InvalidFact, Memory
 
 from .test_reliability import _synthetic
 
@@ -50,6 +50,31 @@ def test_fit_reliability_orders_tiers_and_is_journalled(tmp_path: Path) -> None:
         live = mem.reliability()
     with Memory(db, protected_tiers=()) as again:  # replayed, not refitted
         assert again.reliability() == live
+
+
+def test_svi_fit_agrees_with_nuts_and_a_refit_compiles_nothing() -> None:
+    """SVI fits the tier hyperparameters with each source's reliability integrated out;
+    its tier means agree with NUTS on the full model, and the same call twice gives the
+    same answer (the compiled loop is reused: the second call is measured by ``bench
+    fit``, not here)."""
+    rng = np.random.default_rng(1)
+    truth = {"verified": 0.9, "agent": 0.7, "unverified": 0.45}
+    share = {}
+    with Memory(protected_tiers=()) as mem:
+        for tier, p in truth.items():
+            right = rng.random((25, 12)) < p
+            share[tier] = right.mean()
+            for s, row in enumerate(right):
+                for ok in row:
+                    mem.record_source_outcome(f"{tier}{s}", correct=bool(ok), tier=tier)
+        svi = mem.fit_reliability(method="svi")
+        assert mem.fit_reliability(method="svi") == svi
+        nuts = mem.fit_reliability(method="nuts", num_samples=300)
+    for tier in truth:  # 300 outcomes per tier: the data, not the prior, set the means
+        assert abs(svi[tier][0] - share[tier]) < 0.03
+        assert abs(svi[tier][0] - nuts[tier][0]) < 0.03
+    with pytest.raises(InvalidFact, match="svi"):
+        Memory().fit_reliability(method="sgd")
 
 
 def test_numpyro_dawid_skene_matches_vb(jax_key: object) -> None:

@@ -69,6 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     sc = bsub.add_parser("scale", help="durable ingest, reopen to the first answer and RSS "
                          "at 10k, 100k and 1M facts (minutes)")
     sc.add_argument("--sizes", default="10000,100000,1000000")
+    fb = bsub.add_parser("fit", help="fit_reliability (SVI) on many sources: first call "
+                         "and refits")
+    fb.add_argument("--sources", type=int, default=1000, help="sources (default 1000)")
+    fb.add_argument("--repeat", type=int, default=5, help="refits (default 5)")
+    fb.add_argument("--nuts", action="store_true", help="also time one NUTS fit")
     pe = bsub.add_parser("peers", help="one seeded workload through truthkeeper, memvara and "
                          "veritas-tms side by side (needs the bench extra; minutes)")
     pe.add_argument("--subjects", type=int, default=10_000, help="subjects (default 10000)")
@@ -117,6 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .bench.scale import run as run_scale
 
         print(json.dumps(run_scale(sizes=tuple(int(x) for x in args.sizes.split(","))),
+                         indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "fit":
+        from .bench.fit import run as run_fit
+
+        print(json.dumps(run_fit(sources=args.sources, repeat=args.repeat, nuts=args.nuts),
                          indent=2))
         return 0
     if args.command == "bench" and args.bench == "peers":

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Memory
-from ..reliability.calibration import ece
+from ..reliability.calibration import brier, ece
 from ..reliability.similarity import Similarity
 from ..values import Utility
 
@@ -235,7 +235,9 @@ def truthkeeper_answers(claims: Claims, attribute: str, items: list[str],
 def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[str, float]:
     items = [i for i in gold if i in answers]
     ok = [answers[i][0] == gold[i] for i in items]
-    return {"accuracy": sum(ok) / len(items), "ece": ece([answers[i][1] for i in items], ok),
+    p = [answers[i][1] for i in items]
+    return {"accuracy": sum(ok) / len(items), "ece": ece(p, ok),
+            "ece_mass15": ece(p, ok, bins=15, equal_mass=True), "brier": brier(p, ok),
             "gold_items": len(items)}
 
 

@@ -79,7 +79,7 @@ class Reliability:
         import jax
         import numpy as np
 
-        from .inference import run_nuts, run_svi
+        from .inference import fit_tiers_svi, run_nuts
         from .models import hierarchical_reliability
 
         data = self.book.fit_data()
@@ -93,8 +93,9 @@ class Reliability:
             post = run_nuts(hierarchical_reliability, rng_key=key, num_warmup=num_samples,
                             num_samples=num_samples, **args)
         else:
-            post = run_svi(hierarchical_reliability, rng_key=key, num_samples=num_samples,
-                           **args)
+            post = fit_tiers_svi(data["tier"], data["trials"], data["successes"],
+                                 n_tiers=len(self.tiers), rng_seed=rng_seed,
+                                 num_samples=num_samples)
         mu = np.asarray(post["tier_mean"]).mean(axis=0)
         k = np.asarray(post["tier_concentration"]).mean(axis=0)
         return {"tier_prior": {t: [float(mu[i]), float(k[i])] for i, t in enumerate(self.tiers)},
