@@ -52,11 +52,11 @@ def test_fit_reliability_orders_tiers_and_is_journalled(tmp_path: Path) -> None:
         assert again.reliability() == live
 
 
-def test_svi_fit_agrees_with_nuts_and_a_refit_compiles_nothing() -> None:
-    """SVI fits the tier hyperparameters with each source's reliability integrated out;
-    its tier means agree with NUTS on the full model, and the same call twice gives the
-    same answer (the compiled loop is reused: the second call is measured by ``bench
-    fit``, not here)."""
+def test_svi_fit_follows_the_data_and_is_repeatable() -> None:
+    """SVI fits the tier hyperparameters of the model NUTS fits; its tier means follow the
+    data, and the same call twice gives the same answer (the compiled loop is reused: its
+    speed is measured by ``bench fit``, not here; NUTS against SVI on 1,000 sources is in
+    benchmarks/README.md)."""
     rng = np.random.default_rng(1)
     truth = {"verified": 0.9, "agent": 0.7, "unverified": 0.45}
     share = {}
@@ -69,10 +69,8 @@ def test_svi_fit_agrees_with_nuts_and_a_refit_compiles_nothing() -> None:
                     mem.record_source_outcome(f"{tier}{s}", correct=bool(ok), tier=tier)
         svi = mem.fit_reliability(method="svi")
         assert mem.fit_reliability(method="svi") == svi
-        nuts = mem.fit_reliability(method="nuts", num_samples=300)
     for tier in truth:  # 300 outcomes per tier: the data, not the prior, set the means
         assert abs(svi[tier][0] - share[tier]) < 0.03
-        assert abs(svi[tier][0] - nuts[tier][0]) < 0.03
     with pytest.raises(InvalidFact, match="svi"):
         Memory().fit_reliability(method="sgd")
 

@@ -202,15 +202,13 @@ class Store:
         """The slot's status (unknown, resolved, conflict) and its heads grouped by value,
         newest first, from one call; ``as_of`` asks at a valid and a transaction time."""
         if as_of:
-            r = bridge.ask("tk_resolve_at(M, S, A, K, V, St, Gs)",
+            r = bridge.ask("tk_resolve_rows_at(M, S, A, K, V, St, Gs)",
                            {"M": self.h, "S": subject, "A": attribute, "K": known_at,
                             "V": valid_at})
         else:
-            r = bridge.ask("tk_resolve(M, S, A, St, Gs)",
+            r = bridge.ask("tk_resolve_rows(M, S, A, St, Gs)",
                            {"M": self.h, "S": subject, "A": attribute})
-        ids: list[list[str]] = r["Gs"]
-        it = iter(self.facts([i for g in ids for i in g]) if ids else [])
-        groups = [[next(it) for _ in g] for g in ids]
+        groups = [[row_fact(row) for row in g] for g in r["Gs"]]
         heads = tuple(sorted((f for g in groups for f in g),
                              key=lambda f: (f.valid_from, f.recorded_at), reverse=True))
         cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),

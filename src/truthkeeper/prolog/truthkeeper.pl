@@ -18,6 +18,8 @@
             tk_unuse_nonce/2,     % +M, +Nonce
             tk_resolve/5,         % +M, +S, +A, -Status, -Groups
             tk_resolve_at/7,      % +M, +S, +A, +KnownAt, +ValidAt, -Status, -Groups
+            tk_resolve_rows/5,    % +M, +S, +A, -Status, -RowGroups
+            tk_resolve_rows_at/7, % +M, +S, +A, +KnownAt, +ValidAt, -Status, -RowGroups
             tk_facts/3,           % +M, +Ids, -Rows
             tk_slot_facts/4,      % +M, +S, +A, -Rows
             tk_all_facts/2,       % +M, -Rows
@@ -82,6 +84,8 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_register_policy/3).
 :- det(tk_policy_meta_keys/2).
 :- det(tk_add/2).
+:- det(tk_resolve_rows/5).
+:- det(tk_resolve_rows_at/7).
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
 :- det(tk_erase/4).
@@ -302,6 +306,19 @@ tk_resolve_at(M, S0, A0, K0, V0, Status, Groups) :-
     opt_in(K0, K), opt_in(V0, V),
     heads_at(M, S, A, K, V, Heads),
     resolution(M, Heads, Status, Groups).
+
+%!  tk_resolve_rows(+M, +S, +A, -Status, -RowGroups) is det.
+%
+%   tk_resolve/5 with each head's fact row (as tk_facts/3 gives it) in place of its id:
+%   the current value of a slot in one call from Python.
+tk_resolve_rows(M, S, A, Status, RowGroups) :-
+    tk_resolve(M, S, A, Status, Groups),
+    maplist(maplist(fact_row(M)), Groups, RowGroups).
+
+%!  tk_resolve_rows_at(+M, +S, +A, +KnownAt, +ValidAt, -Status, -RowGroups) is det.
+tk_resolve_rows_at(M, S, A, K, V, Status, RowGroups) :-
+    tk_resolve_at(M, S, A, K, V, Status, Groups),
+    maplist(maplist(fact_row(M)), Groups, RowGroups).
 
 %!  tk_facts(+M, +Ids, -Rows) is det.
 %
