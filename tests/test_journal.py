@@ -321,3 +321,26 @@ def test_reopen_equals_live_memory(new_journal, ops) -> None:
         state = _state(live, slots)
     with Memory(db) as again:
         assert _state(again, slots) == state
+
+
+def test_replay_in_bounded_runs_equals_the_live_memory(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replay applies consecutive fact events at most ``RUN`` at a time (so a reopen never
+    holds the whole journal); cutting runs anywhere, even inside one ``add_many`` batch and
+    between equal-time claims, gives the state the live memory had."""
+    from truthkeeper.journal import ledger
+
+    db = tmp_path / "runs.db"
+    slots = [(f"e{i}", "price") for i in range(4)]
+    with Memory(db) as live:
+        live.add_many({"subject": f"e{i % 4}", "attribute": "price", "value": i,
+                       "source": f"s{i % 3}", "tier": "verified" if i % 3 == 0 else "agent",
+                       "valid_from": T(1 + i // 6)} for i in range(40))
+        live.retract(live.current("e1", "price").heads[0].id, reason="wrong")
+        live.add_many({"subject": "e2", "attribute": "price", "value": v, "source": s,
+                       "valid_from": T(20)} for v, s in ((7, "a"), (8, "b")))
+        state = _state(live, slots)
+    monkeypatch.setattr(ledger, "RUN", 3)
+    with Memory(db) as again:
+        assert _state(again, slots) == state
+        assert again.current("e2", "price").status == "conflict"

@@ -34,6 +34,11 @@ class Journal:
     def _select(self, after_seq: int) -> list[Row]:
         raise NotImplementedError
 
+    def _select_iter(self, after_seq: int) -> Iterator[Row]:
+        """The rows of :meth:`_select`, which a backend may stream (replay reads them once,
+        in order, without holding the whole journal)."""
+        yield from self._select(after_seq)
+
     def _insert(self, rows: list[Row]) -> None:
         raise NotImplementedError
 
@@ -73,7 +78,7 @@ class Journal:
     def read_checked(self, after_seq: int, prev_hash: str) -> Iterator[Event]:
         """Like :meth:`read`, verifying the chain from ``prev_hash`` on."""
         expected, prev = after_seq + 1, prev_hash
-        for seq, kind, ra, body, p, h in self._select(after_seq):
+        for seq, kind, ra, body, p, h in self._select_iter(after_seq):
             problem = check_row(seq, kind, ra, body, p, h, expected, prev)
             if problem:
                 msg = f"journal {self.path!r} is corrupt at event {seq}: {problem}"

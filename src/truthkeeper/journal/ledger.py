@@ -13,6 +13,10 @@ from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
 from .base import Journal, Txn
 from .codec import GENESIS, Event
 
+RUN = 5_000
+"""Replay applies at most this many consecutive fact events at a time (one Prolog call
+each), so a reopen never holds the whole journal as events, facts and one Prolog term."""
+
 __all__ = ["Ledger", "Write", "now_us"]
 
 
@@ -104,7 +108,8 @@ class Ledger:
         try:
             try:
                 for ev in self.journal.read_checked(self.seq, self.hash):
-                    if run and (ev.kind != "fact" or run[-1].kind != "fact"):
+                    if run and (ev.kind != "fact" or run[-1].kind != "fact"
+                                or len(run) >= RUN):
                         self._apply_run(run)
                         run = []
                     run.append(ev)

@@ -42,6 +42,7 @@ BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 
 APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
 FORMAT = 2  # PRAGMA user_version: how events are chained
+_CHUNK = 5_000  # rows fetched at a time while replaying
 
 
 class SqliteJournal(Journal):
@@ -115,6 +116,17 @@ class SqliteJournal(Journal):
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
         return rows
+
+    def _select_iter(self, after_seq: int) -> Iterator[Row]:
+        try:
+            cur = self._conn.execute(
+                "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
+                "WHERE seq > ? ORDER BY seq", (after_seq,))
+            while rows := cur.fetchmany(_CHUNK):
+                yield from rows
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
 
     def _insert(self, rows: list[Row]) -> None:
         try:
