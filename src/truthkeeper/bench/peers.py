@@ -291,14 +291,12 @@ print(json.dumps({"import_s": imported, "open_to_first_answer_s": first_s,
 _PROBES = {
     "truthkeeper": r"""
 from truthkeeper import Memory
+from truthkeeper.bench.peers import _answer
 imported = time.perf_counter() - t0
 t = time.perf_counter()
 mem = Memory(path)
 def answer(s, a):
-    r = mem.current(s, a)
-    if r.value is not None or not r.candidates:
-        return r.value
-    return next((c.value for c in r.candidates if c.best), None)
+    return _answer(mem.current(s, a))
 first = answer("e0", "status")
 """,
     "memvara": r"""
@@ -406,7 +404,7 @@ def run(*, subjects: int = 10_000, veritas_subjects: int = 150, rounds: int = 5,
                 "filter_50": []} for n in drivers}
         agree: dict[str, list[bool]] = {n: [] for n in drivers}
         for _ in range(rounds):
-            for name, (drv, _path, _data) in drivers.items():
+            for name, (drv, _path, data) in drivers.items():
                 n_subj = small_subjects if name == "veritas-tms" else subjects
                 keys = [(f"e{rng.randrange(n_subj)}", rng.choice(_ATTRS)) for _ in range(ops)]
                 s = samples[name]
@@ -426,9 +424,8 @@ def run(*, subjects: int = 10_000, veritas_subjects: int = 150, rounds: int = 5,
                     t = time.perf_counter()
                     drv.as_of(*k, _BASE + _STEP + timedelta(days=100))
                     s["as_of"].append(time.perf_counter() - t)
-                pool = [c for c in (_data if name != "veritas-tms" else small)]
                 for _ in range(5):
-                    cands = rng.sample(pool, 50)
+                    cands = rng.sample(data, 50)
                     t = time.perf_counter()
                     kept = drv.filter(cands)
                     s["filter_50"].append(time.perf_counter() - t)

@@ -108,14 +108,7 @@ class SqliteJournal(Journal):
         self._conn.close()
 
     def _select(self, after_seq: int) -> list[Row]:
-        try:
-            rows: list[Row] = self._conn.execute(
-                "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
-                "WHERE seq > ? ORDER BY seq", (after_seq,)).fetchall()
-        except sqlite3.Error as exc:
-            msg = f"cannot read journal {self.path!r}: {exc}"
-            raise JournalError(msg) from exc
-        return rows
+        return list(self._select_iter(after_seq))
 
     def _select_iter(self, after_seq: int) -> Iterator[Row]:
         try:
