@@ -20,6 +20,7 @@ from .graph import memory_graph
 from .journal import Journal, open_journal
 from .journal.jsonl import read_jsonl, write_jsonl
 from .journal.ledger import Ledger, now_us
+from .lazy import LazyLoad
 from .logic.filter import filter_items
 from .logic.policy import Policy
 from .logic.rules import Reasoner, check_rule_text, in_scope
@@ -78,6 +79,11 @@ class Memory:
         Near-equal values support each other in conflict probabilities and
         ``learn_from_agreement`` (``Similarity.numbers(rel_tol)``, ``.tokens()``,
         ``.strings()`` or a callable); None (default): only equal values do.
+    lazy
+        Open a SQLite journal in constant time: each slot's events are read when the slot
+        is first asked about (README: opening large memories). Every answer is that of a
+        full replay; the chain is checked event by event as slots are read, in full by
+        ``verify()``.
 
     Examples
     --------
@@ -97,8 +103,10 @@ class Memory:
                  protected_tiers: Sequence[str] = ("human",), trusted_keys: Sequence[Any] = (),
                  synchronous: str = "FULL", readonly: bool = False,
                  discount: float = 1.0, journal: Journal | None = None,
-                 similarity: Similarity | Callable[[Any, Any], float] | None = None) -> None:
+                 similarity: Similarity | Callable[[Any, Any], float] | None = None,
+                 lazy: bool = False) -> None:
         self.path = None if path is None else os.fspath(path)
+        lazy = _check_bool(lazy, "lazy")
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
         self._sim = check_similarity(similarity)
         self._lock, self._closed = threading.RLock(), False
@@ -120,9 +128,13 @@ class Memory:
         self._reasoner = Reasoner(self._store)
         self._events = Applier(self._store, self._reasoner, self._rel, self._guard,
                                self._builder, self._audit, config, self._cache.clear)
+        loader = LazyLoad(journal, self._store, self._events.replay) \
+            if lazy and journal.indexed else None
+        self._store.lazy = loader
         try:
-            self._ledger = Ledger(journal, self._events.replay)
-            self._ledger.start(config)
+            self._ledger = Ledger(journal, self._events.replay if loader is None
+                                  else loader.apply)
+            self._ledger.start(config, loader)
             self._events.start_keys(self._ledger)
             self._audit.sink = lambda body: self._ledger.defer("audit", body)
         except BaseException:
@@ -187,7 +199,12 @@ class Memory:
         """
         check = self._guard.verifier()
         with self._open():
-            return self._events.verify(self._ledger.journal, check, checkpoint)
+            v = self._events.verify(self._ledger.journal, check, checkpoint)
+            if v.ok and self._ledger.journal.indexed and not self._ledger.journal.index_check():
+                v = replace(v, ok=False, reason=(
+                    "the slot index did not match the chain: it was rebuilt from the "
+                    "events; reopen memories that were opened lazily"))
+            return v
 
     def add_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
         """Trust a new key from now on; ``signature`` is a trusted key's
@@ -269,6 +286,7 @@ class Memory:
         """
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
+            self._store.need_all()
             self._events.rule(w, text)
 
     def remove_rule(self, text: str) -> None:
@@ -280,6 +298,7 @@ class Memory:
         """
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
+            self._store.need_all()
             self._events.rule_removed(w, text)
 
     def _log(self, kind: str, bodies: list[dict[str, Any]]) -> None:
@@ -444,6 +463,7 @@ class Memory:
         """Import an ``export_jsonl`` file, all or nothing; events held already are skipped."""
         lines = read_jsonl(path)
         with self._open():
+            self._store.need_all()
             self._events.import_lines(self._ledger, lines, os.fspath(path))
         return len(lines)
 
@@ -577,6 +597,7 @@ class Memory:
         facts = [self._builder.coerce(item, i, now) for i, item in enumerate(add)]
         ids = [check_label(r, "retract[]") for r in retract]
         with self._open():
+            self._store.need_all()
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra)
 
     def reliability(self) -> list[SourceReliability]:

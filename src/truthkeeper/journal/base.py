@@ -30,6 +30,8 @@ class Journal:
     durable = True
     dirty: threading.Event | None = None
     """Set when another writer announced a commit (PostgreSQL's NOTIFY); reads catch up."""
+    indexed = False
+    """Whether the backend keeps a slot index (SQLite), so a memory can open lazily."""
 
     def _select(self, after_seq: int) -> list[Row]:
         raise NotImplementedError
@@ -63,6 +65,22 @@ class Journal:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
         raise NotImplementedError
 
+    def index_sync(self) -> bool:
+        """Bring the slot index up to the tail; False when there is none (see ``indexed``)."""
+        return False
+
+    def slot_events(self, slots: list[str], upto: int) -> list[tuple[str, Event]]:
+        """``(slot, event)`` of the events of these slots up to ``upto``, checked."""
+        raise NotImplementedError
+
+    def index_lookup(self, keys: list[str]) -> dict[str, str]:
+        """What the slot index holds for these keys."""
+        raise NotImplementedError
+
+    def index_check(self) -> bool:
+        """Whether the slot index matches the chain (rebuilt when not)."""
+        return True
+
     def close(self) -> None:
         """Release the backend."""
 
@@ -77,13 +95,18 @@ class Journal:
 
     def read_checked(self, after_seq: int, prev_hash: str) -> Iterator[Event]:
         """Like :meth:`read`, verifying the chain from ``prev_hash`` on."""
+        for seq, kind, ra, body, p, h in self._rows_checked(after_seq, prev_hash):
+            yield Event(seq, kind, ra, parse_body(body, seq), p, h)
+
+    def _rows_checked(self, after_seq: int, prev_hash: str) -> Iterator[Row]:
         expected, prev = after_seq + 1, prev_hash
-        for seq, kind, ra, body, p, h in self._select_iter(after_seq):
+        for row in self._select_iter(after_seq):
+            seq, kind, ra, body, p, h = row
             problem = check_row(seq, kind, ra, body, p, h, expected, prev)
             if problem:
                 msg = f"journal {self.path!r} is corrupt at event {seq}: {problem}"
                 raise JournalCorrupt(msg)
-            yield Event(seq, kind, ra, parse_body(body, seq), p, h)
+            yield row
             prev, expected = h, seq + 1
 
     def verify(self, check: Callable[[Event], str | None]) -> Verification:

@@ -85,12 +85,17 @@ class Ledger:
             with self.write():
                 pass
 
-    def start(self, config: dict[str, Any]) -> None:
-        """Write the configuration event of a new journal, then replay the journal."""
+    def start(self, config: dict[str, Any], lazy: Any = None) -> None:
+        """Write the configuration event of a new journal, then replay the journal (or,
+        with a :class:`~truthkeeper.lazy.LazyLoad`, only the events of no slot)."""
         if self.journal.tail()[0] == 0 and not self.journal.readonly:
             with self.journal.transaction() as txn:
                 if txn.seq == 0:  # another process may have created it meanwhile
                     txn.append_many([("config", max(now_us(), txn.last_ra + 1), config)])
+        if lazy is not None:
+            if lazy.open(self):
+                return
+            lazy.done = True
         self.catch_up()
 
     def poll(self) -> None:

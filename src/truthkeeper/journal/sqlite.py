@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 
 from ..errors import JournalCorrupt, JournalError
 from .base import Journal, Row, Txn
-from .codec import GENESIS, canonical
+from .codec import GENESIS, Event, canonical
+from .slotindex import TABLES, SlotIndex, StaleIndex
 
 __all__ = ["SqliteJournal"]
 
@@ -47,7 +48,10 @@ _CHUNK = 5_000  # rows fetched at a time while replaying
 
 class SqliteJournal(Journal):
     """An append-only event log in one SQLite file. Refuses an existing file that is not a
-    truthkeeper journal (another application's database, a file cut to nothing)."""
+    truthkeeper journal (another application's database, a file cut to nothing). Keeps a
+    slot index beside the events (:mod:`.slotindex`) for memories opened lazily."""
+
+    indexed = True
 
     def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
                  busy_timeout_ms: int = 30_000) -> None:
@@ -56,6 +60,7 @@ class SqliteJournal(Journal):
             raise JournalError(msg)
         self.path = path
         self.readonly = readonly
+        self._indexed: bool | None = None
         _check_file(path)
         try:
             if readonly:
@@ -71,8 +76,11 @@ class SqliteJournal(Journal):
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA secure_delete=ON")  # erased bodies are zeroed
                 self._conn.execute(f"PRAGMA synchronous={synchronous}")
+                new = self.tail()[0] == 0 if self._has_events() else True
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                if new:  # a new journal is indexed from its first event on
+                    self.index.rebuild(iter(()))
         except sqlite3.Error as exc:
             msg = f"cannot open journal {path!r}: {exc}"
             raise JournalError(msg) from exc
@@ -81,7 +89,7 @@ class SqliteJournal(Journal):
         tables = {r[0] for r in self._conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         app = self._conn.execute("PRAGMA application_id").fetchone()[0]
-        if tables - {"events"} or (tables and app not in (0, APPLICATION_ID)) \
+        if tables - {"events"} - TABLES or (tables and app not in (0, APPLICATION_ID)) \
                 or (not tables and app not in (0, APPLICATION_ID)):
             self._conn.close()
             msg = (f"{self.path!r} is a SQLite database of another application (tables: "
@@ -107,6 +115,86 @@ class SqliteJournal(Journal):
     def close(self) -> None:
         self._conn.close()
 
+    def _has_events(self) -> bool:
+        return bool(self._conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'events'").fetchone()[0])
+
+    @property
+    def index(self) -> SlotIndex:
+        return SlotIndex(self._conn)
+
+    # ------------------------------------------------------------------ the slot index
+
+    def index_sync(self) -> bool:
+        """Bring the slot index up to the chain's tail: rebuilt from the (checked) events
+        when its position is not an event of the chain, extended when it is behind. False
+        when it cannot be (a read-only journal whose index is not current)."""
+        idx = self.index
+        try:
+            st = idx.state()
+            if st is not None and st[0] == self.tail()[0] and idx.matches_chain():
+                return True
+            if self.readonly:
+                return False
+            begin = nullcontext() if self._conn.in_transaction else self.transaction()
+            with begin:
+                if not idx.matches_chain():
+                    idx.rebuild(self._rows_checked(0, GENESIS))
+                else:
+                    seq, h = idx.state() or (0, GENESIS)
+                    idx.extend(self._rows_checked(seq, h))
+        except sqlite3.Error as exc:
+            msg = f"cannot index journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+        self._indexed = True
+        return True
+
+    def slot_events(self, slots: list[str], upto: int) -> list[tuple[str, Event]]:
+        """The checked events of these slots up to ``upto`` (JournalCorrupt when one
+        breaks the chain); an index that lists an event under another slot is rebuilt."""
+        try:
+            try:
+                return self.index.events(slots, upto)
+            except StaleIndex:
+                if self.readonly:
+                    msg = f"the slot index of read-only journal {self.path!r} is damaged"
+                    raise JournalCorrupt(msg) from None
+                begin = nullcontext() if self._conn.in_transaction else self.transaction()
+                with begin:
+                    self.index.rebuild(self._rows_checked(0, GENESIS))
+                return self.index.events(slots, upto)
+        except StaleIndex:
+            msg = f"the slot index of journal {self.path!r} cannot be rebuilt"
+            raise JournalCorrupt(msg) from None
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+
+    def index_lookup(self, keys: list[str]) -> dict[str, str]:
+        """The slots (or a source's tier) the index holds for these keys."""
+        try:
+            return self.index.lookup_many(keys)
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+
+    def index_check(self) -> bool:
+        """Compare the whole index with what the chain says; rebuild it when they differ.
+        Returns whether it matched."""
+        idx = self.index
+        if not idx.exists():
+            return True
+        try:
+            ok = idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
+                and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
+            if not ok and not self.readonly:
+                with self.transaction():
+                    idx.rebuild(self._rows_checked(0, GENESIS))
+        except sqlite3.Error as exc:
+            msg = f"cannot check the index of journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+        return ok
+
     def _select(self, after_seq: int) -> list[Row]:
         return list(self._select_iter(after_seq))
 
@@ -126,6 +214,10 @@ class SqliteJournal(Journal):
             self._conn.executemany(
                 "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
                 "VALUES (?, ?, ?, ?, ?, ?)", rows)
+            if self._indexed is None:
+                self._indexed = self.index.exists()
+            if self._indexed:
+                self.index.add(rows)
         except (sqlite3.Error, OSError) as exc:
             msg = f"write to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc

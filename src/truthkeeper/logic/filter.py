@@ -85,6 +85,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
                 rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}", value_key(f.value),
                              to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source))
     rows.sort(key=lambda r: r[0])
+    store.need([(s, a) for _, s, a in slots.values()])
     # chain heads never dominate each other: Phi_T is needed only with foreign items
     foreign = len(store_idx) < len(items)
     if kappa is None:

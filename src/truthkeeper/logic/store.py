@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import PolicyError, TruthkeeperError
 from ..journal.base import Journal
 from ..journal.codec import ERASED_PAYLOAD, payload, row_fact
+from ..journal.slotindex import slot_key
 from ..values import (
     Fact,
     Resolution,
@@ -89,12 +90,28 @@ class Store:
         Tier names, most authoritative first.
     """
 
+    lazy: Any = None
+    """A :class:`~truthkeeper.lazy.LazyLoad` when the memory was opened lazily: every
+    method first brings in the slots it reads (all of them for what ranges over all)."""
+
     def __init__(self, policy: str, tiers: Sequence[str]) -> None:
         self.h = bridge.new_handle()
         bridge.ask("tk_new(M, P, Ts)", {"M": self.h, "P": policy, "Ts": list(tiers)})
         self.policy = policy
         self.meta_keys: tuple[str, ...] = tuple(
             bridge.ask("tk_policy_meta_keys(P, K)", {"P": policy})["K"])
+
+    def need(self, slots: Iterable[tuple[str, str]] = (), ids: Iterable[str | None] = (),
+             keys: Iterable[str] = ()) -> None:
+        """Bring these slots (store keys) and those of these fact ids into the store."""
+        if self.lazy is not None and not self.lazy.done:
+            self.lazy.need([slot_key(s, a) for s, a in slots],
+                           [*("i:" + i for i in ids if isinstance(i, str)), *keys])
+
+    def need_all(self) -> None:
+        """Bring every slot into the store."""
+        if self.lazy is not None and not self.lazy.done and not self.lazy.busy:
+            self.lazy.load_all()
 
     def close(self) -> None:
         """Drop this memory's Prolog state."""
@@ -106,6 +123,10 @@ class Store:
     def add(self, facts: Sequence[Fact], ras: Sequence[int]) -> list[Fact]:
         """Add a batch atomically with these transaction times; returns the facts with
         their ``recorded_at``. Raises the mapped error (nothing changed) when refused."""
+        if self.lazy is not None and not self.lazy.done:
+            self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
+                      [x for f in facts for x in (f.id, f.supersedes)],
+                      [x for f in facts for x in _fact_keys(f)])
         rows = [_row(f, ra, self.meta_keys) for f, ra in zip(facts, ras, strict=True)]
         bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
         out = []
@@ -120,6 +141,7 @@ class Store:
 
     def retract(self, fid: str, ra: int, reason: str) -> None:
         """Retract a live fact (UnknownFact, or InvalidFact when already retracted)."""
+        self.need(ids=[fid])
         bridge.ask("tk_retract(M, Id, RA, R)", {"M": self.h, "Id": fid, "RA": ra, "R": reason})
 
     def unretract(self, fid: str) -> None:
@@ -128,25 +150,30 @@ class Store:
 
     def erase(self, fid: str, ra: int) -> None:
         """Erase a fact's content from the store for good (retracted, reason ``erased``)."""
+        self.need(ids=[fid])
         bridge.ask("tk_erase(M, Id, RA, P)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD})
 
     def bind_source(self, source: str, tier: str) -> None:
         """Bind a source named by an outcome to its tier (TierNotAuthorized if it has
         another)."""
+        self.need(keys=["s:" + source])
         bridge.ask("tk_bind_source(M, S, T)", {"M": self.h, "S": source, "T": tier})
 
     def source_tier(self, source: str) -> str | None:
         """The tier a source is bound to, or None."""
+        self.need(keys=["s:" + source])
         t = bridge.ask("tk_source_tier(M, S, T)", {"M": self.h, "S": source})["T"]
         return None if t is None else str(t)
 
     def sources(self) -> list[tuple[str, str]]:
         """Every source the memory knows (by a fact or an outcome) with its tier."""
+        self.need_all()
         return [(s, t) for s, t in bridge.ask("tk_sources(M, Ps)", {"M": self.h})["Ps"]]
 
     def use_nonce(self, nonce: str, owner: str) -> None:
         """Record a signature nonce (TierNotAuthorized when it was used before)."""
+        self.need(keys=["n:" + nonce])
         bridge.ask("tk_use_nonce(M, N, O)", {"M": self.h, "N": nonce, "O": owner})
 
     def unuse_nonce(self, nonce: str) -> None:
@@ -156,6 +183,7 @@ class Store:
     # ------------------------------------------------------------------ reads
 
     def __len__(self) -> int:
+        self.need_all()
         return int(bridge.ask("tk_count(M, N)", {"M": self.h})["N"])
 
     def get(self, fid: str) -> Fact:
@@ -172,25 +200,30 @@ class Store:
 
     def facts(self, ids: Sequence[str]) -> list[Fact]:
         """The facts with these ids, in order."""
+        self.need(ids=ids)
         rows = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": list(ids)})["Rs"]
         return [row_fact(r) for r in rows]
 
     def all_facts(self) -> list[tuple[Fact, str]]:
         """Every fact with its status (head, superseded, retracted), in recording order."""
+        self.need_all()
         rows = bridge.ask("tk_all_facts(M, Rs)", {"M": self.h})["Rs"]
         return [(row_fact(r), r[-1] if isinstance(r[-1], str) else r[-1][0]) for r in rows]
 
     def status(self, fid: str) -> tuple[str, int | None, str | None]:
         """``("head" | "superseded", None, None)`` or ``("retracted", at, reason)``."""
+        self.need(ids=[fid])
         st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
         return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
 
     def slots(self) -> list[tuple[str, str]]:
         """Every slot that holds a fact, as store keys ``(subject key, attribute)``, sorted."""
+        self.need_all()
         return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]]
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of a slot, oldest first (valid time, then recording), with status."""
+        self.need([(subject, attribute)])
         rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
                           {"M": self.h, "S": subject, "A": attribute})["Rs"]
         out = [row_fact(r, with_status=True) for r in rows]
@@ -201,6 +234,7 @@ class Store:
                 valid_at: int | None = None, as_of: bool = False) -> Resolution:
         """The slot's status (unknown, resolved, conflict) and its heads grouped by value,
         newest first, from one call; ``as_of`` asks at a valid and a transaction time."""
+        self.need([(subject, attribute)])
         if as_of:
             r = bridge.ask("tk_resolve_rows_at(M, S, A, K, V, St, Gs)",
                            {"M": self.h, "S": subject, "A": attribute, "K": known_at,
@@ -218,16 +252,19 @@ class Store:
 
     def links(self, fid: str) -> tuple[list[str], list[str]]:
         """(live facts that dominate ``fid``, live facts it dominates)."""
+        self.need(ids=[fid])
         r = bridge.ask("tk_links(M, Id, Ds, Dd)", {"M": self.h, "Id": fid})
         return list(r["Ds"]), list(r["Dd"])
 
     def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """For each id: (head | retracted | dominated, dominating id, rule)."""
+        self.need(ids=ids)
         return [tuple(v) for v in bridge.ask("tk_filter_ids(M, Ids, Vs)",
                                              {"M": self.h, "Ids": list(ids)})["Vs"]]
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts), sorted."""
+        self.need_all()
         return [tuple(x) for x in bridge.ask("tk_conflicts(M, Ss)", {"M": self.h})["Ss"]]
 
     def same_value(self, a: object, b: object) -> bool:
@@ -238,6 +275,7 @@ class Store:
     def match_heads(self, subject: str, attribute: str, value: object,
                     ) -> tuple[list[str], list[str]]:
         """The heads of a slot that hold ``value`` and those that do not."""
+        self.need([(subject, attribute)])
         r = bridge.ask("tk_match_heads(M, S, A, K, R, W)",
                        {"M": self.h, "S": subject, "A": attribute, "K": value_key(value)})
         return list(r["R"]), list(r["W"])
@@ -247,5 +285,12 @@ class Store:
         """Per slot: each source's latest claim as a value index, the number of values,
         the index of the confirmed value (or -1) and the values' keys. For learning from
         agreement."""
+        self.need_all()
         rows = bridge.ask("tk_claims(M, G, Is)", {"M": self.h, "G": list(gold)})["Is"]
         return [(list(s), list(i), int(n), int(g), list(v)) for s, i, n, g, v in rows]
+
+
+def _fact_keys(f: Fact) -> list[str]:
+    """The index keys a new fact must not collide with: its nonce; and its source's tier."""
+    nonce = f.signature.get("nonce") if f.signature else None
+    return ["s:" + f.source] + (["n:" + nonce] if isinstance(nonce, str) else [])

@@ -1,0 +1,210 @@
+"""Opening a memory lazily (``Memory(path, lazy=True)``): the events that belong to no slot
+are applied at open, each slot's events when the slot is first touched.
+
+Supersession, conflicts, ``current``, ``history`` and ``as_of`` are decided within a slot,
+so a slot's answer needs only its own events. What ranges over every slot (rules and
+beliefs, ``conflicts``, ``slots``, ``len``, ``reliability``, learning from agreement, the
+graph, imports) loads every slot first, and a journal holding rules or erasures is
+replayed in full at open: every query answers as after a full replay. The slot index
+(:mod:`.journal.slotindex`) says which events a slot has; whatever it lists is checked
+against the chain before it is applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from .errors import JournalCorrupt, TruthkeeperError
+from .journal.base import Journal
+from .journal.codec import GENESIS, Event, canonical
+from .journal.slotindex import GLOBAL, entries
+
+if TYPE_CHECKING:
+    from .journal.ledger import Ledger
+    from .logic.store import Store
+
+__all__ = ["LazyLoad"]
+
+_FULL = frozenset({"rule", "rule_removed", "erase"})
+"""Event kinds after which a memory is loaded in full (they range over every slot)."""
+
+
+class LazyLoad:
+    """Which slots a lazily opened memory holds, and how it brings in the others."""
+
+    def __init__(self, journal: Journal, store: Store,
+                 replay: Callable[[list[Event]], None]) -> None:
+        self.journal, self.store, self.replay = journal, store, replay
+        self.ledger: Ledger | None = None
+        self.loaded: set[str] = set()
+        self.bound: set[str] = set()
+        self.done = False
+        """Every slot is in the store: the memory behaves as after a full replay."""
+        self.busy = 0
+        self.broken: str | None = None
+        self._upto: int | None = None
+        self._synced = -1
+        self.partial: dict[str, int] | None = None
+        """While opening: the position each slot loaded so far was loaded up to."""
+
+    # ------------------------------------------------------------------ open
+
+    def open(self, ledger: Ledger) -> bool:
+        """Apply the events of no slot; False (nothing applied) when the journal must be
+        replayed in full: it holds rules or erasures, or its index cannot be updated."""
+        self.ledger = ledger
+        if not self.journal.index_sync():
+            return False
+        seq, h, last_ra = self.journal.tail()
+        events = [ev for _, ev in self.journal.slot_events([GLOBAL], seq)]
+        if any(ev.kind in _FULL for ev in events):
+            return False
+        self._synced, self.partial = seq, {}
+        try:
+            for ev in events:  # a slot an event needs is loaded up to that event
+                self._upto = ev.seq
+                ledger._apply_run([ev])
+            self._upto = seq  # then brought up to the tail
+            top = self.partial
+            self.partial = None
+            self._apply_runs([ev for slot, ev in self.journal.slot_events(list(top), seq)
+                              if ev.seq > top[slot]])
+        finally:
+            self._upto, self.partial = None, None
+        ledger.seq, ledger.hash = seq, h
+        ledger.last_ra = max(ledger.last_ra, last_ra)
+        return True
+
+    @property
+    def upto(self) -> int:
+        """The journal position the store stands at (slots are loaded up to it)."""
+        if self._upto is not None:
+            return self._upto
+        return 0 if self.ledger is None else self.ledger.seq
+
+    # ------------------------------------------------------------------ later events
+
+    def apply(self, run: list[Event]) -> None:
+        """Apply events read after the open (other writers' commits): those of slots
+        loaded and those of no slot; the others are read when their slot is."""
+        if self.done or self.partial is not None:
+            self.replay(run)
+            return
+        self._upto = run[-1].seq  # a slot loaded meanwhile takes this run's events too
+        try:
+            self._sync()
+            keep: list[Event] = []
+            for i, ev in enumerate(run):
+                if ev.kind in _FULL:
+                    self._apply_runs(keep)
+                    self._upto = ev.seq - 1
+                    self.load_all()
+                    self._apply_runs(run[i:])
+                    return
+                slot, _ = entries(ev.kind, canonical(ev.body), self._key)
+                if slot == GLOBAL or slot in self.loaded:
+                    keep.append(ev)
+            self._apply_runs(keep)
+        finally:
+            self._upto = None
+
+    def _key(self, key: str) -> str | None:
+        return self.journal.index_lookup([key]).get(key)
+
+    def _apply_runs(self, events: list[Event]) -> None:
+        for run in _runs(events):
+            self.replay(run)
+
+    # ------------------------------------------------------------------ loading
+
+    def need(self, slots: Iterable[str] = (), keys: Iterable[str] = ()) -> None:
+        """Bring these slots, and those holding these fact ids or nonces, into the store;
+        bind the sources named (``s:<source>``) to the tier the journal gave them."""
+        if self.done or self.busy:
+            return
+        if self.broken is not None:
+            raise JournalCorrupt(self.broken)
+        want = [s for s in dict.fromkeys(slots) if s not in self.loaded]
+        keys = [k for k in keys if not (k.startswith("s:") and k[2:] in self.bound)]
+        if keys:
+            self._sync()
+            for k, v in self.journal.index_lookup(keys).items():
+                if k.startswith("s:"):
+                    self._bind(k[2:], v)
+                elif v not in self.loaded and v != GLOBAL:
+                    want.append(v)
+        if want and not self.done:
+            self._load(list(dict.fromkeys(want)))
+
+    def _bind(self, source: str, tier: str) -> None:
+        self.bound.add(source)
+        self.busy += 1
+        try:
+            self.store.bind_source(source, tier)
+        except TruthkeeperError:
+            pass  # bound to another tier: the write that asked is refused as it would be
+        finally:
+            self.busy -= 1
+
+    def _sync(self) -> None:
+        if self._synced >= self.upto:
+            return
+        if not self.journal.index_sync():  # a read-only journal another writer extended
+            self.load_all()
+            return
+        self._synced = self.upto
+
+    def _load(self, slots: list[str]) -> None:
+        self._sync()
+        if self.done:
+            return
+        events = self.journal.slot_events(slots, self.upto)
+        self.loaded.update(slots)
+        if self.partial is not None:
+            self.partial.update(dict.fromkeys(slots, self.upto))
+        self.busy += 1
+        try:
+            self._apply_runs([ev for _, ev in events])
+        except TruthkeeperError as exc:
+            self.broken = f"journal {self.journal.path!r}: {exc}"
+            raise
+        finally:
+            self.busy -= 1
+
+    def load_all(self) -> None:
+        """Bring every slot in, from the whole chain (checked): after this the memory is
+        as a full replay left it."""
+        if self.done:
+            return
+        upto, skip = self.upto, set(self.loaded)
+        picked: list[Event] = []
+        self.busy += 1
+        try:
+            for ev in self.journal.read_checked(0, GENESIS):
+                if ev.seq > upto:
+                    break
+                slot, _ = entries(ev.kind, canonical(ev.body), self._key)
+                if slot != GLOBAL and slot not in skip:
+                    picked.append(ev)
+                    if len(picked) >= 5_000 and ev.kind == "fact":
+                        self._apply_runs(picked)
+                        picked = []
+            self._apply_runs(picked)
+        except TruthkeeperError as exc:
+            self.broken = f"journal {self.journal.path!r}: {exc}"
+            raise
+        finally:
+            self.busy -= 1
+        self.done = True
+
+
+def _runs(events: list[Event]) -> list[list[Event]]:
+    """Consecutive fact events together, every other event alone (as replay takes them)."""
+    out: list[list[Event]] = []
+    for ev in events:
+        if out and ev.kind == "fact" and out[-1][-1].kind == "fact":
+            out[-1].append(ev)
+        else:
+            out.append([ev])
+    return out

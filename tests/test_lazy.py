@@ -1,0 +1,242 @@
+"""Opening lazily (``Memory(path, lazy=True)``): every answer is that of a full replay,
+whatever the history, the queries and their order; a damaged index is rebuilt and a
+damaged event is refused."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truthkeeper import Candidate, JournalCorrupt, Memory, TruthkeeperError
+from truthkeeper.testing import at, policies
+
+SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("bob", "city"),
+         ("bob", "price")]
+TIERS = ["human", "verified", "agent", "unverified"]
+
+write = st.one_of(
+    st.tuples(st.just("add"), st.integers(0, len(SLOTS) - 1), st.integers(0, 3),
+              st.integers(0, 8), st.integers(0, 3), st.sampled_from(["a", "b", "c"]),
+              st.one_of(st.none(), st.integers(0, 99))),
+    st.tuples(st.just("retract"), st.integers(0, 99)),
+    st.tuples(st.just("outcome"), st.integers(0, 99), st.booleans()),
+    st.tuples(st.just("source_outcome"), st.sampled_from(["a:agent", "web:agent"]),
+              st.booleans()),
+)
+query = st.one_of(
+    st.tuples(st.sampled_from(["current", "history", "decide"]),
+              st.integers(0, len(SLOTS) - 1)),
+    st.tuples(st.just("as_of"), st.integers(0, len(SLOTS) - 1), st.integers(0, 9),
+              st.one_of(st.none(), st.integers(0, 99))),
+    st.tuples(st.sampled_from(["get", "why", "superseded_by"]), st.integers(0, 99)),
+    st.tuples(st.just("filter"), st.lists(st.integers(0, 99), max_size=4),
+              st.lists(st.tuples(st.integers(0, len(SLOTS) - 1), st.integers(0, 9)),
+                       max_size=3)),
+    st.tuples(st.sampled_from(["len", "slots", "conflicts", "reliability", "about"])),
+    st.tuples(st.just("write"), write),
+    st.tuples(st.just("other_writer"), write),
+)
+
+
+def _apply(mem: Memory, ids: list[str], op: tuple[Any, ...]) -> Any:
+    """One write; refusals are part of the answer (the same for both memories)."""
+    try:
+        if op[0] == "add":
+            _, k, v, t, tier, src, sup = op
+            s, a = SLOTS[k]
+            target = ids[sup % len(ids)] if sup is not None and ids else None
+            f = mem.add(s, a, f"v{v}", source=f"{src}:{TIERS[tier]}", tier=TIERS[tier],
+                        valid_from=at(t), supersedes=target)
+            ids.append(f.id)
+            return f
+        if not ids and op[0] in ("retract", "outcome"):
+            return None
+        if op[0] == "retract":
+            return mem.retract(ids[op[1] % len(ids)], reason="test")
+        if op[0] == "outcome":
+            return mem.record_outcome(ids[op[1] % len(ids)], correct=op[2])
+        return mem.record_source_outcome(op[1], correct=op[2])
+    except TruthkeeperError as exc:
+        return type(exc).__name__
+
+
+def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
+    kind = q[0]
+    try:
+        if kind in ("current", "history", "decide"):
+            return getattr(mem, kind)(*SLOTS[q[1]])
+        if kind == "as_of":
+            known = None if q[3] is None else mem.get(ids[q[3] % len(ids)]).recorded_at \
+                if ids else None
+            return mem.as_of(*SLOTS[q[1]], valid_at=at(q[2]), known_at=known)
+        if kind in ("get", "why", "superseded_by"):
+            return getattr(mem, kind)(ids[q[1] % len(ids)]) if ids else None
+        if kind == "filter":
+            items: list[Any] = [ids[i % len(ids)] for i in q[1]] if ids else []
+            items += [Candidate(*SLOTS[k], f"v{t}", at(t)) for k, t in q[2]]
+            return mem.filter(items)
+        if kind == "len":
+            return len(mem)
+        if kind == "about":
+            return mem.about("bob")
+        return getattr(mem, kind)()
+    except TruthkeeperError as exc:
+        return type(exc).__name__
+
+
+@settings(max_examples=40)
+@given(policy=policies, history=st.lists(write, max_size=25),
+       queries=st.lists(query, min_size=1, max_size=12))
+def test_every_query_after_a_lazy_open_answers_as_a_full_replay(policy, history, queries):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "m.db"
+        ids: list[str] = []
+        with Memory(path, policy=policy, protected_tiers=(), synchronous="NORMAL") as w:
+            for op in history:
+                _apply(w, ids, op)
+        lazy = Memory(path, policy=policy, protected_tiers=(), lazy=True)
+        full = Memory(path, policy=policy, protected_tiers=())
+        other = Memory(path, policy=policy, protected_tiers=())
+        try:
+            assert lazy._store.lazy.loaded <= {"bob\x1fcity", "bob\x1fprice", "acme\x1fprice",
+                                               "acme\x1fowner", "ana\x1fcity"}
+            for q in queries:
+                if q[0] == "write":  # through the lazy memory; the full one catches up
+                    _apply(lazy, ids, q[1])
+                    full.refresh()
+                    continue
+                if q[0] == "other_writer":  # another process's commit reaches both
+                    _apply(other, ids, q[1])
+                    lazy.refresh()
+                    full.refresh()
+                    continue
+                assert _ask(lazy, ids, q) == _ask(full, ids, q), q
+            for s, a in SLOTS:  # and every slot in the end
+                assert lazy.history(s, a) == full.history(s, a)
+                assert lazy.current(s, a) == full.current(s, a)
+            assert lazy.reliability() == full.reliability()
+            assert lazy.verify().ok
+        finally:
+            for m in (lazy, full, other):
+                m.close()
+
+
+def _memory(d: str, n: int = 30) -> Path:
+    path = Path(d) / "m.db"
+    with Memory(path, synchronous="NORMAL") as m:
+        for i in range(n):
+            m.add(f"u{i}", "city", "Lisbon", source="crm", valid_from=at(0))
+            m.add(f"u{i}", "city", f"Porto{i}", source="crm", valid_from=at(5))
+    return path
+
+
+def test_a_lazy_open_reads_only_the_slots_asked_about(tmp_path):
+    path = _memory(str(tmp_path))
+    with Memory(path, lazy=True) as m:
+        assert m._store.lazy.loaded == set()
+        assert m.current("u3", "city").value == "Porto3"
+        assert m._store.lazy.loaded == {"u3\x1fcity"}
+        assert len(m) == 60  # what ranges over every slot loads them all
+        assert m._store.lazy.done
+
+
+def test_rules_in_the_journal_mean_a_full_replay_at_open(tmp_path):
+    path = _memory(str(tmp_path), 3)
+    with Memory(path) as m:
+        m.add_rule("moved(U) :- holds(U, city, porto1)")
+    with Memory(path, lazy=True) as m:
+        assert m._store.lazy.done
+        assert [str(b) for b in m.beliefs()] == ["moved(u1)"]
+
+
+def test_a_rule_added_to_a_lazy_memory_sees_every_slot(tmp_path):
+    path = _memory(str(tmp_path), 3)
+    with Memory(path, lazy=True) as m:
+        m.add_rule("moved(U) :- holds(U, city, porto2)")
+        assert [str(b) for b in m.beliefs()] == ["moved(u2)"]
+
+
+def _sql(path: Path, *statements: str) -> None:
+    con = sqlite3.connect(path)
+    for s in statements:
+        con.execute(s)
+    con.commit()
+    con.close()
+
+
+def test_an_index_whose_position_is_not_the_chain_is_rebuilt(tmp_path):
+    path = _memory(str(tmp_path))
+    _sql(path, "UPDATE tk_index_state SET hash = 'forged'",
+         "DELETE FROM tk_index_slot WHERE slot = 'u4' || char(31) || 'city'")
+    with Memory(path, lazy=True) as m:
+        assert [f.value for f in m.history("u4", "city")] == ["Lisbon", "Porto4"]
+        assert m.verify().ok
+
+
+def test_an_index_behind_the_chain_is_brought_up_to_date(tmp_path):
+    path = _memory(str(tmp_path))
+    last = sqlite3.connect(path).execute("SELECT max(seq) FROM events").fetchone()[0]
+    h = sqlite3.connect(path).execute("SELECT hash FROM events WHERE seq = ?",
+                                      (last - 2,)).fetchone()[0]
+    _sql(path, f"DELETE FROM tk_index_slot WHERE seq > {last - 2}",
+         f"UPDATE tk_index_state SET seq = {last - 2}, hash = '{h}'")
+    with Memory(path, lazy=True) as m:
+        assert m.current("u29", "city").value == "Porto29"
+
+
+def test_an_event_listed_under_another_slot_is_detected_and_the_index_rebuilt(tmp_path):
+    path = _memory(str(tmp_path))
+    seq = sqlite3.connect(path).execute(
+        "SELECT seq FROM tk_index_slot WHERE slot = 'u7' || char(31) || 'city' "
+        "ORDER BY seq DESC LIMIT 1").fetchone()[0]
+    _sql(path, f"UPDATE tk_index_slot SET slot = 'u8' || char(31) || 'city' WHERE seq = {seq}")
+    with Memory(path, lazy=True) as m:
+        assert m.current("u8", "city").value == "Porto8"  # the stray event is noticed
+        assert m.current("u7", "city").value == "Porto7"  # and the rebuilt index used
+
+
+def test_an_index_missing_rows_is_found_by_verify_and_rebuilt(tmp_path):
+    path = _memory(str(tmp_path))
+    _sql(path, "DELETE FROM tk_index_key WHERE key LIKE 's:%'")
+    with Memory(path) as m:
+        v = m.verify()
+        assert not v.ok and "slot index" in (v.reason or "")
+        assert m.verify().ok  # rebuilt
+
+
+def test_an_edited_event_is_refused_when_its_slot_is_read(tmp_path):
+    path = _memory(str(tmp_path))
+    con = sqlite3.connect(path)
+    con.execute("DROP TRIGGER events_append_only_update")
+    seq, body = con.execute("SELECT seq, body FROM events WHERE kind = 'fact' AND "
+                            "body LIKE '%Porto5%'").fetchone()
+    con.execute("UPDATE events SET body = ? WHERE seq = ?",
+                (body.replace("Porto5", "Paris"), seq))
+    con.commit()
+    con.close()
+    with Memory(path, lazy=True) as m:
+        assert m.current("u6", "city").value == "Porto6"
+        with pytest.raises(JournalCorrupt, match="edited"):
+            m.current("u5", "city")
+        with pytest.raises(JournalCorrupt):
+            m.current("u5", "city")  # and stays refused
+    with pytest.raises(JournalCorrupt):
+        Memory(path)  # as a full replay refuses it
+
+
+def test_a_read_only_lazy_open(tmp_path):
+    path = _memory(str(tmp_path))
+    with Memory(path, readonly=True, lazy=True) as m:
+        assert m.current("u2", "city").value == "Porto2"
+        assert m._store.lazy.loaded == {"u2\x1fcity"}
+
+
+def test_lazy_must_be_a_bool(tmp_path):
+    with pytest.raises(TruthkeeperError, match="lazy"):
+        Memory(Path(tmp_path) / "m.db", lazy="yes")  # type: ignore[arg-type]
