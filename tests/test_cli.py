@@ -127,8 +127,11 @@ def test_bench_shadowing_text_follows_the_theory(tmp_path: Path,
 def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "scale", "--sizes", "3000"]) == 0
     out = json.loads(capsys.readouterr().out)["sizes"]["3000"]
-    assert out["ingest_facts_per_s"] > 0 and 0 < out["first_answer_s"] < 60
-    assert out["rss_after_reads_mb"] >= out["rss_after_open_mb"] > 10
+    assert out["ingest_facts_per_s"] > 0
+    for mode in ("lazy", "full"):
+        assert 0 < out[mode]["first_answer_s"] < 60
+        assert out[mode]["rss_after_reads_mb"] >= out[mode]["rss_after_open_mb"] > 10
+    assert out["lazy"]["rss_all_loaded_mb"] >= out["lazy"]["rss_after_reads_mb"]
 
 
 def test_probes_measure_their_own_peak_rss_not_the_parents() -> None:

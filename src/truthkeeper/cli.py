@@ -69,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sc = bsub.add_parser("scale", help="durable ingest, reopen to the first answer and RSS "
                          "at 10k, 100k and 1M facts (minutes)")
     sc.add_argument("--sizes", default="10000,100000,1000000")
+    sc.add_argument("--modes", default="lazy,full", help="reopen modes (default lazy,full)")
     fb = bsub.add_parser("fit", help="fit_reliability (SVI) on many sources: first call "
                          "and refits")
     fb.add_argument("--sources", type=int, default=1000, help="sources (default 1000)")
@@ -121,8 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "bench" and args.bench == "scale":
         from .bench.scale import run as run_scale
 
-        print(json.dumps(run_scale(sizes=tuple(int(x) for x in args.sizes.split(","))),
-                         indent=2))
+        print(json.dumps(run_scale(sizes=tuple(int(x) for x in args.sizes.split(",")),
+                                   modes=tuple(args.modes.split(","))), indent=2))
         return 0
     if args.command == "bench" and args.bench == "fit":
         from .bench.fit import run as run_fit

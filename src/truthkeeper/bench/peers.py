@@ -28,7 +28,7 @@ How each peer is driven (the equivalents are stated in the JSON under ``how``):
 Latencies are medians over interleaved rounds (each round runs every peer once); ingest is
 one run per peer; reopening runs in a fresh process per peer and reports the seconds from
 the open call to the first answer (imports excluded, reported apart) and the process's RSS
-after 1,000 random reads.
+after 1,000 random reads (truthkeeper opens with ``lazy=True``).
 """
 
 from __future__ import annotations
@@ -294,7 +294,7 @@ from truthkeeper import Memory
 from truthkeeper.bench.peers import _answer
 imported = time.perf_counter() - t0
 t = time.perf_counter()
-mem = Memory(path)
+mem = Memory(path, lazy=True)
 def answer(s, a):
     return _answer(mem.current(s, a))
 first = answer("e0", "status")

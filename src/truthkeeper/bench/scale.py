@@ -3,8 +3,10 @@ at growing sizes (issue 15's measurements; a million facts takes minutes).
 
 The workload: n facts over n/15 subjects x 3 attributes, so each slot holds a chain of about
 five values (valid times increase along it). Ingest writes batches of 10,000 into a SQLite
-journal (FULL sync). Reopening runs in a fresh process, which reports the seconds to its first
-answer (``Memory(path)`` and one ``current``), then its peak RSS after 10,000 random reads.
+journal (FULL sync). Reopening runs in a fresh process, once replaying the journal in full and
+once lazily (``lazy=True``); each reports the seconds from ``Memory(path)`` to its first answer
+(one ``current``; the process's start, imports and SWI-Prolog's start are reported apart), its
+peak RSS after 10,000 random reads, and (lazy) after every slot was read.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ __all__ = ["run"]
 _PROBE = PEAK_RSS_CODE + r"""
 import json, random, sys, time
 t = time.perf_counter()
-from truthkeeper import Memory
-mem = Memory(sys.argv[1])
+import truthkeeper
+truthkeeper.policies()  # SWI-Prolog started
+startup = time.perf_counter() - t
+lazy = sys.argv[3] == "lazy"
+t = time.perf_counter()
+mem = truthkeeper.Memory(sys.argv[1], lazy=lazy)
 n_subjects = int(sys.argv[2])
 mem.current("e0", "a0")
 first = time.perf_counter() - t
@@ -36,8 +42,13 @@ t = time.perf_counter()
 for _ in range(10_000):
     mem.current(f"e{rng.randrange(n_subjects)}", f"a{rng.randrange(3)}")
 reads = time.perf_counter() - t
-print(json.dumps({"first_answer_s": first, "rss_after_open_mb": rss_open,
-                  "rss_after_reads_mb": peak_rss_mb(), "reads_10k_s": reads}))
+out = {"startup_s": startup, "first_answer_s": first, "rss_after_open_mb": rss_open,
+       "rss_after_reads_mb": peak_rss_mb(), "reads_10k_s": reads}
+if lazy:
+    t = time.perf_counter()
+    len(mem)
+    out.update(load_all_s=time.perf_counter() - t, rss_all_loaded_mb=peak_rss_mb())
+print(json.dumps(out))
 """
 
 
@@ -65,7 +76,8 @@ def _bar(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
-def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000)) -> dict[str, Any]:
+def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000),
+        modes: tuple[str, ...] = ("lazy", "full")) -> dict[str, Any]:
     """One run per size (see the module docstring)."""
     out: dict[str, Any] = {"benchmark": "scale", "journal": "sqlite, synchronous FULL",
                            "targets": {"first_answer_s": 0.1, "rss_after_reads_mb_100k": 100,
@@ -81,12 +93,14 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000)) -> dict[str, A
                     mem.add_many(facts[k:k + 10_000])
                     _bar(min(k + 10_000, n), n, t)
                 ingest = time.perf_counter() - t
-            probe = subprocess.run([sys.executable, "-c", _PROBE, path, str(subjects)],
-                                   capture_output=True, text=True, check=False)
-            if probe.returncode != 0:
-                msg = f"the reopen probe failed: {probe.stderr[-2000:]}"
-                raise RuntimeError(msg)
-            out["sizes"][str(n)] = {"ingest_facts_per_s": n / ingest,
-                                    "journal_mb": os.path.getsize(path) / 2**20,
-                                    **json.loads(probe.stdout.strip().splitlines()[-1])}
+            row: dict[str, Any] = {"ingest_facts_per_s": n / ingest,
+                                   "journal_mb": os.path.getsize(path) / 2**20}
+            for mode in modes:
+                probe = subprocess.run([sys.executable, "-c", _PROBE, path, str(subjects),
+                                        mode], capture_output=True, text=True, check=False)
+                if probe.returncode != 0:
+                    msg = f"the reopen probe failed: {probe.stderr[-2000:]}"
+                    raise RuntimeError(msg)
+                row[mode] = json.loads(probe.stdout.strip().splitlines()[-1])
+            out["sizes"][str(n)] = row
     return out

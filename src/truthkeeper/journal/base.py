@@ -90,7 +90,7 @@ class Journal:
 
     def read(self, after_seq: int = 0) -> Iterator[Event]:
         """Events with seq > after_seq, in order (the chain is not checked)."""
-        for seq, kind, ra, body, prev, h in self._select(after_seq):
+        for seq, kind, ra, body, prev, h in self._select_iter(after_seq):
             yield Event(seq, kind, ra, parse_body(body, seq), prev, h)
 
     def read_checked(self, after_seq: int, prev_hash: str) -> Iterator[Event]:
