@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truthkeeper import Candidate, JournalCorrupt, Memory, TruthkeeperError
@@ -91,6 +91,9 @@ def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
 
 
 @settings(max_examples=40)
+@example(policy="temporal", touched=set(), queries=[("len",)], history=[  # found by CI
+    ("add", 0, 0, 0, 0, "a", None), ("add", 0, 0, 0, 0, "a", None), ("outcome", 0, False),
+    ("add", 0, 0, 0, 0, "a", None), ("outcome", 20, False)])
 @given(policy=policies, history=st.lists(write, max_size=25),
        touched=st.sets(st.integers(0, len(SLOTS) - 1)),
        queries=st.lists(query, min_size=1, max_size=12))

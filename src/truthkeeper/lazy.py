@@ -66,10 +66,7 @@ class LazyLoad:
                 self._upto = ev.seq
                 ledger._apply_run([ev])
             self._upto = seq  # then brought up to the tail
-            top = self.partial
-            self.partial = None
-            self._apply_runs([ev for slot, ev in self.journal.slot_events(list(top), seq)
-                              if ev.seq > top[slot]])
+            self._load(list(self.partial))
         finally:
             self._upto, self.partial = None, None
         ledger.seq, ledger.hash = seq, h
@@ -125,17 +122,24 @@ class LazyLoad:
             return
         if self.broken is not None:
             raise JournalCorrupt(self.broken)
-        want = [s for s in dict.fromkeys(slots) if s not in self.loaded]
+        want = [s for s in dict.fromkeys(slots) if self._missing(s)]
         keys = [k for k in keys if not (k.startswith("s:") and k[2:] in self.bound)]
         if keys:
             self._sync()
             for k, v in self.journal.index_lookup(keys).items():
                 if k.startswith("s:"):
                     self._bind(k[2:], v)
-                elif v not in self.loaded and v != GLOBAL:
+                elif v != GLOBAL and self._missing(v):
                     want.append(v)
         if want and not self.done:
             self._load(list(dict.fromkeys(want)))
+
+    def _missing(self, slot: str) -> bool:
+        """Whether the slot's events up to the store's position are not all applied (while
+        opening, a slot loaded for an earlier event lacks those after it)."""
+        if slot not in self.loaded:
+            return True
+        return self.partial is not None and self.partial[slot] < self.upto
 
     def _bind(self, source: str, tier: str) -> None:
         self.bound.add(source)
@@ -159,13 +163,15 @@ class LazyLoad:
         self._sync()
         if self.done:
             return
-        events = self.journal.slot_events(slots, self.upto)
+        since = self.partial or {}  # what earlier loads while opening applied already
+        events = [ev for slot, ev in self.journal.slot_events(slots, self.upto)
+                  if ev.seq > since.get(slot, 0)]
         self.loaded.update(slots)
         if self.partial is not None:
             self.partial.update(dict.fromkeys(slots, self.upto))
         self.busy += 1
         try:
-            self._apply_runs([ev for _, ev in events])
+            self._apply_runs(events)
         except TruthkeeperError as exc:
             self.broken = f"journal {self.journal.path!r}: {exc}"
             raise
