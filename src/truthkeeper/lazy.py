@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from .errors import JournalCorrupt, TruthkeeperError
 from .journal.base import Journal
-from .journal.codec import GENESIS, Event, canonical
-from .journal.slotindex import GLOBAL, entries
+from .journal.codec import GENESIS, Event
+from .journal.slotindex import GLOBAL, body_entries
 
 if TYPE_CHECKING:
     from .journal.ledger import Ledger
@@ -99,7 +99,7 @@ class LazyLoad:
                     self.load_all()
                     self._apply_runs(run[i:])
                     return
-                slot, _ = entries(ev.kind, canonical(ev.body), self._key)
+                slot, _ = body_entries(ev.kind, ev.body, self._key)
                 if slot == GLOBAL or slot in self.loaded:
                     keep.append(ev)
             self._apply_runs(keep)
@@ -190,7 +190,7 @@ class LazyLoad:
             for ev in self.journal.read_checked(0, GENESIS):
                 if ev.seq > upto:
                     break
-                slot, _ = entries(ev.kind, canonical(ev.body), self._key)
+                slot, _ = body_entries(ev.kind, ev.body, self._key)
                 if slot != GLOBAL and slot not in skip:
                     picked.append(ev)
                     if len(picked) >= 5_000 and ev.kind == "fact":

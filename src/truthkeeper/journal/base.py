@@ -77,10 +77,6 @@ class Journal:
         """What the slot index holds for these keys."""
         raise NotImplementedError
 
-    def index_check(self) -> bool:
-        """Whether the slot index matches the chain (rebuilt when not)."""
-        return True
-
     def close(self) -> None:
         """Release the backend."""
 

@@ -20,7 +20,7 @@ from ..errors import JournalCorrupt
 from ..values import SCOPE_SEP, scoped
 from .codec import GENESIS, Event, check_row, parse_body
 
-__all__ = ["GLOBAL", "SlotIndex", "entries", "slot_key"]
+__all__ = ["GLOBAL", "SlotIndex", "body_entries", "entries", "slot_key"]
 
 GLOBAL = ""
 """The slot of the events that belong to no slot (configuration, rules, outcomes, ...):
@@ -50,6 +50,15 @@ def entries(kind: str, body_text: str, lookup: Callable[[str], str | None],
     belongs to no slot: a lazy open applies it at once and reports it as replay would."""
     try:
         body = json.loads(body_text)
+    except ValueError:
+        return GLOBAL, []
+    return body_entries(kind, body, lookup)
+
+
+def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
+                 ) -> tuple[str, list[tuple[str, str]]]:
+    """:func:`entries` of a parsed body."""
+    try:
         if kind == "fact":
             slot = slot_key(scoped(body.get("scope"), body["subject"]), body["attribute"])
             keys = [("i:" + body["id"], slot), ("s:" + body["source"], body["tier"])]
@@ -121,9 +130,7 @@ class SlotIndex:
     def add(self, rows: Sequence[tuple[int, str, int, str, str, str]]) -> None:
         """Index rows just appended, in their transaction, when the index covers every
         event before them (else it stays behind and is caught up when next needed)."""
-        if not rows or not self.exists():
-            return
-        st = self.state()
+        st = self.state() if rows else None
         if st is None or st[0] != rows[0][0] - 1:
             return
         self._index(rows)
@@ -210,11 +217,12 @@ class SlotIndex:
             if problem is not None:
                 msg = f"journal is corrupt at event {seq}: {problem}"
                 raise JournalCorrupt(msg)
-            listed, ks = entries(kind, body, lambda k: keys.get(k) or self.lookup(k))
+            parsed = parse_body(body, seq)
+            listed, ks = body_entries(kind, parsed, lambda k: keys.get(k) or self.lookup(k))
             keys.update(ks)
             if listed != slot:
                 raise StaleIndex(seq)
-            out.append((slot, Event(seq, kind, ra, parse_body(body, seq), prev, h)))
+            out.append((slot, Event(seq, kind, ra, parsed, prev, h)))
         return out
 
 

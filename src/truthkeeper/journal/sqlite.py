@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext, suppress
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from dataclasses import replace
 
 from ..errors import JournalCorrupt, JournalError
+from ..values import Verification
 from .base import Journal, Row, Txn
 from .codec import GENESIS, Event, canonical
 from .slotindex import TABLES, SlotIndex, StaleIndex
@@ -136,8 +138,7 @@ class SqliteJournal(Journal):
                 return True
             if self.readonly:
                 return False
-            begin = nullcontext() if self._conn.in_transaction else self.transaction()
-            with begin:
+            with self._writing():
                 if not idx.matches_chain():
                     idx.rebuild(self._rows_checked(0, GENESIS))
                 else:
@@ -159,8 +160,7 @@ class SqliteJournal(Journal):
                 if self.readonly:
                     msg = f"the slot index of read-only journal {self.path!r} is damaged"
                     raise JournalCorrupt(msg) from None
-                begin = nullcontext() if self._conn.in_transaction else self.transaction()
-                with begin:
+                with self._writing():
                     self.index.rebuild(self._rows_checked(0, GENESIS))
                 return self.index.events(slots, upto)
         except StaleIndex:
@@ -178,22 +178,30 @@ class SqliteJournal(Journal):
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
 
-    def index_check(self) -> bool:
-        """Compare the whole index with what the chain says; rebuild it when they differ.
-        Returns whether it matched."""
+    def verify(self, check: Callable[[Event], str | None]) -> Verification:
+        """The chain and the signatures (:meth:`Journal.verify`), then the whole slot index
+        against the chain: an index that differs is rebuilt and reported."""
+        v = super().verify(check)
         idx = self.index
-        if not idx.exists():
-            return True
+        if not v.ok or not idx.exists():
+            return v
         try:
             ok = idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
                 and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
             if not ok and not self.readonly:
-                with self.transaction():
+                with self._writing():
                     idx.rebuild(self._rows_checked(0, GENESIS))
         except sqlite3.Error as exc:
             msg = f"cannot check the index of journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
-        return ok
+        if ok:
+            return v
+        return replace(v, ok=False, reason="the slot index did not match the chain: it was "
+                       "rebuilt from the events; reopen memories that were opened lazily")
+
+    def _writing(self) -> AbstractContextManager[object]:
+        """A write transaction, or the one already open (an index change inside a write)."""
+        return nullcontext() if self._conn.in_transaction else self.transaction()
 
     def _select(self, after_seq: int) -> list[Row]:
         return list(self._select_iter(after_seq))
