@@ -345,14 +345,15 @@ class Applier:
             return replace(v, ok=False, first_bad=at_seq,
                            reason=f"fact {fid} was blanked without an erasure event")
         anchor = checkpoint if checkpoint is not None else (last[0] if last else None)
-        if not v.ok or anchor is None:
+        if not v.ok:
             return v
-        problem = self.anchor_problem(anchor, journal)
-        if problem is not None:
+        problem = None if anchor is None else self.anchor_problem(anchor, journal)
+        if problem is not None and anchor is not None:
             seq = anchor.get("seq")
             return replace(v, ok=False, first_bad=seq if isinstance(seq, int) else None,
                            reason=problem)
-        return v
+        problem = journal.index_problem()  # the chain is sound: does the index match it?
+        return v if problem is None else replace(v, ok=False, reason=problem)
 
     # ------------------------------------------------------------------ replay
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
-from dataclasses import replace
 
 from ..errors import JournalCorrupt, JournalError
-from ..values import Verification
 from .base import Journal, Row, Txn
 from .codec import GENESIS, Event, canonical
 from .slotindex import TABLES, SlotIndex, StaleIndex
@@ -178,13 +176,11 @@ class SqliteJournal(Journal):
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
 
-    def verify(self, check: Callable[[Event], str | None]) -> Verification:
-        """The chain and the signatures (:meth:`Journal.verify`), then the whole slot index
-        against the chain: an index that differs is rebuilt and reported."""
-        v = super().verify(check)
+    def index_problem(self) -> str | None:
+        """Compare the whole slot index with the chain; one that differs is rebuilt."""
         idx = self.index
-        if not v.ok or not idx.exists():
-            return v
+        if not idx.exists():
+            return None
         try:
             ok = idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
                 and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
@@ -194,10 +190,8 @@ class SqliteJournal(Journal):
         except sqlite3.Error as exc:
             msg = f"cannot check the index of journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
-        if ok:
-            return v
-        return replace(v, ok=False, reason="the slot index did not match the chain: it was "
-                       "rebuilt from the events; reopen memories that were opened lazily")
+        return None if ok else ("the slot index did not match the chain: it was rebuilt "
+                                "from the events; reopen memories that were opened lazily")
 
     def _writing(self) -> AbstractContextManager[object]:
         """A write transaction, or the one already open (an index change inside a write)."""
