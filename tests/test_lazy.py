@@ -247,3 +247,21 @@ def test_a_read_only_lazy_open(tmp_path):
 def test_lazy_must_be_a_bool(tmp_path):
     with pytest.raises(TruthkeeperError, match="lazy"):
         Memory(Path(tmp_path) / "m.db", lazy="yes")  # type: ignore[arg-type]
+
+
+def test_the_audit_log_is_read_when_asked_and_keeps_its_order(tmp_path):
+    path = _memory(str(tmp_path), 3)
+    old = Candidate("u1", "city", "Lisbon", at(0))
+    with Memory(path) as m:
+        m.filter([old], query="before")
+    with Memory(path) as full:
+        expected = [(e.kind, e.details.get("query")) for e in full.audit()]
+    assert expected == [("drop", "before")]
+    with Memory(path, lazy=True) as m:
+        assert m._store.lazy.loaded == set() and not m._audit._rows  # nor the audit log
+        m.filter([old], query="after")
+        got = [(e.kind, e.details.get("query")) for e in m.audit()]
+        assert got == expected + [("drop", "after")]
+        assert len(m.audit()) == 2  # read once
+        len(m)  # loading every slot leaves the audit log as it is
+        assert len(m.audit()) == 2

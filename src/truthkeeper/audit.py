@@ -47,9 +47,14 @@ class AuditLog:
     def restore(self, body: Mapping[str, Any]) -> None:
         """An entry read back from the journal."""
         with self._lock:
-            self._rows.append(AuditEntry(str(body.get("kind")),
-                                         datetime.fromisoformat(str(body.get("at"))),
-                                         dict(body.get("details") or {})))
+            self._rows.append(_entry(body))
+
+    def restore_older(self, bodies: list[Mapping[str, Any]]) -> None:
+        """Entries read back from the journal after newer ones were recorded (a memory
+        opened lazily reads its journalled entries when first asked)."""
+        older = [_entry(b) for b in bodies]
+        with self._lock:
+            self._rows = collections.deque(older + list(self._rows), maxlen=self._rows.maxlen)
 
     def entries(self) -> list[AuditEntry]:
         """Every entry kept, oldest first."""
@@ -92,3 +97,8 @@ def _safe(details: Mapping[str, Any]) -> dict[str, Any]:
 
 def _describe(item: Any) -> Any:
     return item.id if isinstance(item, Fact) else item
+
+
+def _entry(body: Mapping[str, Any]) -> AuditEntry:
+    return AuditEntry(str(body.get("kind")), datetime.fromisoformat(str(body.get("at"))),
+                      dict(body.get("details") or {}))

@@ -1,5 +1,6 @@
 """Opening a memory lazily (``Memory(path, lazy=True)``): the events that belong to no slot
-are applied at open, each slot's events when the slot is first touched.
+are applied at open, each slot's events when the slot is first touched, the audit entries
+when the audit log is first read.
 
 Supersession, conflicts, ``current``, ``history`` and ``as_of`` are decided within a slot,
 so a slot's answer needs only its own events. What ranges over every slot (rules and
@@ -18,9 +19,10 @@ from typing import TYPE_CHECKING
 from .errors import JournalCorrupt, TruthkeeperError
 from .journal.base import Journal
 from .journal.codec import GENESIS, Event
-from .journal.slotindex import GLOBAL, body_entries
+from .journal.slotindex import AUDIT, GLOBAL, body_entries
 
 if TYPE_CHECKING:
+    from .audit import AuditLog
     from .journal.ledger import Ledger
     from .logic.store import Store
 
@@ -34,8 +36,8 @@ class LazyLoad:
     """Which slots a lazily opened memory holds, and how it brings in the others."""
 
     def __init__(self, journal: Journal, store: Store,
-                 replay: Callable[[list[Event]], None]) -> None:
-        self.journal, self.store, self.replay = journal, store, replay
+                 replay: Callable[[list[Event]], None], audit: AuditLog) -> None:
+        self.journal, self.store, self.replay, self.audit = journal, store, replay, audit
         self.ledger: Ledger | None = None
         self.loaded: set[str] = set()
         self.bound: set[str] = set()
@@ -178,11 +180,22 @@ class LazyLoad:
         finally:
             self.busy -= 1
 
+    def need_audit(self) -> None:
+        """Read the audit entries journalled up to the store's position (older than those
+        recorded since the open)."""
+        if self.done or AUDIT in self.loaded or self.partial is not None:
+            return  # loaded in full (audits included), or read already
+        self._sync()
+        events = self.journal.slot_events([AUDIT], self.upto)
+        self.audit.restore_older([ev.body for _, ev in events])
+        self.loaded.add(AUDIT)
+
     def load_all(self) -> None:
         """Bring every slot in, from the whole chain (checked): after this the memory is
         as a full replay left it."""
         if self.done:
             return
+        self.need_audit()
         upto, skip = self.upto, set(self.loaded)
         picked: list[Event] = []
         self.busy += 1

@@ -128,7 +128,7 @@ class Memory:
         self._reasoner = Reasoner(self._store)
         self._events = Applier(self._store, self._reasoner, self._rel, self._guard,
                                self._builder, self._audit, config, self._cache.clear)
-        loader = LazyLoad(journal, self._store, self._events.replay) \
+        loader = LazyLoad(journal, self._store, self._events.replay, self._audit) \
             if lazy and journal.indexed else None
         self._store.lazy = loader
         try:
@@ -642,6 +642,9 @@ class Memory:
 
     def audit(self) -> list[AuditEntry]:
         """The drop log of ``filter`` and the refused writes, oldest first."""
+        if self._store.lazy is not None:  # opened lazily: journalled entries are read now
+            with self._open():
+                self._store.lazy.need_audit()
         return self._audit.entries()
 
 

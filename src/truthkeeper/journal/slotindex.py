@@ -20,11 +20,14 @@ from ..errors import JournalCorrupt
 from ..values import SCOPE_SEP, scoped
 from .codec import GENESIS, Event, check_row, parse_body
 
-__all__ = ["GLOBAL", "SlotIndex", "body_entries", "entries", "slot_key"]
+__all__ = ["AUDIT", "GLOBAL", "SlotIndex", "body_entries", "entries", "slot_key"]
 
 GLOBAL = ""
 """The slot of the events that belong to no slot (configuration, rules, outcomes, ...):
 a lazy open applies all of them."""
+AUDIT = "$audit"
+"""The slot of the audit entries, read when the audit log is (slots of facts always hold
+the separator, so no slot of facts is named so)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tk_index_slot (
@@ -68,7 +71,7 @@ def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
                 return GLOBAL, []
             slot, keys = found, []
         else:
-            return GLOBAL, []
+            return (AUDIT if kind == "audit" else GLOBAL), []
         sig = body.get("signature")
         if isinstance(sig, dict) and isinstance(sig.get("nonce"), str):
             keys.append(("n:" + sig["nonce"], slot))
