@@ -69,7 +69,7 @@ def open_existing(target: str, *, readonly: bool = True, create: bool = False) -
         raise TruthkeeperError(f"no memory file at {target!r}")
     journal = open_journal(target, readonly=readonly)
     try:
-        first = next(iter(journal.read()), None)
+        first = journal.first()
     finally:
         journal.close()
     cfg = first.body if first is not None and first.kind == "config" else {}

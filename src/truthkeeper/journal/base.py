@@ -88,6 +88,10 @@ class Journal:
         """One write transaction: everything appended in it is committed, or nothing."""
         raise NotImplementedError
 
+    def first(self) -> Event | None:
+        """The first event (the configuration), unchecked; None for an empty journal."""
+        return next(iter(self.read()), None)
+
     def read(self, after_seq: int = 0) -> Iterator[Event]:
         """Events with seq > after_seq, in order (the chain is not checked)."""
         for seq, kind, ra, body, prev, h in self._select_iter(after_seq):

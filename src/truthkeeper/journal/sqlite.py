@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 
 from ..errors import JournalCorrupt, JournalError
 from .base import Journal, Row, Txn
-from .codec import GENESIS, Event, canonical
+from .codec import GENESIS, Event, canonical, parse_body
 from .slotindex import TABLES, SlotIndex, StaleIndex
 
 __all__ = ["SqliteJournal"]
@@ -196,6 +196,17 @@ class SqliteJournal(Journal):
     def _writing(self) -> AbstractContextManager[object]:
         """A write transaction, or the one already open (an index change inside a write)."""
         return nullcontext() if self._conn.in_transaction else self.transaction()
+
+    def first(self) -> Event | None:
+        try:
+            row = self._conn.execute("SELECT seq, kind, recorded_at, body, prev_hash, hash "
+                                     "FROM events WHERE seq = 1").fetchone()
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+        if row is None:
+            return None
+        return Event(row[0], row[1], row[2], parse_body(row[3], row[0]), row[4], row[5])
 
     def _select(self, after_seq: int) -> list[Row]:
         return list(self._select_iter(after_seq))

@@ -43,7 +43,7 @@ def policy_config(policy: object, tiers: tuple[str, ...], protected: tuple[str, 
     from .policy import Policy
 
     try:
-        first = next(iter(journal.read()), None)
+        first = journal.first()
     except TruthkeeperError:  # a damaged first event: replay reports it
         first = None
     stored = first.body if first is not None and first.kind == "config" else {}

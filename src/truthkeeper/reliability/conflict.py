@@ -73,11 +73,11 @@ def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
     sources of the value it claims), so copies count about as one source."""
     import numpy as np
 
-    from .ds import COPY_RATE
-
     omega = np.ones(len(srcs))
     if not book.dependence:
         return omega
+    from .ds import COPY_RATE  # not before: ds imports scipy (0.3 s at a first conflict)
+
     for row in support:
         cols = [int(j) for j in np.flatnonzero(row)]
         group = [srcs[j][0] for j in cols]
