@@ -124,14 +124,28 @@ def test_bench_shadowing_text_follows_the_theory(tmp_path: Path,
     assert len(list(tmp_path.glob("seed000_shadowing_*.png"))) == 6
 
 
-def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "scale", "--sizes", "3000"]) == 0
-    out = json.loads(capsys.readouterr().out)["sizes"]["3000"]
+def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture[str],
+                                                   tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    assert main(["bench", "scale", "--sizes", "3000", "--plot", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    out = json.loads(text)["sizes"]["3000"]
     assert out["ingest_facts_per_s"] > 0
     for mode in ("lazy", "full"):
         assert 0 < out[mode]["first_answer_s"] < 60
         assert out[mode]["rss_after_reads_mb"] >= out[mode]["rss_after_open_mb"] > 10
     assert out["lazy"]["rss_all_loaded_mb"] >= out["lazy"]["rss_after_reads_mb"]
+    assert (tmp_path / "bench_scale.png").stat().st_size > 10_000
+    # a saved run is redrawn without running again; anything else is refused
+    saved = tmp_path / "run.json"
+    saved.write_text(text, encoding="utf-8")
+    (tmp_path / "bench_scale.png").unlink()
+    assert main(["bench", "scale", "--from", str(saved), "--plot", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(text)
+    assert (tmp_path / "bench_scale.png").exists()
+    saved.write_text("[1, 2]", encoding="utf-8")
+    assert main(["bench", "scale", "--from", str(saved)]) == 2
+    assert "not a saved scale run" in capsys.readouterr().err
 
 
 def test_probes_measure_their_own_peak_rss_not_the_parents() -> None:

@@ -70,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "at 10k, 100k and 1M facts (minutes)")
     sc.add_argument("--sizes", default="10000,100000,1000000")
     sc.add_argument("--modes", default="lazy,full", help="reopen modes (default lazy,full)")
+    sc.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
+    sc.add_argument("--from", dest="from_json", metavar="FILE",
+                    help="plot a saved run (its JSON) instead of running")
     fb = bsub.add_parser("fit", help="fit_reliability (SVI) on many sources: first call "
                          "and refits")
     fb.add_argument("--sources", type=int, default=1000, help="sources (default 1000)")
@@ -120,11 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(run_slot(sizes=sizes, repeat=args.repeat), indent=2))
         return 0
     if args.command == "bench" and args.bench == "scale":
-        from .bench.scale import run as run_scale
-
-        print(json.dumps(run_scale(sizes=tuple(int(x) for x in args.sizes.split(",")),
-                                   modes=tuple(args.modes.split(","))), indent=2))
-        return 0
+        return _scale_bench(args)
     if args.command == "bench" and args.bench == "fit":
         from .bench.fit import run as run_fit
 
@@ -201,6 +200,32 @@ def _seed_bench(args: argparse.Namespace) -> int:
                 for k in res["ks"] for b in res["buffers"]} if args.plot else {}
     for name, fig in figs.items():
         figures.save(fig, args.plot, name)
+    print(json.dumps(res, indent=2))
+    return 0
+
+
+def _scale_bench(args: argparse.Namespace) -> int:
+    """``bench scale``: run (or read a saved run with ``--from``), print it, and plot it
+    with ``--plot DIR``."""
+    if args.from_json:
+        try:
+            res = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+            ok = isinstance(res, dict) and res.get("benchmark") == "scale"
+        except (OSError, ValueError):
+            ok = False
+        if not ok:
+            print(f"truthkeeper bench scale: {args.from_json} is not a saved scale run",
+                  file=sys.stderr)
+            return 2
+    else:
+        from .bench.scale import run as run_scale
+
+        res = run_scale(sizes=tuple(int(x) for x in args.sizes.split(",")),
+                        modes=tuple(args.modes.split(",")))
+    if args.plot:
+        from .bench import figures
+
+        figures.save(figures.plot_scale(res), args.plot, "bench_scale")
     print(json.dumps(res, indent=2))
     return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_context", "plot_provenance", "plot_reliability_diagram",
+__all__ = ["plot_context", "plot_provenance", "plot_reliability_diagram", "plot_scale",
            "plot_shadowing_text", "save"]
 
 
@@ -53,6 +53,39 @@ def plot_shadowing_text(res: dict[str, Any], k: int = 10, buffer: int = 0) -> An
                      color="grey")
     fig.suptitle("Semantic shadowing (seed 000): recall decays as kM/(N+M); the majority "
                  "reader falls into the trap")
+    return fig
+
+
+def plot_scale(res: dict[str, Any]) -> Any:
+    """``bench scale``: time to the first answer and RSS against the journal's size, for
+    each reopen mode, with issue 15's targets."""
+    plt = _plt()
+    sizes = sorted(res["sizes"], key=int)
+    n = [int(s) for s in sizes]
+    modes = [m for m in ("lazy", "full") if any(m in res["sizes"][s] for s in sizes)]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for m in modes:
+        got = [s for s in sizes if m in res["sizes"][s]]
+        x = [int(s) for s in got]
+        rows = [res["sizes"][s][m] for s in got]
+        axes[0].plot(x, [r["first_answer_s"] for r in rows], "o-", label=f"{m} open")
+        axes[1].plot(x, [r["rss_after_reads_mb"] for r in rows], "o-",
+                     label=f"{m}: after open + 10k reads")
+        if "rss_all_loaded_mb" in rows[0]:
+            axes[1].plot(x, [r["rss_all_loaded_mb"] for r in rows], "s--",
+                         label=f"{m}: every slot read")
+        axes[2].plot(x, [r["reads_10k_s"] for r in rows], "o-", label=f"{m}: 10k random reads")
+    axes[0].axhline(0.1, color="grey", ls=":", lw=1, label="target 0.1 s")
+    axes[0].set(title="open to the first answer", xlabel="facts", ylabel="seconds",
+                xscale="log", yscale="log")
+    axes[1].set(title="RSS", xlabel="facts", ylabel="MB", xscale="log", yscale="log")
+    axes[1].axhline(1536, color="grey", ls=":", lw=1, label="target 1.5 GB, all touched")
+    axes[2].plot(n, [res["sizes"][s]["ingest_facts_per_s"] / 1000 for s in sizes], "k^-",
+                 label="durable ingest (k facts/s)")
+    axes[2].set(title="reads (s) and ingest (k facts/s)", xlabel="facts", xscale="log")
+    for ax in axes:
+        ax.legend(fontsize=8)
+    fig.suptitle("bench scale: a lazy open answers in milliseconds at any size")
     return fig
 
 
