@@ -61,6 +61,13 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"tiny"}
     assert out["tiny"]["accuracy"] == 1.0 and {"ece", "seconds"} <= set(out["tiny"])
+    # worker 2 always disagrees: every item has a 2/3 majority, which the gold always is
+    [share] = out["tiny"]["by_vote_share"]
+    assert (share["share_from"], share["items"], share["gold_is_majority"]) == (0.6, 20, 1.0)
+    assert share["accuracy"] == 1.0 and 0.5 < share["mean_p"] <= 1.0
+    # squashing a right answer towards 1/K can only move its probability away from 1
+    sm = out["tiny"]["uniform_smoothing_ece"]
+    assert sm["0.05"] < sm["0.2"] < sm["0.4"]
 
 
 def test_bench_shadowing_reproduces_recall_decay(capsys: pytest.CaptureFixture[str]) -> None:

@@ -78,6 +78,14 @@ def test_eval_truth_cli_on_a_small_folder(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)["sets"]["flights_raha"]
     assert out["items"] == 4 and out["majority_vote"]["accuracy"] == 1.0
     assert set(out) >= {"truthfinder", "accu", "truthkeeper"}
+    assert out["gold_not_claimed"] == 0
+    # a gold value that no source claims is counted, and no method can get it right
+    (d / "clean.csv").write_text(head + "".join(
+        f"s{j},F{i},{'6:00 p.m.' if i == 3 else '4:55 p.m.'},,,\n"
+        for i in range(4) for j in range(5)))
+    assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["sets"]["flights_raha"]
+    assert out["gold_not_claimed"] == 1 and out["truthkeeper"]["accuracy"] == 0.75
 
 
 def test_similarity_lets_near_equal_values_support_each_other() -> None:

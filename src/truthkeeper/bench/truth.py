@@ -256,6 +256,8 @@ def evaluate_truth(root: Path) -> dict[str, Any]:
         res: dict[str, Any] = {"items": len(claims), "claims": sum(map(len, claims.values())),
                                "sources": len({w for cs in claims.values() for w, _ in cs})}
         items = [i for i in gold if i in claims]
+        # gold values no source claims: no method that picks a claimed value can get these
+        res["gold_not_claimed"] = sum(gold[i] not in {v for _, v in claims[i]} for i in items)
         runs: dict[str, Callable[[], dict[str, tuple[str, float]]]] = {
             "majority_vote": functools.partial(majority_vote, claims),
             "truthfinder": functools.partial(truthfinder, claims, similarity=sim),

@@ -29,6 +29,35 @@ def _score(post: np.ndarray, data: CrowdData, items: np.ndarray) -> dict[str, fl
             "brier": brier(p, y)}
 
 
+SMOOTHING = (0.05, 0.1, 0.2, 0.3, 0.4)
+"""The label-free squashes ``(1 - eps) p + eps / K`` whose ECE ``eval crowd`` reports as a
+diagnostic: what one fixed correction for every set could reach (none is applied)."""
+SHARE_BINS = ((1.0, 1.01), (0.8, 1.0), (0.6, 0.8), (0.0, 0.6))
+
+
+def _by_vote_share(post: np.ndarray, data: CrowdData,
+                   items: np.ndarray) -> list[dict[str, float]]:
+    """The gold items grouped by the share of the crowd's most given answer (1.0: every
+    worker agreed): how often the gold label is that answer, and the fit's accuracy and
+    mean probability there. Where a unanimous crowd and the gold disagree, no model of the
+    answers alone can know it."""
+    counts = np.zeros((data.n_items, data.n_classes))
+    np.add.at(counts, (data.item_idx, data.label), 1.0)
+    c = counts[items]
+    share = c.max(axis=1) / np.maximum(c.sum(axis=1), 1.0)
+    y = np.array([data.gold[i] for i in items])
+    p = post[items]
+    out = []
+    for lo, hi in SHARE_BINS:
+        sel = (share >= lo) & (share < hi)
+        if sel.any():
+            out.append({"share_from": lo, "share_to": min(hi, 1.0), "items": int(sel.sum()),
+                        "gold_is_majority": float((c[sel].argmax(axis=1) == y[sel]).mean()),
+                        "accuracy": float((p[sel].argmax(axis=1) == y[sel]).mean()),
+                        "mean_p": float(p[sel].max(axis=1).mean())})
+    return out
+
+
 def _mix(y: np.ndarray, k: int) -> list[float]:
     return [round(float(x), 4) for x in np.bincount(y, minlength=k) / max(len(y), 1)]
 
@@ -49,6 +78,10 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
         # they differ, the gold items are not a random sample of the crowd's items
         "gold_class_mix": _mix(np.array([data.gold[i] for i in gold_items]), data.n_classes),
         "fit_class_prior": [round(float(x), 4) for x in fit.class_prior],
+        "by_vote_share": _by_vote_share(fit.posterior, data, gold_items),
+        "uniform_smoothing_ece": {
+            str(eps): round(_score((1 - eps) * fit.posterior + eps / data.n_classes, data,
+                                   gold_items)["ece"], 4) for eps in SMOOTHING},
         "semi_supervised": {},
     }
     rng = np.random.default_rng(seed)
