@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidFact, UnknownFact
+from ..journal.codec import row_fact
 from ..values import (
     Candidate,
     Drop,
@@ -92,10 +93,11 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         if foreign:  # candidates are judged against each other and the memory's heads
             pairs = bridge.ask("tk_phi_store(M, Cs, Ss, Ds)",
                                {"M": store.h, "Cs": rows, "Ss": list(slots.values())})["Ds"]
-            heads = {j[1] for _, j in pairs if isinstance(j, tuple)}
-            by_id.update({f.id: f for f in store.facts(sorted(heads))} if heads else {})
-            for i, j in pairs:
-                winner = by_id[j[1]] if isinstance(j, tuple) else items[j]
+            for i, j in pairs:  # j: a candidate's index, or ("head", the head's row)
+                if isinstance(j, tuple):
+                    winner = by_id.get(j[1][0]) or by_id.setdefault(j[1][0], row_fact(j[1]))
+                else:
+                    winner = items[j]
                 drops[i] = Drop(items[i], winner, store.policy)
     else:
         # the memory's heads of the candidates' slots take part, as Facts, after the items

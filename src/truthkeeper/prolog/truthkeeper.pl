@@ -392,8 +392,19 @@ tk_phi(M, Rows, Drops) :-
 %
 %   Phi_T over the candidates and the memory's heads of their slots (Slots are
 %   -(SlotKey, S, A)): a candidate that a head dominates is dropped, the head
-%   named as -(head, Id). Heads themselves are never dropped.
+%   given as -(head, Row), its tk_facts/3 row (one call answers the filter).
+%   Heads themselves are never dropped.
 tk_phi_store(M, Rows, Slots, Drops) :-
+    phi_store(M, Rows, Slots, Drops0),
+    maplist(head_row(M), Drops0, Drops).
+
+head_row(M, I-J, I-J1) :-
+    (   J = -(head, H)
+    ->  fact_row(M, H, Row), J1 = -(head, Row)
+    ;   J1 = J
+    ).
+
+phi_store(M, Rows, Slots, Drops) :-
     once(mem_policy(M, Policy)),
     maplist(cand_in(M), Rows, Cands),
     findall(c(-(head, H), K, R),
