@@ -153,6 +153,21 @@ def test_a_lazy_open_reads_only_the_slots_asked_about(tmp_path):
         assert m._store.lazy.done
 
 
+def test_bringing_a_slot_in_keeps_the_answers_already_given(tmp_path):
+    """A slot's first read loads its events, which changes no other slot's answer: the
+    answers cached for the slots read before stay cached (they were emptied on every load,
+    so a lazy memory kept paying a Prolog call for its warm reads)."""
+    path = _memory(str(tmp_path))
+    with Memory(path, lazy=True) as m:
+        first = m.current("u3", "city")
+        assert m.current("u4", "city").value == "Porto4"
+        assert m._cache[(None, "u3", "city")][0] is first
+        assert m.current("u3", "city") is first
+        m.add("u3", "city", "Faro", source="s", valid_from="2030-01-01")  # a write empties it
+        assert (None, "u3", "city") not in m._cache
+        assert m.current("u3", "city").value == "Faro"
+
+
 def test_rules_in_the_journal_mean_a_full_replay_at_open(tmp_path):
     path = _memory(str(tmp_path), 3)
     with Memory(path) as m:

@@ -357,8 +357,9 @@ class Applier:
 
     # ------------------------------------------------------------------ replay
 
-    def replay(self, run: list[Event]) -> None:
-        """Apply a run of journal events (facts come in runs)."""
+    def replay(self, run: list[Event], touch: bool = True) -> None:
+        """Apply a run of journal events (facts come in runs); ``touch=False`` keeps the
+        memory's cached answers (a lazy memory bringing a slot in)."""
         if run[0].kind == "fact":
             now = from_us(now_us())
             facts = []
@@ -402,7 +403,8 @@ class Applier:
                         self._check_outcome(b, at)
                         self._nonce(None, b, _nonce_owner(b))
                     self._apply_other(ev.kind, b)
-        self.touch()
+        if touch:
+            self.touch()
 
     def _placeholder(self, body: Mapping[str, Any], now: Any) -> Fact:
         """The fact an erased placeholder stands for: its slot, source, tier and times."""

@@ -36,7 +36,7 @@ class LazyLoad:
     """Which slots a lazily opened memory holds, and how it brings in the others."""
 
     def __init__(self, journal: Journal, store: Store,
-                 replay: Callable[[list[Event]], None], audit: AuditLog) -> None:
+                 replay: Callable[..., None], audit: AuditLog) -> None:
         self.journal, self.store, self.replay, self.audit = journal, store, replay, audit
         self.ledger: Ledger | None = None
         self.loaded: set[str] = set()
@@ -111,9 +111,12 @@ class LazyLoad:
     def _key(self, key: str) -> str | None:
         return self.journal.index_lookup([key]).get(key)
 
-    def _apply_runs(self, events: list[Event]) -> None:
+    def _apply_runs(self, events: list[Event], loading: bool = False) -> None:
+        """Replay events; ``loading``: they bring slots in, which changes no answer the
+        memory gave before (a slot's answer depends on its own events only), so the
+        memory's cache of answers is kept."""
         for run in _runs(events):
-            self.replay(run)
+            self.replay(run, touch=not loading)
 
     # ------------------------------------------------------------------ loading
 
@@ -173,7 +176,7 @@ class LazyLoad:
             self.partial.update(dict.fromkeys(slots, self.upto))
         self.busy += 1
         try:
-            self._apply_runs(events)
+            self._apply_runs(events, loading=True)
         except TruthkeeperError as exc:
             self.broken = f"journal {self.journal.path!r}: {exc}"
             raise
@@ -207,9 +210,9 @@ class LazyLoad:
                 if slot != GLOBAL and slot not in skip:
                     picked.append(ev)
                     if len(picked) >= 5_000 and ev.kind == "fact":
-                        self._apply_runs(picked)
+                        self._apply_runs(picked, loading=True)
                         picked = []
-            self._apply_runs(picked)
+            self._apply_runs(picked, loading=True)
         except TruthkeeperError as exc:
             self.broken = f"journal {self.journal.path!r}: {exc}"
             raise
