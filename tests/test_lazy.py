@@ -84,7 +84,7 @@ def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
         if kind == "len":
             return len(mem)
         if kind == "about":
-            return mem.about("bob")
+            return mem.about("bob"), mem.slots("acme")
         return getattr(mem, kind)()
     except TruthkeeperError as exc:
         return type(exc).__name__
@@ -151,6 +151,28 @@ def test_a_lazy_open_reads_only_the_slots_asked_about(tmp_path):
         assert m._store.lazy.loaded == {"u3\x1fcity"}
         assert len(m) == 60  # what ranges over every slot loads them all
         assert m._store.lazy.done
+
+
+def test_about_a_subject_reads_only_that_subjects_slots(tmp_path):
+    """``about`` and ``slots(subject)`` find a subject's slots through the index (they
+    read every slot before: minutes at a million facts); scopes stay apart."""
+    path = _memory(str(tmp_path))
+    with Memory(path, synchronous="NORMAL") as m:
+        m.add("u3", "phone", "555", source="crm")
+        m.add("u30", "city", "Braga", source="crm")  # a subject that u3 is a prefix of
+        m.scope("team").add("u3", "city", "Team city", source="crm")
+        m.scope("u3").add("x", "city", "Scope named like the subject", source="crm")
+    with Memory(path, lazy=True) as m:
+        assert {a: r.value for a, r in m.about("U3 ").items()} == {"city": "Porto3",
+                                                                  "phone": "555"}
+        assert m._store.lazy.loaded == {"u3\x1fcity", "u3\x1fphone", "u3\x1fx\x1fcity"}
+        assert m.slots("u3") == [("u3", "city"), ("u3", "phone")]
+        assert m.about("nobody") == {} and not m._store.lazy.done
+        team = m.scope("team")
+        assert {a: r.value for a, r in team.about("u3").items()} == {"city": "Team city"}
+        assert m.scope("u3").slots("x") == [("x", "city")]
+        assert not m._store.lazy.done
+        assert len(m.slots()) == 32 and m._store.lazy.done
 
 
 def test_bringing_a_slot_in_keeps_the_answers_already_given(tmp_path):

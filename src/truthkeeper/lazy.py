@@ -20,6 +20,7 @@ from .errors import JournalCorrupt, TruthkeeperError
 from .journal.base import Journal
 from .journal.codec import GENESIS, Event
 from .journal.slotindex import AUDIT, GLOBAL, body_entries
+from .values import SCOPE_SEP
 
 if TYPE_CHECKING:
     from .audit import AuditLog
@@ -138,6 +139,20 @@ class LazyLoad:
                     want.append(v)
         if want and not self.done:
             self._load(list(dict.fromkeys(want)))
+
+    def need_subject(self, subject_key: str) -> None:
+        """Bring in every slot of a subject (its store key), found through the index."""
+        if self.done or self.busy:
+            return
+        if self.broken is not None:
+            raise JournalCorrupt(self.broken)
+        self._sync()
+        if self.done:
+            return
+        want = [s for s in self.journal.index_slots(subject_key + SCOPE_SEP)
+                if self._missing(s)]
+        if want:
+            self._load(want)
 
     def _missing(self, slot: str) -> bool:
         """Whether the slot's events up to the store's position are not all applied (while

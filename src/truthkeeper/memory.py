@@ -400,7 +400,8 @@ class Memory:
         """
         want = None if subject is None else normalise_key(subject, "subject")
         with self._open():
-            return [(sub, a) for s, a in self._store.slots() for sc, sub in [unscoped(s)]
+            key = None if want is None else scoped(self._scope, want)
+            return [(sub, a) for s, a in self._store.slots(key) for sc, sub in [unscoped(s)]
                     if sc == self._scope and want in (None, sub)]
 
     def about(self, subject: str) -> dict[str, Resolution]:

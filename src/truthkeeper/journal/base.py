@@ -77,6 +77,10 @@ class Journal:
         """What the slot index holds for these keys."""
         raise NotImplementedError
 
+    def index_slots(self, prefix: str) -> list[str]:
+        """The slots the index lists whose name starts with ``prefix``."""
+        raise NotImplementedError
+
     def index_problem(self) -> str | None:
         """Why the slot index does not match the chain (it is then rebuilt), or None."""
         return None

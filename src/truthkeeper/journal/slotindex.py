@@ -130,6 +130,17 @@ class SlotIndex:
                 part).fetchall())
         return out
 
+    def slots_with_prefix(self, prefix: str) -> list[str]:
+        """The distinct slots whose name starts with ``prefix``, which ends with the
+        separator: a range scan of the primary key, up to the separator's successor."""
+        if not prefix.endswith(SCOPE_SEP):
+            msg = "a slot prefix ends with the separator"
+            raise ValueError(msg)
+        high = prefix[:-1] + chr(ord(SCOPE_SEP) + 1)
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT slot FROM tk_index_slot WHERE slot >= ? AND slot < ?",
+            (prefix, high))]
+
     def add(self, rows: Sequence[tuple[int, str, int, str, str, str]]) -> None:
         """Index rows just appended, in their transaction, when the index covers every
         event before them (else it stays behind and is caught up when next needed)."""

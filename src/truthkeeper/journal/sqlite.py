@@ -176,6 +176,14 @@ class SqliteJournal(Journal):
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
 
+    def index_slots(self, prefix: str) -> list[str]:
+        """The slots the index lists whose name starts with ``prefix``."""
+        try:
+            return self.index.slots_with_prefix(prefix)
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+
     def index_problem(self) -> str | None:
         """Compare the whole slot index with the chain; one that differs is rebuilt."""
         idx = self.index

@@ -216,10 +216,15 @@ class Store:
         st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
         return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
 
-    def slots(self) -> list[tuple[str, str]]:
-        """Every slot that holds a fact, as store keys ``(subject key, attribute)``, sorted."""
-        self.need_all()
-        return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]]
+    def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
+        """Every slot that holds a fact (of the subject with this store key, or all), as
+        store keys ``(subject key, attribute)``, sorted."""
+        if subject is None:
+            self.need_all()
+        elif self.lazy is not None and not self.lazy.done:
+            self.lazy.need_subject(subject)
+        return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]
+                if subject in (None, s)]
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of a slot, oldest first (valid time, then recording), with status."""
