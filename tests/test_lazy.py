@@ -5,7 +5,6 @@ damaged event is refused."""
 from __future__ import annotations
 
 import sqlite3
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -97,45 +96,45 @@ def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
 @given(policy=policies, history=st.lists(write, max_size=25),
        touched=st.sets(st.integers(0, len(SLOTS) - 1)),
        queries=st.lists(query, min_size=1, max_size=12))
-def test_every_query_after_a_lazy_open_answers_as_a_full_replay(policy, history, touched,
-                                                                  queries):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "m.db"
-        ids: list[str] = []
-        with Memory(path, policy=policy, protected_tiers=(), synchronous="NORMAL") as w:
-            for op in history:
-                _apply(w, ids, op)
-        lazy = Memory(path, policy=policy, protected_tiers=(), lazy=True)
-        full = Memory(path, policy=policy, protected_tiers=())
-        other = Memory(path, policy=policy, protected_tiers=())
-        try:
-            assert lazy._store.lazy.loaded <= {"bob\x1fcity", "bob\x1fprice", "acme\x1fprice",
-                                               "acme\x1fowner", "ana\x1fcity"}
-            for k in sorted(touched):  # some slots are read before the writes below
-                assert lazy.current(*SLOTS[k]) == full.current(*SLOTS[k])
-            for q in queries:
-                if q[0] == "write":  # through the lazy memory; the full one catches up
-                    _apply(lazy, ids, q[1])
-                    full.refresh()
-                    continue
-                if q[0] == "other_writer":  # another process's commit reaches both
-                    _apply(other, ids, q[1])
-                    lazy.refresh()
-                    full.refresh()
-                    continue
-                assert _ask(lazy, ids, q) == _ask(full, ids, q), q
-            for s, a in SLOTS:  # and every slot in the end
-                assert lazy.history(s, a) == full.history(s, a)
-                assert lazy.current(s, a) == full.current(s, a)
-            assert lazy.reliability() == full.reliability()
-            assert lazy.verify().ok
-        finally:
-            for m in (lazy, full, other):
-                m.close()
+def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, policy, history,
+                                                                  touched, queries):
+    path = new_journal()
+    ids: list[str] = []
+    with Memory(path, policy=policy, protected_tiers=(), synchronous="NORMAL") as w:
+        for op in history:
+            _apply(w, ids, op)
+    lazy = Memory(path, policy=policy, protected_tiers=(), lazy=True)
+    full = Memory(path, policy=policy, protected_tiers=())
+    other = Memory(path, policy=policy, protected_tiers=())
+    try:
+        assert lazy._store.lazy.loaded <= {"bob\x1fcity", "bob\x1fprice", "acme\x1fprice",
+                                           "acme\x1fowner", "ana\x1fcity"}
+        for k in sorted(touched):  # some slots are read before the writes below
+            assert lazy.current(*SLOTS[k]) == full.current(*SLOTS[k])
+        for q in queries:
+            if q[0] == "write":  # through the lazy memory; the full one catches up
+                _apply(lazy, ids, q[1])
+                full.refresh()
+                continue
+            if q[0] == "other_writer":  # another process's commit reaches both
+                _apply(other, ids, q[1])
+                lazy.refresh()
+                full.refresh()
+                continue
+            assert _ask(lazy, ids, q) == _ask(full, ids, q), q
+        for s, a in SLOTS:  # and every slot in the end
+            assert lazy.history(s, a) == full.history(s, a)
+            assert lazy.current(s, a) == full.current(s, a)
+        assert lazy.reliability() == full.reliability()
+        assert lazy.verify().ok
+    finally:
+        for m in (lazy, full, other):
+            m.close()
 
 
-def _memory(d: str, n: int = 30) -> Path:
-    path = Path(d) / "m.db"
+def _memory(loc: str, n: int = 30) -> str:
+    """A memory at ``loc`` (a directory for SQLite, or a PostgreSQL URL) with n slots."""
+    path = loc if loc.startswith("postgresql://") else str(Path(loc) / "m.db")
     with Memory(path, synchronous="NORMAL") as m:
         for i in range(n):
             m.add(f"u{i}", "city", "Lisbon", source="crm", valid_from=at(0))
@@ -143,8 +142,32 @@ def _memory(d: str, n: int = 30) -> Path:
     return path
 
 
-def test_a_lazy_open_reads_only_the_slots_asked_about(tmp_path):
-    path = _memory(str(tmp_path))
+def _sql(path: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Run one statement on the journal's database behind truthkeeper's back."""
+    if path.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(path, autocommit=True) as conn:
+            cur = conn.execute(sql.replace("?", "%s"), params)
+            return cur.fetchall() if cur.description is not None else []
+    con = sqlite3.connect(path)
+    try:
+        out = con.execute(sql, params).fetchall()
+        con.commit()
+        return out
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def loc(journal_url: str) -> str:
+    """Where ``_memory`` puts a memory, on each backend."""
+    return str(Path(journal_url).parent) if not journal_url.startswith("postgresql://") \
+        else journal_url
+
+
+def test_a_lazy_open_reads_only_the_slots_asked_about(loc):
+    path = _memory(loc)
     with Memory(path, lazy=True) as m:
         assert m._store.lazy.loaded == set()
         assert m.current("u3", "city").value == "Porto3"
@@ -153,10 +176,10 @@ def test_a_lazy_open_reads_only_the_slots_asked_about(tmp_path):
         assert m._store.lazy.done
 
 
-def test_about_a_subject_reads_only_that_subjects_slots(tmp_path):
+def test_about_a_subject_reads_only_that_subjects_slots(loc):
     """``about`` and ``slots(subject)`` find a subject's slots through the index (they
     read every slot before: minutes at a million facts); scopes stay apart."""
-    path = _memory(str(tmp_path))
+    path = _memory(loc)
     with Memory(path, synchronous="NORMAL") as m:
         m.add("u3", "phone", "555", source="crm")
         m.add("u30", "city", "Braga", source="crm")  # a subject that u3 is a prefix of
@@ -175,11 +198,11 @@ def test_about_a_subject_reads_only_that_subjects_slots(tmp_path):
         assert len(m.slots()) == 32 and m._store.lazy.done
 
 
-def test_bringing_a_slot_in_keeps_the_answers_already_given(tmp_path):
+def test_bringing_a_slot_in_keeps_the_answers_already_given(loc):
     """A slot's first read loads its events, which changes no other slot's answer: the
     answers cached for the slots read before stay cached (they were emptied on every load,
     so a lazy memory kept paying a Prolog call for its warm reads)."""
-    path = _memory(str(tmp_path))
+    path = _memory(loc)
     with Memory(path, lazy=True) as m:
         first = m.current("u3", "city")
         assert m.current("u4", "city").value == "Porto4"
@@ -206,52 +229,82 @@ def test_a_rule_added_to_a_lazy_memory_sees_every_slot(tmp_path):
         assert [str(b) for b in m.beliefs()] == ["moved(u2)"]
 
 
-def _sql(path: Path, *statements: str) -> None:
-    con = sqlite3.connect(path)
-    for s in statements:
-        con.execute(s)
-    con.commit()
-    con.close()
-
-
-def test_an_index_whose_position_is_not_the_chain_is_rebuilt(tmp_path):
-    path = _memory(str(tmp_path))
-    _sql(path, "UPDATE tk_index_state SET hash = 'forged'",
-         "DELETE FROM tk_index_slot WHERE slot = 'u4' || char(31) || 'city'")
+def test_an_index_whose_position_is_not_the_chain_is_rebuilt(loc):
+    path = _memory(loc)
+    _sql(path, "UPDATE tk_index_state SET hash = 'forged'")
+    _sql(path, "DELETE FROM tk_index_slot WHERE slot = ?", ("u4\x1fcity",))
     with Memory(path, lazy=True) as m:
         assert [f.value for f in m.history("u4", "city")] == ["Lisbon", "Porto4"]
         assert m.verify().ok
 
 
-def test_an_index_behind_the_chain_is_brought_up_to_date(tmp_path):
-    path = _memory(str(tmp_path))
-    last = sqlite3.connect(path).execute("SELECT max(seq) FROM events").fetchone()[0]
-    h = sqlite3.connect(path).execute("SELECT hash FROM events WHERE seq = ?",
-                                      (last - 2,)).fetchone()[0]
-    _sql(path, f"DELETE FROM tk_index_slot WHERE seq > {last - 2}",
-         f"UPDATE tk_index_state SET seq = {last - 2}, hash = '{h}'")
+def test_an_index_behind_the_chain_is_brought_up_to_date(loc):
+    path = _memory(loc)
+    last = _sql(path, "SELECT max(seq) FROM events")[0][0]
+    [(h,)] = _sql(path, "SELECT hash FROM events WHERE seq = ?", (last - 2,))
+    _sql(path, "DELETE FROM tk_index_slot WHERE seq > ?", (last - 2,))
+    _sql(path, "UPDATE tk_index_state SET seq = ?, hash = ?", (last - 2, h))
     with Memory(path, lazy=True) as m:
         assert m.current("u29", "city").value == "Porto29"
 
 
-def test_an_event_listed_under_another_slot_is_detected_and_the_index_rebuilt(tmp_path):
-    path = _memory(str(tmp_path))
-    seq = sqlite3.connect(path).execute(
-        "SELECT seq FROM tk_index_slot WHERE slot = 'u7' || char(31) || 'city' "
-        "ORDER BY seq DESC LIMIT 1").fetchone()[0]
-    _sql(path, f"UPDATE tk_index_slot SET slot = 'u8' || char(31) || 'city' WHERE seq = {seq}")
+def test_a_journal_without_an_index_is_indexed_at_its_first_lazy_open(loc):
+    """A journal an earlier truthkeeper wrote has no index tables: the first lazy open
+    indexes it; writers that find no index write none until one exists."""
+    path = _memory(loc, 5)
+    for table in ("tk_index_slot", "tk_index_key", "tk_index_state"):
+        _sql(path, f"DROP TABLE {table}")
+    with Memory(path, synchronous="NORMAL") as m:
+        m.add("u9", "city", "Beja", source="crm")
+    with Memory(path, lazy=True) as m:
+        assert m.current("u9", "city").value == "Beja"
+        assert m._store.lazy.loaded == {"u9\x1fcity"} and m.verify().ok
+    assert _sql(path, "SELECT count(*) FROM tk_index_slot")[0][0] > 0
+
+
+def test_an_event_listed_under_another_slot_is_detected_and_the_index_rebuilt(loc):
+    path = _memory(loc)
+    seq = _sql(path, "SELECT seq FROM tk_index_slot WHERE slot = ? ORDER BY seq DESC LIMIT 1",
+               ("u7\x1fcity",))[0][0]
+    _sql(path, "UPDATE tk_index_slot SET slot = ? WHERE seq = ?", ("u8\x1fcity", seq))
     with Memory(path, lazy=True) as m:
         assert m.current("u8", "city").value == "Porto8"  # the stray event is noticed
         assert m.current("u7", "city").value == "Porto7"  # and the rebuilt index used
 
 
-def test_an_index_missing_rows_is_found_by_verify_and_rebuilt(tmp_path):
-    path = _memory(str(tmp_path))
-    _sql(path, "DELETE FROM tk_index_key WHERE key LIKE 's:%'")
+def test_an_index_missing_rows_is_found_by_verify_and_rebuilt(loc):
+    path = _memory(loc)
+    _sql(path, "DELETE FROM tk_index_key WHERE key LIKE ?", ("s:%",))
     with Memory(path) as m:
         v = m.verify()
         assert not v.ok and "slot index" in (v.reason or "")
         assert m.verify().ok  # rebuilt
+
+
+def test_a_subject_with_nul_is_applied_at_open(loc):
+    """PostgreSQL text cannot hold NUL: a slot whose name has one is never indexed; its
+    events belong to no slot and are applied at open (on both backends alike)."""
+    path = _memory(loc, 2)
+    with Memory(path, synchronous="NORMAL") as m:
+        f = m.add("a\x00b", "city", "Nul", source="crm")
+        m.retract(f.id, reason="typo")
+        m.add("a\x00b", "city", "Nul2", source="crm")
+    with Memory(path, lazy=True) as m:
+        assert m.current("a\x00b", "city").value == "Nul2"
+        assert [x.status for x in m.history("a\x00b", "city")] == ["retracted", "head"]
+        assert m.about("a\x00b")["city"].value == "Nul2"
+        assert m.current("u1", "city").value == "Porto1" and m.verify().ok
+
+
+def test_a_lazy_memory_sees_another_writers_commits(loc):
+    path = _memory(loc, 3)
+    with Memory(path, lazy=True) as m, Memory(path, synchronous="NORMAL") as other:
+        assert m.current("u1", "city").value == "Porto1"
+        other.add("u1", "city", "Evora", source="crm", valid_from=at(8))
+        other.add("u2", "city", "Tomar", source="crm", valid_from=at(8))
+        m.refresh()
+        assert m.current("u1", "city").value == "Evora"  # a slot loaded before
+        assert m.current("u2", "city").value == "Tomar"  # a slot loaded after
 
 
 def test_an_edited_event_is_refused_when_its_slot_is_read(tmp_path):

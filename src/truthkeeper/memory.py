@@ -80,10 +80,10 @@ class Memory:
         ``learn_from_agreement`` (``Similarity.numbers(rel_tol)``, ``.tokens()``,
         ``.strings()`` or a callable); None (default): only equal values do.
     lazy
-        Open a SQLite journal in constant time: each slot's events are read when the slot
-        is first asked about (README: opening large memories). Every answer is that of a
-        full replay; the chain is checked event by event as slots are read, in full by
-        ``verify()``.
+        Open a SQLite or PostgreSQL journal in constant time: each slot's events are read
+        when the slot is first asked about (README: opening large memories). Every answer
+        is that of a full replay; the chain is checked event by event as slots are read, in
+        full by ``verify()``.
 
     Examples
     --------
@@ -492,7 +492,8 @@ class Memory:
             _slot(subject, attribute)  # the error that says what is wrong
         ck = (self._scope, subject, attribute)
         hit = self._cache.get(ck)  # emptied by every change and by close
-        if hit is not None and self._ledger.journal.dirty is None and (
+        dirty = self._ledger.journal.dirty  # set: another writer committed (PostgreSQL)
+        if hit is not None and (dirty is None or not dirty.is_set()) and (
                 hit[0].status != "conflict" or hit[1] == self._rel.version):
             return hit[0]
         with self._open():

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from ..errors import JournalError
-from .base import Journal, Row, Txn
+from .base import Row, Txn
 from .codec import GENESIS
+from .slotindex import IndexedJournal, PostgresDb, SlotIndex
 
 __all__ = ["PostgresJournal"]
+
+T = TypeVar("T")
 
 _LOCK_KEY = 0x746B6A31  # pg_advisory_xact_lock key: one chain per database
 _CHANNEL = "truthkeeper_events"
@@ -63,8 +66,9 @@ def _psycopg() -> Any:
     return psycopg
 
 
-class PostgresJournal(Journal):
-    """An append-only event log in one PostgreSQL database (table ``events``).
+class PostgresJournal(IndexedJournal):
+    """An append-only event log in one PostgreSQL database (table ``events``), with the
+    slot index (:mod:`.slotindex`) in three more tables, for memories opened lazily.
 
     Parameters
     ----------
@@ -98,6 +102,10 @@ class PostgresJournal(Journal):
                 self._check_table()  # before any change: never touch another application's
             if not readonly:
                 self._run(lambda c: c.execute(_SCHEMA), commit=True)
+                if self.tail()[0] == 0:  # a new journal is indexed from its first event on
+                    with self.transaction() as txn:
+                        if txn.seq == 0:
+                            SlotIndex(PostgresDb(self._conn)).rebuild(iter(()))
         except BaseException:
             self.close()
             raise
@@ -199,9 +207,20 @@ class PostgresJournal(Journal):
                 cur.executemany(
                     "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
                     "VALUES (%s, %s, %s, %s, %s, %s)", rows)
+            self._index_new_rows(SlotIndex(PostgresDb(self._conn)), rows)
         except psycopg.Error as exc:
             msg = f"write to journal {self.path} failed: {exc}"
             raise JournalError(msg) from exc
+
+    def _index_read(self, fn: Callable[[SlotIndex], T]) -> T:
+        out: T = self._run(lambda c: fn(SlotIndex(PostgresDb(c))))
+        return out
+
+    def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
+        if self._in_txn:
+            return fn(SlotIndex(PostgresDb(self._conn)))
+        with self.transaction():
+            return fn(SlotIndex(PostgresDb(self._conn)))
 
     def _update_body(self, seq: int, body: str) -> None:
         psycopg = _psycopg()

@@ -1,6 +1,6 @@
-"""The slot index of a SQLite journal: which events belong to which slot, and which slot
-holds each fact id and signature nonce, so that a memory opened with ``lazy=True`` reads
-only the events of the slots it is asked about.
+"""The slot index of a journal (SQLite or PostgreSQL): which events belong to which slot,
+and which slot holds each fact id and signature nonce, so that a memory opened with
+``lazy=True`` reads only the events of the slots it is asked about.
 
 The index is derived data, kept in the journal file beside the events and written in the
 same transaction as they are. It records the position (seq and hash) of the last event it
@@ -14,13 +14,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import JournalCorrupt
 from ..values import SCOPE_SEP, scoped
+from .base import Journal, Row
 from .codec import GENESIS, Event, check_row, parse_body
 
-__all__ = ["AUDIT", "GLOBAL", "SlotIndex", "body_entries", "entries", "slot_key"]
+__all__ = ["AUDIT", "GLOBAL", "IndexedJournal", "PostgresDb", "SlotIndex", "SqliteDb",
+           "body_entries", "entries", "slot_key"]
+
+T = TypeVar("T")
 
 GLOBAL = ""
 """The slot of the events that belong to no slot (configuration, rules, outcomes, ...):
@@ -29,16 +33,64 @@ AUDIT = "$audit"
 """The slot of the audit entries, read when the audit log is (slots of facts always hold
 the separator, so no slot of facts is named so)."""
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tk_index_slot (
-    slot TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (slot, seq)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tk_index_key (
-    key TEXT PRIMARY KEY, slot TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tk_index_state (
-    one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
-"""
 TABLES = frozenset({"tk_index_slot", "tk_index_key", "tk_index_state"})
 _CHUNK = 500  # parameters per IN (...) query
+
+
+class SqliteDb:
+    """The index's SQL on a SQLite connection (text compares by bytes)."""
+
+    schema = """
+    CREATE TABLE IF NOT EXISTS tk_index_slot (
+        slot TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (slot, seq)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS tk_index_key (
+        key TEXT PRIMARY KEY, slot TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS tk_index_state (
+        one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL)
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, params)
+
+    def has_table(self, name: str) -> bool:
+        return bool(self.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                              "name = ?", (name,))[0][0])
+
+
+class PostgresDb:
+    """The index's SQL on a psycopg connection (slots compare by bytes: ``COLLATE "C"``;
+    PostgreSQL text cannot hold NUL, so no key with one is ever looked up)."""
+
+    schema = """
+    CREATE TABLE IF NOT EXISTS tk_index_slot (
+        slot TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY (slot, seq));
+    CREATE TABLE IF NOT EXISTS tk_index_key (
+        key TEXT COLLATE "C" PRIMARY KEY, slot TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS tk_index_state (
+        one INTEGER PRIMARY KEY CHECK (one = 1), seq BIGINT NOT NULL, hash TEXT NOT NULL)
+    """
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cur = self.conn.execute(sql.replace("?", "%s"), params)
+        return cur.fetchall() if cur.description is not None else []
+
+    def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        batch = list(params)
+        if batch:
+            with self.conn.cursor() as cur:
+                cur.executemany(sql.replace("?", "%s"), batch)
+
+    def has_table(self, name: str) -> bool:
+        return self.rows("SELECT to_regclass(?)", (name,))[0][0] is not None
 
 
 def slot_key(subject_key: str, attribute: str) -> str:
@@ -75,35 +127,33 @@ def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
         sig = body.get("signature")
         if isinstance(sig, dict) and isinstance(sig.get("nonce"), str):
             keys.append(("n:" + sig["nonce"], slot))
-        if not all(isinstance(x, str) for kv in keys for x in kv):
-            return GLOBAL, []
+        if not all(isinstance(x, str) and "\x00" not in x for kv in keys for x in kv):
+            return GLOBAL, []  # (a key with NUL cannot be stored in PostgreSQL: applied at open)
         return slot, keys
     except (ValueError, KeyError, TypeError, AttributeError):
         return GLOBAL, []
 
 
 class SlotIndex:
-    """The index tables of one SQLite connection (the journal's)."""
+    """The index tables of one journal connection (``SqliteDb`` or ``PostgresDb``)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    def __init__(self, db: SqliteDb | PostgresDb) -> None:
+        self.db = db
 
     def create(self) -> None:
-        for statement in SCHEMA.split(";"):  # not executescript: it would commit
+        for statement in self.db.schema.split(";"):  # not executescript: it would commit
             if statement.strip():
-                self.conn.execute(statement)
+                self.db.rows(statement)
 
     def exists(self) -> bool:
-        n = self.conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                              "name = 'tk_index_state'").fetchone()[0]
-        return bool(n)
+        return self.db.has_table("tk_index_state")
 
     def state(self) -> tuple[int, str] | None:
         """(seq, hash) of the last event the index covers, or None."""
         if not self.exists():
             return None
-        row = self.conn.execute("SELECT seq, hash FROM tk_index_state").fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+        rows = self.db.rows("SELECT seq, hash FROM tk_index_state")
+        return None if not rows else (int(rows[0][0]), str(rows[0][1]))
 
     def matches_chain(self) -> bool:
         """Whether the index's position is an event of the chain (else it is rebuilt)."""
@@ -112,22 +162,23 @@ class SlotIndex:
             return False
         if st[0] == 0:
             return st[1] == GENESIS
-        row = self.conn.execute("SELECT hash FROM events WHERE seq = ?", (st[0],)).fetchone()
-        return row is not None and row[0] == st[1]
+        rows = self.db.rows("SELECT hash FROM events WHERE seq = ?", (st[0],))
+        return bool(rows) and rows[0][0] == st[1]
 
     def lookup(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT slot FROM tk_index_key WHERE key = ?",
-                                (key,)).fetchone()
-        return None if row is None else str(row[0])
+        if "\x00" in key:
+            return None  # never indexed (see body_entries)
+        rows = self.db.rows("SELECT slot FROM tk_index_key WHERE key = ?", (key,))
+        return None if not rows else str(rows[0][0])
 
     def lookup_many(self, keys: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
-        keys = list(dict.fromkeys(keys))
+        keys = [k for k in dict.fromkeys(keys) if "\x00" not in k]
         for i in range(0, len(keys), _CHUNK):
             part = keys[i:i + _CHUNK]
-            out.update(self.conn.execute(
+            out.update(self.db.rows(
                 f"SELECT key, slot FROM tk_index_key WHERE key IN ({','.join('?' * len(part))})",
-                part).fetchall())
+                part))
         return out
 
     def slots_with_prefix(self, prefix: str) -> list[str]:
@@ -136,8 +187,10 @@ class SlotIndex:
         if not prefix.endswith(SCOPE_SEP):
             msg = "a slot prefix ends with the separator"
             raise ValueError(msg)
+        if "\x00" in prefix:
+            return []
         high = prefix[:-1] + chr(ord(SCOPE_SEP) + 1)
-        return [r[0] for r in self.conn.execute(
+        return [str(r[0]) for r in self.db.rows(
             "SELECT DISTINCT slot FROM tk_index_slot WHERE slot >= ? AND slot < ?",
             (prefix, high))]
 
@@ -162,21 +215,21 @@ class SlotIndex:
             for k, v in keys:
                 pending.setdefault(k, v)
             last = (seq, h)
-        self.conn.executemany("INSERT OR IGNORE INTO tk_index_slot(slot, seq) VALUES (?, ?)",
-                              slots)
-        self.conn.executemany("INSERT OR IGNORE INTO tk_index_key(key, slot) VALUES (?, ?)",
-                              pending.items())
+        self.db.many("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
+                     "ON CONFLICT DO NOTHING", slots)
+        self.db.many("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                     pending.items())
         if last is not None:
-            self.conn.execute("INSERT OR REPLACE INTO tk_index_state(one, seq, hash) "
-                              "VALUES (1, ?, ?)", last)
+            self.db.rows("INSERT INTO tk_index_state(one, seq, hash) VALUES (1, ?, ?) "
+                         "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, "
+                         "hash = excluded.hash", last)
 
     def rebuild(self, rows: Iterator[tuple[int, str, int, str, str, str]]) -> None:
         """Index every event anew (rows read from the chain, checked by the caller)."""
         for table in sorted(TABLES):
-            self.conn.execute(f"DROP TABLE IF EXISTS {table}")
+            self.db.rows(f"DROP TABLE IF EXISTS {table}")
         self.create()
-        self.conn.execute("INSERT INTO tk_index_state(one, seq, hash) VALUES (1, 0, ?)",
-                          (GENESIS,))
+        self.db.rows("INSERT INTO tk_index_state(one, seq, hash) VALUES (1, 0, ?)", (GENESIS,))
         self.extend(rows)
 
     def extend(self, rows: Iterator[tuple[int, str, int, str, str, str]]) -> None:
@@ -191,8 +244,8 @@ class SlotIndex:
 
     def contents(self) -> tuple[set[tuple[str, int]], set[tuple[str, str]]]:
         """What the index holds (for a full check against the chain)."""
-        return (set(self.conn.execute("SELECT slot, seq FROM tk_index_slot")),
-                set(self.conn.execute("SELECT key, slot FROM tk_index_key")))
+        return ({(str(a), int(b)) for a, b in self.db.rows("SELECT slot, seq FROM tk_index_slot")},
+                {(str(a), str(b)) for a, b in self.db.rows("SELECT key, slot FROM tk_index_key")})
 
     def expected(self, rows: Iterator[tuple[int, str, int, str, str, str]],
                  ) -> tuple[set[tuple[str, int]], set[tuple[str, str]]]:
@@ -210,15 +263,16 @@ class SlotIndex:
         """The events of these slots up to ``upto``, in journal order, each checked: its
         hash, its links to the events before and after it, and its slot."""
         found: list[tuple[Any, ...]] = []
+        slots = [s for s in slots if "\x00" not in s]  # never indexed (see body_entries)
         for i in range(0, len(slots), _CHUNK):
             part = list(slots[i:i + _CHUNK])
-            found.extend(self.conn.execute(
+            found.extend(self.db.rows(
                 "SELECT e.seq, e.kind, e.recorded_at, e.body, e.prev_hash, e.hash, s.slot, "
                 "p.hash, n.prev_hash FROM tk_index_slot s JOIN events e ON e.seq = s.seq "
                 "LEFT JOIN events p ON p.seq = e.seq - 1 "
                 "LEFT JOIN events n ON n.seq = e.seq + 1 "
                 f"WHERE s.slot IN ({','.join('?' * len(part))}) AND s.seq <= ?",
-                [*part, upto]).fetchall())
+                [*part, upto]))
         found.sort(key=lambda r: r[0])
         out = []
         keys: dict[str, str] = {}
@@ -242,3 +296,93 @@ class SlotIndex:
 
 class StaleIndex(Exception):  # noqa: N818 - internal signal, never reaches a caller
     """An event was listed under a slot it does not belong to: the index is rebuilt."""
+
+
+class IndexedJournal(Journal):
+    """A journal that keeps a slot index beside its events, in the same transactions (the
+    SQLite and PostgreSQL journals): what a lazy open reads through. A backend provides
+    ``_index_read(fn)`` (run ``fn`` on its :class:`SlotIndex`, its errors as
+    JournalError) and ``_index_write(fn)`` (the same inside a write transaction, or the one
+    already open)."""
+
+    indexed = True
+    _indexed: bool | None = None
+
+    def _index_read(self, fn: Callable[[SlotIndex], T]) -> T:
+        raise NotImplementedError
+
+    def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
+        raise NotImplementedError
+
+    def _index_new_rows(self, idx: SlotIndex, rows: list[Row]) -> None:
+        """Index rows just inserted, in their transaction (when the index exists)."""
+        if not self._indexed:
+            self._indexed = idx.exists() or None  # another process may create it later
+        if self._indexed:
+            idx.add(rows)
+
+    def _rebuild(self, idx: SlotIndex) -> None:
+        idx.rebuild(self._rows_checked(0, GENESIS))
+
+    def index_sync(self) -> bool:
+        """Bring the slot index up to the chain's tail: rebuilt from the (checked) events
+        when its position is not an event of the chain, extended when it is behind. False
+        when it cannot be (a read-only journal whose index is not current)."""
+        def current(idx: SlotIndex) -> bool:
+            st = idx.state()
+            return st is not None and st[0] == self.tail()[0] and idx.matches_chain()
+
+        def update(idx: SlotIndex) -> None:
+            if not idx.matches_chain():
+                self._rebuild(idx)
+            else:
+                seq, h = idx.state() or (0, GENESIS)
+                idx.extend(self._rows_checked(seq, h))
+
+        if self._index_read(current):
+            return True
+        if self.readonly:
+            return False
+        self._index_write(update)
+        self._indexed = True
+        return True
+
+    def slot_events(self, slots: list[str], upto: int) -> list[tuple[str, Event]]:
+        """The checked events of these slots up to ``upto`` (JournalCorrupt when one
+        breaks the chain); an index that lists an event under another slot is rebuilt."""
+        try:
+            try:
+                return self._index_read(lambda idx: idx.events(slots, upto))
+            except StaleIndex:
+                if self.readonly:
+                    msg = f"the slot index of read-only journal {self.path!r} is damaged"
+                    raise JournalCorrupt(msg) from None
+                self._index_write(self._rebuild)
+                return self._index_read(lambda idx: idx.events(slots, upto))
+        except StaleIndex:
+            msg = f"the slot index of journal {self.path!r} cannot be rebuilt"
+            raise JournalCorrupt(msg) from None
+
+    def index_lookup(self, keys: list[str]) -> dict[str, str]:
+        """The slots (or a source's tier) the index holds for these keys."""
+        return self._index_read(lambda idx: idx.lookup_many(keys))
+
+    def index_slots(self, prefix: str) -> list[str]:
+        """The slots the index lists whose name starts with ``prefix``."""
+        return self._index_read(lambda idx: idx.slots_with_prefix(prefix))
+
+    def index_problem(self) -> str | None:
+        """Compare the whole slot index with the chain; one that differs is rebuilt."""
+        def check(idx: SlotIndex) -> bool | None:
+            if not idx.exists():
+                return None
+            return idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
+                and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
+
+        ok = self._index_read(check)
+        if ok is None or ok:
+            return None
+        if not self.readonly:
+            self._index_write(self._rebuild)
+        return ("the slot index did not match the chain: it was rebuilt from the events; "
+                "reopen memories that were opened lazily")

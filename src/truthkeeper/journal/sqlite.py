@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from typing import TypeVar
 
 from ..errors import JournalCorrupt, JournalError
-from .base import Journal, Row, Txn
+from .base import Row, Txn
 from .codec import GENESIS, Event, canonical, parse_body
-from .slotindex import TABLES, SlotIndex, StaleIndex
+from .slotindex import TABLES, IndexedJournal, SlotIndex, SqliteDb
 
 __all__ = ["SqliteJournal"]
+
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -46,12 +49,10 @@ FORMAT = 2  # PRAGMA user_version: how events are chained
 _CHUNK = 5_000  # rows fetched at a time while replaying
 
 
-class SqliteJournal(Journal):
+class SqliteJournal(IndexedJournal):
     """An append-only event log in one SQLite file. Refuses an existing file that is not a
     truthkeeper journal (another application's database, a file cut to nothing). Keeps a
     slot index beside the events (:mod:`.slotindex`) for memories opened lazily."""
-
-    indexed = True
 
     def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
                  busy_timeout_ms: int = 30_000) -> None:
@@ -121,85 +122,24 @@ class SqliteJournal(Journal):
 
     @property
     def index(self) -> SlotIndex:
-        return SlotIndex(self._conn)
+        return SlotIndex(SqliteDb(self._conn))
 
     # ------------------------------------------------------------------ the slot index
 
-    def index_sync(self) -> bool:
-        """Bring the slot index up to the chain's tail: rebuilt from the (checked) events
-        when its position is not an event of the chain, extended when it is behind. False
-        when it cannot be (a read-only journal whose index is not current)."""
-        idx = self.index
+    def _index_read(self, fn: Callable[[SlotIndex], T]) -> T:
         try:
-            st = idx.state()
-            if st is not None and st[0] == self.tail()[0] and idx.matches_chain():
-                return True
-            if self.readonly:
-                return False
+            return fn(self.index)
+        except sqlite3.Error as exc:
+            msg = f"cannot read the index of journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+
+    def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
+        try:
             with self._writing():
-                if not idx.matches_chain():
-                    idx.rebuild(self._rows_checked(0, GENESIS))
-                else:
-                    seq, h = idx.state() or (0, GENESIS)
-                    idx.extend(self._rows_checked(seq, h))
+                return fn(self.index)
         except sqlite3.Error as exc:
             msg = f"cannot index journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
-        self._indexed = True
-        return True
-
-    def slot_events(self, slots: list[str], upto: int) -> list[tuple[str, Event]]:
-        """The checked events of these slots up to ``upto`` (JournalCorrupt when one
-        breaks the chain); an index that lists an event under another slot is rebuilt."""
-        try:
-            try:
-                return self.index.events(slots, upto)
-            except StaleIndex:
-                if self.readonly:
-                    msg = f"the slot index of read-only journal {self.path!r} is damaged"
-                    raise JournalCorrupt(msg) from None
-                with self._writing():
-                    self.index.rebuild(self._rows_checked(0, GENESIS))
-                return self.index.events(slots, upto)
-        except StaleIndex:
-            msg = f"the slot index of journal {self.path!r} cannot be rebuilt"
-            raise JournalCorrupt(msg) from None
-        except sqlite3.Error as exc:
-            msg = f"cannot read journal {self.path!r}: {exc}"
-            raise JournalError(msg) from exc
-
-    def index_lookup(self, keys: list[str]) -> dict[str, str]:
-        """The slots (or a source's tier) the index holds for these keys."""
-        try:
-            return self.index.lookup_many(keys)
-        except sqlite3.Error as exc:
-            msg = f"cannot read journal {self.path!r}: {exc}"
-            raise JournalError(msg) from exc
-
-    def index_slots(self, prefix: str) -> list[str]:
-        """The slots the index lists whose name starts with ``prefix``."""
-        try:
-            return self.index.slots_with_prefix(prefix)
-        except sqlite3.Error as exc:
-            msg = f"cannot read journal {self.path!r}: {exc}"
-            raise JournalError(msg) from exc
-
-    def index_problem(self) -> str | None:
-        """Compare the whole slot index with the chain; one that differs is rebuilt."""
-        idx = self.index
-        if not idx.exists():
-            return None
-        try:
-            ok = idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
-                and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
-            if not ok and not self.readonly:
-                with self._writing():
-                    idx.rebuild(self._rows_checked(0, GENESIS))
-        except sqlite3.Error as exc:
-            msg = f"cannot check the index of journal {self.path!r}: {exc}"
-            raise JournalError(msg) from exc
-        return None if ok else ("the slot index did not match the chain: it was rebuilt "
-                                "from the events; reopen memories that were opened lazily")
 
     def _writing(self) -> AbstractContextManager[object]:
         """A write transaction, or the one already open (an index change inside a write)."""
@@ -235,10 +175,7 @@ class SqliteJournal(Journal):
             self._conn.executemany(
                 "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
                 "VALUES (?, ?, ?, ?, ?, ?)", rows)
-            if self._indexed is None:
-                self._indexed = self.index.exists()
-            if self._indexed:
-                self.index.add(rows)
+            self._index_new_rows(self.index, rows)
         except (sqlite3.Error, OSError) as exc:
             msg = f"write to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
