@@ -155,6 +155,16 @@ def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture
     assert "not a saved scale run" in capsys.readouterr().err
 
 
+def test_bench_scale_on_postgresql(capsys: pytest.CaptureFixture[str], pg_admin: str) -> None:
+    assert main(["bench", "scale", "--sizes", "2000", "--modes", "lazy", "--db", pg_admin]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["journal"] == "postgresql"
+    row = out["sizes"]["2000"]
+    assert row["journal_mb"] > 0 and set(row) >= {"lazy"} and "full" not in row
+    assert 0 < row["lazy"]["first_answer_s"] < 60
+    assert row["lazy"]["rss_all_loaded_mb"] >= row["lazy"]["rss_after_open_mb"]
+
+
 def test_probes_measure_their_own_peak_rss_not_the_parents() -> None:
     """getrusage's ru_maxrss in a child counts the parent's size at fork: a probe run from a
     benchmark holding 300 MB would report at least 300 MB (the bug this fixes)."""

@@ -70,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "at 10k, 100k and 1M facts (minutes)")
     sc.add_argument("--sizes", default="10000,100000,1000000")
     sc.add_argument("--modes", default="lazy,full", help="reopen modes (default lazy,full)")
+    sc.add_argument("--db", help="a PostgreSQL admin URL: measure PostgreSQL journals (a "
+                    "database per size, dropped after) instead of SQLite files")
     sc.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
     sc.add_argument("--from", dest="from_json", metavar="FILE",
                     help="plot a saved run (its JSON) instead of running")
@@ -221,7 +223,7 @@ def _scale_bench(args: argparse.Namespace) -> int:
         from .bench.scale import run as run_scale
 
         res = run_scale(sizes=tuple(int(x) for x in args.sizes.split(",")),
-                        modes=tuple(args.modes.split(",")))
+                        modes=tuple(args.modes.split(",")), db=args.db)
     if args.plot:
         from .bench import figures
 

@@ -3,10 +3,11 @@ at growing sizes (issue 15's measurements; a million facts takes minutes).
 
 The workload: n facts over n/15 subjects x 3 attributes, so each slot holds a chain of about
 five values (valid times increase along it). Ingest writes batches of 10,000 into a SQLite
-journal (FULL sync). Reopening runs in a fresh process, once replaying the journal in full and
-once lazily (``lazy=True``); each reports the seconds from ``Memory(path)`` to its first answer
-(one ``current``; the process's start, imports and SWI-Prolog's start are reported apart), its
-peak RSS after 10,000 random reads, and (lazy) after every slot was read.
+journal (FULL sync), or a new PostgreSQL database with ``--db``. Reopening runs in a fresh
+process, once replaying the journal in full and once lazily (``lazy=True``); each reports the
+seconds from ``Memory(path)`` to its first answer (one ``current``; the process's start,
+imports and SWI-Prolog's start are reported apart), its peak RSS after 10,000 random reads,
+and (lazy) after every slot was read.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from typing import Any
 
 from ..memory import Memory
 from . import PEAK_RSS_CODE
+from .journal import _location
 
 __all__ = ["run"]
 
@@ -76,17 +77,28 @@ def _bar(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
+def _size_mb(path: str) -> float:
+    if not path.startswith("postgresql://"):
+        return os.path.getsize(path) / 2**20
+    import psycopg
+
+    with psycopg.connect(path) as conn:
+        [(size,)] = conn.execute("SELECT pg_database_size(current_database())").fetchall()
+    return float(size) / 2**20
+
+
 def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000),
-        modes: tuple[str, ...] = ("lazy", "full")) -> dict[str, Any]:
-    """One run per size (see the module docstring)."""
-    out: dict[str, Any] = {"benchmark": "scale", "journal": "sqlite, synchronous FULL",
+        modes: tuple[str, ...] = ("lazy", "full"), db: str | None = None) -> dict[str, Any]:
+    """One run per size (see the module docstring); ``db``: a PostgreSQL server's admin URL
+    (a database is created per size and dropped after), else SQLite files."""
+    out: dict[str, Any] = {"benchmark": "scale",
+                           "journal": "postgresql" if db else "sqlite, synchronous FULL",
                            "targets": {"first_answer_s": 0.1, "rss_after_reads_mb_100k": 100,
                                        "rss_after_reads_mb_1M": 300},
                            "sizes": {}}
     for n in sizes:
         facts, subjects = _facts(n)
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "scale.db")
+        with _location(db) as path:
             with Memory(path) as mem:
                 t = time.perf_counter()
                 for k in range(0, n, 10_000):
@@ -94,7 +106,7 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000),
                     _bar(min(k + 10_000, n), n, t)
                 ingest = time.perf_counter() - t
             row: dict[str, Any] = {"ingest_facts_per_s": n / ingest,
-                                   "journal_mb": os.path.getsize(path) / 2**20}
+                                   "journal_mb": _size_mb(path)}
             for mode in modes:
                 probe = subprocess.run([sys.executable, "-c", _PROBE, path, str(subjects),
                                         mode], capture_output=True, text=True, check=False)
