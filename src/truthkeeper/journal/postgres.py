@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from ..errors import JournalError
 from .base import Row, Txn
-from .codec import GENESIS
+from .codec import GENESIS, Event, parse_body
 from .slotindex import IndexedJournal, PostgresDb, SlotIndex
 
 __all__ = ["PostgresJournal"]
@@ -27,6 +27,7 @@ T = TypeVar("T")
 
 _LOCK_KEY = 0x746B6A31  # pg_advisory_xact_lock key: one chain per database
 _CHANNEL = "truthkeeper_events"
+_PAGE = 5_000  # rows per read while replaying
 _SCHEMA = f"""
 SELECT pg_advisory_xact_lock({_LOCK_KEY});
 CREATE TABLE IF NOT EXISTS events (
@@ -192,13 +193,32 @@ class PostgresJournal(IndexedJournal):
     # ------------------------------------------------------------------ rows
 
     def _select(self, after_seq: int) -> list[Row]:
+        return list(self._select_iter(after_seq))
+
+    def _select_iter(self, after_seq: int) -> Iterator[Row]:
+        """The rows after ``after_seq`` in pages of ``_PAGE`` (a replay or a rebuild never
+        holds the whole journal)."""
         def q(c: Any) -> list[Row]:
             rows: list[Row] = c.execute(
                 "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
-                "WHERE seq > %s ORDER BY seq", (after_seq,)).fetchall()
+                "WHERE seq > %s ORDER BY seq LIMIT %s", (last, _PAGE)).fetchall()
             return rows
 
-        return list(self._run(q))
+        last = after_seq
+        while True:
+            page = self._run(q)
+            yield from page
+            if len(page) < _PAGE:
+                return
+            last = page[-1][0]
+
+    def first(self) -> Event | None:
+        row = self._run(lambda c: c.execute(
+            "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events WHERE seq = 1"
+        ).fetchone())
+        if row is None:
+            return None
+        return Event(row[0], row[1], row[2], parse_body(row[3], row[0]), row[4], row[5])
 
     def _insert(self, rows: list[Row]) -> None:
         psycopg = _psycopg()
