@@ -281,6 +281,27 @@ def test_an_index_missing_rows_is_found_by_verify_and_rebuilt(loc):
         assert m.verify().ok  # rebuilt
 
 
+def test_erasing_a_signed_fact_keeps_the_index_true_to_the_chain(loc):
+    """The erased placeholder no longer holds the signature: its nonce leaves the index
+    (verify() reported a mismatch, and rebuilt the index, after every such erasure)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from truthkeeper import Signer
+
+    path = _memory(loc, 2)
+    owner = Signer(Ed25519PrivateKey.generate())
+    with Memory(path, trusted_keys=[owner.public_key]) as m:
+        [f] = m.add_many([owner.sign({"subject": "ana", "attribute": "ssn", "value": "123",
+                                      "source": "user:ana", "tier": "human",
+                                      "valid_from": at(1)})])
+        m.erase([f.id], reason="user request",
+                signature=owner.sign_action("erase", {"ids": [f.id], "reason": "user request"}))
+        v = m.verify()
+        assert v.ok, v.reason
+    with Memory(path, trusted_keys=[owner.public_key], lazy=True) as m:
+        assert m.history("ana", "ssn")[0].status == "erased" and m.verify().ok
+
+
 def test_a_subject_with_nul_is_applied_at_open(loc):
     """PostgreSQL text cannot hold NUL: a slot whose name has one is never indexed; its
     events belong to no slot and are applied at open (on both backends alike)."""

@@ -245,6 +245,7 @@ class PostgresJournal(IndexedJournal):
     def _update_body(self, seq: int, body: str) -> None:
         psycopg = _psycopg()
         try:
+            SlotIndex(PostgresDb(self._conn)).erased(seq, body)  # before: it reads the body
             self._conn.execute("UPDATE events SET body = %s WHERE seq = %s", (body, seq))
         except psycopg.Error as exc:
             msg = f"erasure in journal {self.path} failed: {exc}"

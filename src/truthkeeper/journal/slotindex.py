@@ -194,6 +194,20 @@ class SlotIndex:
             "SELECT DISTINCT slot FROM tk_index_slot WHERE slot >= ? AND slot < ?",
             (prefix, high))]
 
+    def erased(self, seq: int, new_body: str) -> None:
+        """A fact event's body became its erased placeholder: drop the keys only the erased
+        content defined (its signature's nonce), so the index stays what the chain says."""
+        rows = self.db.rows("SELECT body FROM events WHERE seq = ?", (seq,))
+        if not rows or not self.exists():
+            return
+        _, old = entries("fact", str(rows[0][0]), self.lookup)
+        _, new = entries("fact", new_body, self.lookup)
+        gone = sorted({k for k, _ in old} - {k for k, _ in new})
+        for i in range(0, len(gone), _CHUNK):
+            part = gone[i:i + _CHUNK]
+            self.db.rows(f"DELETE FROM tk_index_key WHERE key IN ({','.join('?' * len(part))})",
+                         part)
+
     def add(self, rows: Sequence[tuple[int, str, int, str, str, str]]) -> None:
         """Index rows just appended, in their transaction, when the index covers every
         event before them (else it stays behind and is caught up when next needed)."""

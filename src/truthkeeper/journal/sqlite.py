@@ -182,6 +182,7 @@ class SqliteJournal(IndexedJournal):
 
     def _update_body(self, seq: int, body: str) -> None:
         try:
+            self.index.erased(seq, body)  # before: it reads the body being replaced
             self._conn.execute("UPDATE events SET body = ? WHERE seq = ?", (body, seq))
         except sqlite3.Error as exc:
             msg = f"erasure in journal {self.path!r} failed: {exc}"
