@@ -165,6 +165,17 @@ def test_bench_scale_on_postgresql(capsys: pytest.CaptureFixture[str], pg_admin:
     assert row["lazy"]["rss_all_loaded_mb"] >= row["lazy"]["rss_after_open_mb"]
 
 
+@pytest.mark.parametrize("bench", ["journal", "scale"])
+def test_a_benchmark_database_that_cannot_be_reached_is_a_clear_error(
+        bench: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("psycopg")
+    url = "postgresql://nobody:secret@127.0.0.1:1/x"  # nothing listens on port 1
+    size = ["--n", "10"] if bench == "journal" else ["--sizes", "10"]
+    assert main(["bench", bench, *size, "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create a benchmark database" in err and "secret" not in err
+
+
 def test_probes_measure_their_own_peak_rss_not_the_parents() -> None:
     """getrusage's ru_maxrss in a child counts the parent's size at fork: a probe run from a
     benchmark holding 300 MB would report at least 300 MB (the bug this fixes)."""

@@ -9,11 +9,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .errors import TruthkeeperError
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     from . import __version__
-    from .cli_memory import COMMANDS, add_parsers
-    from .cli_memory import run as run_memory_command
+    from .cli_memory import add_parsers
 
     parser = argparse.ArgumentParser(prog="truthkeeper", description=__doc__)
     parser.add_argument("--version", action="version", version=f"truthkeeper {__version__}")
@@ -91,6 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     tb.add_argument("--entities", type=int, default=200, help="projects (default 200)")
     tb.add_argument("--plot", metavar="DIR", help="also write the figures as PNG into DIR")
     args = parser.parse_args(argv)
+    try:
+        return _dispatch(args)
+    except TruthkeeperError as exc:  # e.g. a benchmark's database cannot be reached
+        print(f"truthkeeper {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from .cli_memory import COMMANDS
+    from .cli_memory import run as run_memory_command
+
     if args.command in COMMANDS:
         return run_memory_command(args)
 
@@ -134,7 +146,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "bench" and args.bench == "peers":
         from .bench.peers import run as run_peers
-        from .errors import TruthkeeperError
 
         try:
             result = run_peers(subjects=args.subjects, veritas_subjects=args.veritas_subjects,
@@ -233,7 +244,6 @@ def _scale_bench(args: argparse.Namespace) -> int:
 
 
 def _check_policy(args: argparse.Namespace) -> int:
-    from .errors import TruthkeeperError
     from .logic.policy import Policy
     from .testing import _describe, check_policy
 

@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from ..errors import JournalError
+from ..journal.postgres import _redact
 from ..memory import Memory
 
 
@@ -26,8 +28,12 @@ def _location(db: str | None) -> Iterator[str]:
     import psycopg
 
     name = f"tk_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(db, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        with psycopg.connect(db, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+    except psycopg.Error as exc:
+        msg = f"cannot create a benchmark database on {_redact(db)}: {exc}"
+        raise JournalError(msg) from None
     try:
         yield db.rsplit("/", 1)[0] + "/" + name
     finally:
