@@ -31,7 +31,7 @@ class Journal:
     dirty: threading.Event | None = None
     """Set when another writer announced a commit (PostgreSQL's NOTIFY); reads catch up."""
     indexed = False
-    """Whether the backend keeps a slot index (SQLite), so a memory can open lazily."""
+    """Whether the backend keeps a slot index (SQLite, PostgreSQL), so a memory can open lazily."""
 
     def _select(self, after_seq: int) -> list[Row]:
         raise NotImplementedError
