@@ -193,7 +193,7 @@ class Memory:
     def verify(self, checkpoint: Mapping[str, Any] | None = None) -> Verification:
         """Check the hash chain, every signature, and the chain against the owner's signed
         ``checkpoint`` (else the last one journalled): a rewrite or a cut tail shows. Then
-        the slot index against the chain (SQLite, PostgreSQL) (rebuilt when it differs).
+        the slot index (SQLite, PostgreSQL) against the chain, rebuilt when it differs.
 
         >>> Memory().verify().ok
         True
