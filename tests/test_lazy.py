@@ -213,6 +213,22 @@ def test_bringing_a_slot_in_keeps_the_answers_already_given(loc):
         assert m.current("u3", "city").value == "Faro"
 
 
+def test_the_cache_of_answers_is_bounded(loc, monkeypatch):
+    """Reading every slot once must not keep an answer per slot (a million-slot memory
+    would keep gigabytes): the oldest answers go first."""
+    import truthkeeper.memory
+
+    monkeypatch.setattr(truthkeeper.memory, "CACHE_SIZE", 3)
+    path = _memory(loc, 6)
+    for lazy in (True, False):
+        with Memory(path, lazy=lazy) as m:
+            for i in range(6):
+                assert m.current(f"u{i}", "city").value == f"Porto{i}"
+            assert list(m._cache) == [(None, f"u{i}", "city") for i in (3, 4, 5)]
+            assert m.current("u0", "city").value == "Porto0"  # read again, cached again
+            assert len(m._cache) == 3
+
+
 def test_rules_in_the_journal_mean_a_full_replay_at_open(tmp_path):
     path = _memory(str(tmp_path), 3)
     with Memory(path) as m:

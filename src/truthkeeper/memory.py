@@ -61,6 +61,10 @@ __all__ = ["DEFAULT_TIERS", "Memory"]
 DEFAULT_TIERS = ("human", "verified", "agent", "unverified")
 
 
+CACHE_SIZE = 4096
+"""How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
+large memory must not keep an answer per slot."""
+
 class Memory:
     """An agent's memory of facts, with supersession, conflicts, beliefs and history.
 
@@ -501,6 +505,8 @@ class Memory:
             r = self._reasoner.with_why(self._open, r)
             if r.status == "conflict":
                 r = replace(r, candidates=score_candidates(self._rel.book, r, self._sim))
+            if len(self._cache) >= CACHE_SIZE:  # the oldest answer goes first
+                self._cache.pop(next(iter(self._cache)), None)
             self._cache[ck] = (r, self._rel.version)
             return r
 
