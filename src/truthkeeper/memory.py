@@ -61,7 +61,7 @@ __all__ = ["DEFAULT_TIERS", "Memory"]
 DEFAULT_TIERS = ("human", "verified", "agent", "unverified")
 
 
-CACHE_SIZE = 4096
+CACHE_SIZE = 1024
 """How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
 large memory must not keep an answer per slot."""
 
