@@ -124,10 +124,8 @@ class LazyLoad:
     def need(self, slots: Iterable[str] = (), keys: Iterable[str] = ()) -> None:
         """Bring these slots, and those holding these fact ids or nonces, into the store;
         bind the sources named (``s:<source>``) to the tier the journal gave them."""
-        if self.done or self.busy:
+        if not self._loading():
             return
-        if self.broken is not None:
-            raise JournalCorrupt(self.broken)
         want = [s for s in dict.fromkeys(slots) if self._missing(s)]
         keys = [k for k in keys if not (k.startswith("s:") and k[2:] in self.bound)]
         if keys:
@@ -142,10 +140,8 @@ class LazyLoad:
 
     def need_subject(self, subject_key: str) -> None:
         """Bring in every slot of a subject (its store key), found through the index."""
-        if self.done or self.busy:
+        if not self._loading():
             return
-        if self.broken is not None:
-            raise JournalCorrupt(self.broken)
         self._sync()
         if self.done:
             return
@@ -153,6 +149,15 @@ class LazyLoad:
                 if self._missing(s)]
         if want:
             self._load(want)
+
+    def _loading(self) -> bool:
+        """Whether slots may still need loading now (not all in, not inside a load); a
+        memory whose journal was found damaged keeps refusing."""
+        if self.done or self.busy:
+            return False
+        if self.broken is not None:
+            raise JournalCorrupt(self.broken)
+        return True
 
     def _missing(self, slot: str) -> bool:
         """Whether the slot's events up to the store's position are not all applied (while

@@ -65,6 +65,7 @@ CACHE_SIZE = 1024
 """How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
 large memory must not keep an answer per slot."""
 
+
 class Memory:
     """An agent's memory of facts, with supersession, conflicts, beliefs and history.
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import JournalCorrupt
 from ..values import Verification
-from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body
+from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body, row_event
 
 __all__ = ["Journal", "Txn"]
 
@@ -94,17 +94,22 @@ class Journal:
 
     def first(self) -> Event | None:
         """The first event (the configuration), unchecked; None for an empty journal."""
-        return next(iter(self.read()), None)
+        row = self._first_row()
+        return None if row is None else row_event(row)
+
+    def _first_row(self) -> Row | None:
+        """The row of event 1 (a backend reads it alone)."""
+        return next(iter(self._select_iter(0)), None)
 
     def read(self, after_seq: int = 0) -> Iterator[Event]:
         """Events with seq > after_seq, in order (the chain is not checked)."""
-        for seq, kind, ra, body, prev, h in self._select_iter(after_seq):
-            yield Event(seq, kind, ra, parse_body(body, seq), prev, h)
+        for row in self._select_iter(after_seq):
+            yield row_event(row)
 
     def read_checked(self, after_seq: int, prev_hash: str) -> Iterator[Event]:
         """Like :meth:`read`, verifying the chain from ``prev_hash`` on."""
-        for seq, kind, ra, body, p, h in self._rows_checked(after_seq, prev_hash):
-            yield Event(seq, kind, ra, parse_body(body, seq), p, h)
+        for row in self._rows_checked(after_seq, prev_hash):
+            yield row_event(row)
 
     def _rows_checked(self, after_seq: int, prev_hash: str) -> Iterator[Row]:
         expected, prev = after_seq + 1, prev_hash

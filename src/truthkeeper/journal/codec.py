@@ -133,6 +133,13 @@ def parse_body(body: str, seq: int) -> dict[str, Any]:
     return out
 
 
+def row_event(row: tuple[int, str, int, str, str, str]) -> Event:
+    """A stored row ``(seq, kind, recorded_at, body, prev_hash, hash)`` as an Event (its
+    body parsed; JournalCorrupt when it is not a JSON object)."""
+    seq, kind, ra, body, prev, h = row
+    return Event(seq, kind, ra, parse_body(body, seq), prev, h)
+
+
 def fact_body(f: Fact, salt: str | None = None) -> dict[str, Any]:
     """A fact as a journal event body: ``Fact.to_dict()`` without ``recorded_at`` (the
     event's own) and without an absent signature, with a random salt."""

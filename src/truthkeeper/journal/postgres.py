@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from ..errors import JournalError
 from .base import Row, Txn
-from .codec import GENESIS, Event, parse_body
+from .codec import GENESIS
 from .slotindex import IndexedJournal, PostgresDb, SlotIndex
 
 __all__ = ["PostgresJournal"]
@@ -212,13 +212,11 @@ class PostgresJournal(IndexedJournal):
                 return
             last = page[-1][0]
 
-    def first(self) -> Event | None:
-        row = self._run(lambda c: c.execute(
+    def _first_row(self) -> Row | None:
+        row: Row | None = self._run(lambda c: c.execute(
             "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events WHERE seq = 1"
         ).fetchone())
-        if row is None:
-            return None
-        return Event(row[0], row[1], row[2], parse_body(row[3], row[0]), row[4], row[5])
+        return row
 
     def _insert(self, rows: list[Row]) -> None:
         psycopg = _psycopg()

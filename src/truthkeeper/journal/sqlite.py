@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from ..errors import JournalCorrupt, JournalError
 from .base import Row, Txn
-from .codec import GENESIS, Event, canonical, parse_body
+from .codec import GENESIS, canonical
 from .slotindex import TABLES, IndexedJournal, SlotIndex, SqliteDb
 
 __all__ = ["SqliteJournal"]
@@ -145,16 +145,15 @@ class SqliteJournal(IndexedJournal):
         """A write transaction, or the one already open (an index change inside a write)."""
         return nullcontext() if self._conn.in_transaction else self.transaction()
 
-    def first(self) -> Event | None:
+    def _first_row(self) -> Row | None:
         try:
-            row = self._conn.execute("SELECT seq, kind, recorded_at, body, prev_hash, hash "
-                                     "FROM events WHERE seq = 1").fetchone()
+            row: Row | None = self._conn.execute(
+                "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
+                "WHERE seq = 1").fetchone()
         except sqlite3.Error as exc:
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
-        if row is None:
-            return None
-        return Event(row[0], row[1], row[2], parse_body(row[3], row[0]), row[4], row[5])
+        return row
 
     def _select(self, after_seq: int) -> list[Row]:
         return list(self._select_iter(after_seq))
