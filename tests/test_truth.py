@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from truthkeeper.bench.truth import (
@@ -200,6 +201,63 @@ def test_no_dependence_among_independent_sources() -> None:
                      for i in range(60) for s in "abcdef")
         mem.learn_from_agreement(dependence=True)
         assert all(p < 0.5 for p in mem._rel.book.dependence.values())
+
+
+def _shared_claims(seed: int, n: int = 300, n_sources: int = 12) -> list[dict]:
+    """Sources that err together: each question has its own spread of answers theta_i ~
+    Dirichlet(4 base) over the truth "t" (base .7) and three wrong values, and every source
+    answers from theta_i mixed with its own noise (0-30% uniform)."""
+    rng = np.random.default_rng(seed)
+    noise = rng.uniform(0.0, 0.3, n_sources)
+    base = np.array([0.7, 0.1, 0.1, 0.1])
+    facts = []
+    for i in range(n):
+        theta = rng.dirichlet(4.0 * base)
+        for s in range(n_sources):
+            v = int(rng.choice(4, p=(1 - noise[s]) * theta + noise[s] / 4))
+            facts.append({"subject": f"q{i}", "attribute": "v",
+                          "value": "t" if v == 0 else f"w{v}", "source": f"s{s}",
+                          "valid_from": "2026-01-01"})
+    return facts
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_correlated_claims_are_calibrated(seed: int, tmp_path: Path) -> None:
+    """decide()'s probability when sources err together, 300 questions of 12 claims.
+    Tolerance: ECE (10 equal-width bins) at least .02 lower with the correlation of claims
+    learned (default) than without it, and <= .06 (4 seeds: .077-.107 without, .034-.057
+    with); the answers are the same. The learned correlation is journalled."""
+    from truthkeeper import Memory
+    from truthkeeper.reliability.calibration import ece
+    from truthkeeper.values import Utility
+
+    answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
+    facts = _shared_claims(seed)
+    result = {}
+    for correlation in (False, True):
+        with Memory(tmp_path / f"{correlation}.db") as mem:
+            mem.add_many(facts)
+            mem.learn_from_agreement(correlation=correlation)
+            result[correlation] = [mem.decide(f"q{i}", "v", utility=answer)
+                                   for i in range(300)]
+    (before, after) = ([(d.value == "t", d.p) for d in result[c]] for c in (False, True))
+    assert [v for v, _ in before] == [v for v, _ in after]
+    e0 = ece([p for _, p in before], [ok for ok, _ in before])
+    e1 = ece([p for _, p in after], [ok for ok, _ in after])
+    assert e1 <= e0 - 0.02 and e1 <= 0.06
+    with Memory(tmp_path / "True.db") as again:  # the correlation is journalled
+        assert again.decide("q0", "v", utility=answer).p == result[True][0].p
+
+
+def test_a_bad_correlation_prior_is_refused_on_import(tmp_path: Path) -> None:
+    from truthkeeper import InvalidFact, Memory
+
+    for rho in (7, -0.1, True, "0.2"):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(json.dumps({"kind": "prior", "recorded_at": 1,
+                                   "body": {"source_prior": {}, "correlation": rho}}) + "\n")
+        with Memory() as mem, pytest.raises(InvalidFact, match="correlation"):
+            mem.import_jsonl(bad)
 
 
 def test_a_bad_dependence_prior_is_refused_on_import(tmp_path: Path) -> None:

@@ -542,6 +542,9 @@ class Applier:
                 and isinstance(x[1], str) and isinstance(x[2], (int, float))
                 and not isinstance(x[2], bool) and 0 <= x[2] <= 1 for x in dep)):
             raise InvalidFact("dependence must be a list of [source, source, p in [0, 1]]")
+        rho = body.get("correlation", 0.0)
+        if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
+            raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
         return body
 
 

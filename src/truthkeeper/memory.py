@@ -358,12 +358,17 @@ class Memory:
         self._log("prior", [body])
         return {t: (v[0], v[1]) for t, v in body["tier_prior"].items()}
 
-    def learn_from_agreement(self, *, apply: bool = True,
-                             dependence: bool = False) -> dict[str, float]:
+    def learn_from_agreement(self, *, apply: bool = True, dependence: bool = False,
+                             correlation: bool = True) -> dict[str, float]:
         """Each source's accuracy from agreement, without labels (one-coin Dawid-Skene);
         ``apply`` journals the estimates as the sources' prior means. ``dependence`` also
         finds sources that copy each other (ACCU's test, judged by the other sources) and
-        journals them: a chorus of copies then counts about as one source.
+        journals them: a chorus of copies then counts about as one source. ``correlation``
+        (without ``dependence``, which models correlated sources itself) also learns how
+        correlated the claims about one slot are (rho, chosen so that each claim is best
+        predicted from the others): a conflict's n claims then count as
+        n / (1 + (n - 1) rho) independent ones, which keeps its probabilities from being
+        overconfident when sources err together.
 
         >>> mem = Memory()
         >>> for s, v in [("a", 1), ("b", 1), ("c", 2)]:
@@ -372,12 +377,13 @@ class Memory:
         True
         """
         dep = _check_bool(dependence, "dependence")
+        cor = _check_bool(correlation, "correlation")
         with self._open():
-            est, pairs = self._rel.from_agreement(
-                self._store.claims(list(self._rel.confirmed.values())), self._sim, dep)
+            est, pairs, rho = self._rel.from_agreement(
+                self._store.claims(list(self._rel.confirmed.values())), self._sim, dep, cor)
         if apply and est:
-            self._log("prior", [{"source_prior": est} | ({"dependence": pairs} if dep
-                                                         else {})])
+            self._log("prior", [{"source_prior": est, "correlation": rho}
+                                | ({"dependence": pairs} if dep else {})])
         return est
 
 

@@ -49,6 +49,10 @@ class ReliabilityBook:
     dependence: dict[tuple[str, str], float] = field(default_factory=dict)
     """P(two sources copy each other), by sorted pair (``learn_from_agreement(dependence=
     True)``); their claims of one value count less in a conflict."""
+    correlation: float = 0.0
+    """The intra-item correlation rho of claims, learned from agreement: the n claims of a
+    conflict count as n / (1 + (n - 1) rho) independent ones
+    (:func:`truthkeeper.reliability.ds.design_weights`); 0 until learned."""
 
     def __post_init__(self) -> None:
         if not self.tier_prior:

@@ -22,7 +22,9 @@ def claim_probabilities(book: ReliabilityBook,
     A single-truth one-coin model: each supporting source says the truth with probability
     theta_s, else one of the other m - 1 values; theta is drawn from each source's posterior
     (its tier prior when it has no outcomes) and the result averaged over ``draws``. With one
-    claimed value an implicit "something else" competes.
+    claimed value an implicit "something else" competes. The n sources' claims count as
+    n / (1 + (n - 1) rho) independent ones, rho the correlation of claims learned from
+    agreement (``book.correlation``; 0 until learned).
 
     Parameters
     ----------
@@ -48,14 +50,16 @@ def claim_probabilities(book: ReliabilityBook,
         for s in ss:
             support[v, idx[s]] = 1.0
     k = kernel(similarity, [value_key(v) for v, _ in claims])
+    # correlated claims: n of them count as n / (1 + (n - 1) rho) independent ones
+    omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation)
     if k is not None:
         pairs = np.argwhere(support[:len(claims)].T > 0)  # (source, value) per claim
         ll = log_likelihood(theta[:, pairs[:, 0]], k, pairs[:, 1])  # (draws, claims, m)
-        w = _independence(book, srcs, support)[pairs[:, 0]]
+        w = _independence(book, srcs, support)[pairs[:, 0]] * omega_scale
         score = (ll * w[None, :, None]).sum(axis=1)
     else:
         claimed = support.sum(axis=0) > 0
-        omega = _independence(book, srcs, support)
+        omega = _independence(book, srcs, support) * omega_scale
         log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
         # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
         score = log_t @ (support * omega).T + log_f @ ((claimed[None, :] - support) * omega).T

@@ -24,14 +24,15 @@ only part of it the answers alone cannot reveal.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "independence_weights", "majority_vote",
-           "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
+__all__ = ["DSFit", "claim_correlation", "design_weights", "independence_weights",
+           "majority_vote", "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
 from .priors import DS_PRIOR_OFF as PRIOR_OFF
@@ -54,6 +55,7 @@ class DSFit:
     answer_loglik: np.ndarray      # (n_items, K): sum over answers of E[log CM[w, k, l]]
     log_prior: np.ndarray          # (K,): E[log pi]
     perception: np.ndarray         # (K, K): E[A], rows sum to 1
+    item_correlation: float = 0.0  # rho: see :func:`design_weights`
 
     @property
     def reference(self) -> np.ndarray:
@@ -98,8 +100,13 @@ def vb_dawid_skene(
     prior_off: float = PRIOR_OFF,
     max_iter: int = 100,
     tol: float = 1e-5,
+    correlation: bool = True,
 ) -> DSFit:
-    """Fit the Bayesian Dawid-Skene model by variational Bayes (see the module docstring)."""
+    """Fit the Bayesian Dawid-Skene model by variational Bayes (see the module docstring).
+
+    With ``correlation`` the reported posteriors count each item's answers as correlated
+    readings (the intra-item correlation estimated from the answers, see the module
+    docstring); the confusion matrices are those of the plain fit."""
     K, W, n = data.n_classes, data.n_workers, data.n_items
     ii, ww, ll = data.item_idx, data.worker_idx, data.label
     prior = np.full((K, K), prior_off)
@@ -147,20 +154,68 @@ def vb_dawid_skene(
         if delta < tol:
             break
     counts = _counts(T, ii, ww, ll, W, K)
+    ones = np.eye(K)[ll]  # (n_answers, K): the answer itself, one-hot
     if one_coin:
         correct = np.einsum("wkk->w", counts)
         total = counts.sum(axis=(1, 2))
-        acc = (correct + prior_diag) / (total + prior_diag + prior_off * max(K - 1, 1))
+        denom = prior_diag + prior_off * max(K - 1, 1)
+        acc = (correct + prior_diag) / (total + denom)
         cm = np.repeat(((1 - acc) / max(K - 1, 1))[:, None, None], K, axis=1).repeat(K, axis=2)
         cm[:, np.arange(K), np.arange(K)] = acc[:, None]
+        # the worker's accuracy without this answer, then P(this answer | class k)
+        acc_out = ((correct[ww] - T[ii, ll] + prior_diag) / (total[ww] - 1.0 + denom))[:, None]
+        own = np.where(ones > 0, acc_out, (1 - acc_out) / max(K - 1, 1))
     else:
         post = counts + prior[None, :, :]
         cm = post / post.sum(axis=2, keepdims=True)
+        # P(this answer | class k) from the worker's counts without this answer
+        own = (post[ww, :, ll] - T[ii]) / (post[ww].sum(axis=2) - T[ii])
     pi = (T.sum(axis=0) + 1.0) / (n + K)
     perception = (a_post / a_post.sum(axis=1, keepdims=True) if len(g_items)
                   else np.eye(K))
+    rho = 0.0
+    if correlation:
+        fixed = np.tile(e_log_pi, (n, 1))
+        if len(g_items):
+            fixed[g_items] += e_log_a[:, g_cls].T
+        rho = _answer_correlation(ans, contrib, fixed, own, ii, n)
+        ans = ans * design_weights(np.bincount(ii, minlength=n), rho)[:, None]
+        logT = ans + fixed
+        logT -= logT.max(axis=1, keepdims=True)
+        T = np.exp(logT)
+        T /= T.sum(axis=1, keepdims=True)
     return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
-                 log_prior=e_log_pi, perception=perception)
+                 log_prior=e_log_pi, perception=perception, item_correlation=rho)
+
+
+CORRELATION_GRID = np.concatenate([[0.0], np.geomspace(1e-3, 1.0, 40)])
+"""The values of the intra-item correlation rho that are tried (0: independent readings)."""
+
+
+def design_weights(n_readings: Any, rho: Any) -> np.ndarray:
+    """The weight of each of n correlated readings of one item: 1 / (1 + (n - 1) rho), so n
+    readings with intra-item correlation rho carry the evidence of n / (1 + (n - 1) rho)
+    independent ones (at most 1 / rho)."""
+    n = np.asarray(n_readings, dtype=float)
+    out: np.ndarray = 1.0 / (1.0 + np.maximum(n - 1.0, 0.0) * rho)
+    return out
+
+
+def _answer_correlation(ans: np.ndarray, contrib: np.ndarray, fixed: np.ndarray,
+                        own: np.ndarray, ii: np.ndarray, n: int) -> float:
+    """The rho of :data:`CORRELATION_GRID` under which each answer is best predicted from its
+    item's other answers: P(answer a) = sum_k P(k | the others, rho) P(answer | k), with
+    ``own`` (n_answers, K) the second factor from the worker's counts without answer a."""
+    n_other = np.bincount(ii, minlength=n)[ii] - 1
+    cavity = ans[ii] - contrib  # the item's evidence without the answer
+    scores = np.zeros(len(CORRELATION_GRID))
+    for r, rho in enumerate(CORRELATION_GRID):
+        z = design_weights(n_other, rho)[:, None] * cavity + fixed[ii]
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        scores[r] = np.log(np.maximum((p * own).sum(axis=1), 1e-300)).sum()
+    return float(CORRELATION_GRID[int(np.argmax(scores))])  # ties: the smaller rho
 
 
 def _gold_counts(T: np.ndarray, items: np.ndarray, cls: np.ndarray, K: int) -> np.ndarray:
@@ -262,6 +317,77 @@ def vb_one_coin_open(
             break
     acc = a / (a + b)
     return acc, [T[offsets[i]:offsets[i] + n_choices[i]] for i in range(n_items)]
+
+
+def claim_correlation(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np.ndarray,
+                      n_choices: np.ndarray, accuracy: np.ndarray,
+                      kernels: dict[int, np.ndarray] | None = None) -> float:
+    """The intra-item correlation rho of claims over open values (:func:`design_weights`),
+    without labels: the rho of :data:`CORRELATION_GRID` under which each claim is best
+    predicted from the other claims of its item, in the one-coin model that scores a
+    conflict (:func:`truthkeeper.reliability.conflict.claim_probabilities`: a source says
+    the truth with probability its accuracy, else one of the other m - 1 claimed values;
+    an item with one claimed value has an implicit second). On an item with a similarity kernel
+    (:mod:`.similarity`) a claim u under the truth v has the fractional-evidence
+    likelihood, normalised over the item's values."""
+    ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
+    if len(ii) == 0:
+        return 0.0
+    acc = np.clip(np.asarray(accuracy, dtype=float)[ww], 1e-9, 1 - 1e-9)
+    m = np.maximum(np.asarray(n_choices, dtype=int), 2)
+    kernels = kernels or {}
+    plain = ~np.isin(ii, list(kernels))
+    scores = _plain_claim_scores(ii[plain], cc[plain], m, acc[plain])
+    for i, k in kernels.items():
+        rows = np.flatnonzero(ii == i)
+        scores += _kernel_claim_scores(k, cc[rows], acc[rows])
+    return float(CORRELATION_GRID[int(np.argmax(scores))])  # ties: the smaller rho
+
+
+def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray,
+                        acc: np.ndarray) -> np.ndarray:
+    """Per rho of the grid, the sum of log P(claim | its item's other claims)."""
+    out = np.zeros(len(CORRELATION_GRID))
+    if len(ii) == 0:
+        return out
+    n = len(m)
+    offsets = np.concatenate([[0], np.cumsum(m)[:-1]]).astype(int)
+    owner = np.repeat(np.arange(n), m)
+    flat = offsets[ii] + cc
+    wrong = (1 - acc) / (m[ii] - 1)
+    d = np.log(acc) - np.log(wrong)  # a claim's evidence for its value over the others
+    gain = np.bincount(flat, weights=d, minlength=int(m.sum()))
+    others = np.bincount(ii, minlength=n) - 1  # per item, the claims besides any one
+    for r, rho in enumerate(CORRELATION_GRID):
+        t = design_weights(others, rho)
+        z = t[owner] * gain
+        top = np.maximum.reduceat(z, offsets)
+        total = np.add.reduceat(np.exp(z - top[owner]), offsets)
+        # P(the claimed value | the other claims): its term without the claim
+        said = np.exp(t[ii] * (gain[flat] - d) - top[ii])
+        rest = np.maximum(total[ii] - np.exp(z[flat] - top[ii]), 0.0)
+        p = said / (rest + said)
+        out[r] = np.log(np.maximum(p * acc + (1 - p) * wrong, 1e-300)).sum()
+    return out
+
+
+def _kernel_claim_scores(k: np.ndarray, said: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """:func:`_plain_claim_scores` for one item with the similarity kernel ``k`` (m, m)."""
+    m = k.shape[0]
+    lt, lf = np.log(acc)[:, None, None], np.log((1 - acc) / max(m - 1, 1))[:, None, None]
+    table = k[None] * lt + (1 - k[None]) * lf        # (S, u, v): log-likelihood of u under v
+    lik = np.exp(table)
+    lik /= lik.sum(axis=1, keepdims=True)             # P(u | v), normalised over u
+    own = table[np.arange(len(said)), said, :]        # (S, v)
+    cavity = own.sum(axis=0)[None, :] - own
+    t = design_weights(np.full(len(CORRELATION_GRID), len(said) - 1), CORRELATION_GRID)
+    z = t[:, None, None] * cavity[None]               # (R, S, v)
+    z -= z.max(axis=2, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=2, keepdims=True)
+    q = (p * lik[np.arange(len(said)), said, :][None]).sum(axis=2)
+    out: np.ndarray = np.log(np.maximum(q, 1e-300)).sum(axis=1)
+    return out
 
 
 COPY_RATE = 0.8

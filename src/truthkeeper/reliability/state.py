@@ -52,6 +52,8 @@ class Reliability:
             self.book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
         for src, mu in body.get("source_prior", {}).items():
             self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
+        if "correlation" in body:
+            self.book.correlation = min(max(float(body["correlation"]), 0.0), 1.0)
         if "dependence" in body:  # the latest estimate replaces the previous one
             self.book.dependence = {(min(s, t), max(s, t)): min(max(float(p), 0.0), 1.0)
                                     for s, t, p in body["dependence"]}
@@ -104,15 +106,18 @@ class Reliability:
     @staticmethod
     def from_agreement(items: Sequence[tuple[list[str], list[int], int, int, list[Any]]],
                        similarity: Similarity | None = None, dependence: bool = False,
-                       ) -> tuple[dict[str, float], list[list[Any]]]:
+                       correlation: bool = True,
+                       ) -> tuple[dict[str, float], list[list[Any]], float]:
         """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
         over open values, near-equal values supporting each other under ``similarity``),
-        and with ``dependence`` the pairs of sources that copy each other
+        with ``dependence`` the pairs of sources that copy each other
         ``[source, source, P(dependent)]`` (the fit is then redone with copies counting
-        less); ``items`` as ``Store.claims`` gives them."""
+        less), and with ``correlation`` (unless ``dependence``) the intra-item correlation
+        of claims (:func:`.ds.claim_correlation`; else 0); ``items`` as ``Store.claims``
+        gives them."""
         import numpy as np
 
-        from .ds import independence_weights, source_dependence, vb_one_coin_open
+        from .ds import claim_correlation, independence_weights, source_dependence, vb_one_coin_open
 
         sources: dict[str, int] = {}
         ii: list[int] = []
@@ -133,7 +138,7 @@ class Reliability:
             if g >= 0:
                 gold[item] = g
         if not sources:
-            return {}, []
+            return {}, [], 0.0
         args = (np.array(ii), np.array(ww), np.array(cc), np.array(nc))
         acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels)
         pairs: list[list[Any]] = []
@@ -145,4 +150,6 @@ class Reliability:
             names = {j: src for src, j in sources.items()}
             pairs = [[names[a], names[b], p] for (a, b), p in sorted(dep.items())
                      if p >= 0.05]
-        return {src: float(acc[j]) for src, j in sources.items()}, pairs
+        # with dependence, copies already count less: rho would count that correlation again
+        rho = claim_correlation(*args, acc, kernels) if correlation and not dependence else 0.0
+        return {src: float(acc[j]) for src, j in sources.items()}, pairs, rho
