@@ -288,7 +288,11 @@ sources is heavy-tailed, and `FULL = True` runs 1000 warm-up and 1000 draws per 
 
 `truthkeeper eval crowd --json` prints these figures for every set (the full run's table is
 in `benchmarks/README.md`). Without labels the model can only learn what the workers agree
-on. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
+on. Answers to one item are not independent readings (workers share what makes an item easy
+or misleading): the fit counts an item's n answers as n / (1 + (n - 1) rho) independent ones,
+with rho learned from the answers alone, as the value under which each answer is best
+predicted from the item's other answers. The row `indep.` is the fit that counts them as
+independent: it is overconfident wherever rho > 0. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
 gold items drawn from another mix of classes than the crowd's items), the probabilities are
 too high against the reference, and nothing in the answers can reveal it. With some gold
 revealed, the model learns a *perception matrix*, P(reference label | the class the crowd
@@ -296,12 +300,13 @@ perceives), jointly with the workers. It then reports P(reference label | answer
 here on the gold items that were not revealed."""),
     ("code", '''\
 from truthkeeper.reliability.evaluate import evaluate_set
-print(f"{'set':26s} {'gold':8s} acc    ECE10  ECE15m Brier   gold classes vs fit prior")
+print(f"{'set':26s} {'gold':8s} acc    ECE10  ECE15m Brier   rho; gold classes vs fit prior")
 for path in SETS:
     r = evaluate_set(load_set(path), crowdkit=False)
-    stages = {"none": r, **r["semi_supervised"]}
+    stages = {"none": r, "indep.": r["independent_answers"], **r["semi_supervised"]}
     for k, s in stages.items():
-        extra = f"{r['gold_class_mix']} vs {r['fit_class_prior']}" if k == "none" else ""
+        extra = (f"rho {r['item_correlation']:.3f}; {r['gold_class_mix']} vs "
+                 f"{r['fit_class_prior']}" if k == "none" else "")
         print(f"{path.name:26s} {k:8s} {s['accuracy']:.3f}  {s['ece']:.3f}  "
               f"{s['ece_mass15']:.3f}  {s['brier']:.3f}  {extra}")
 '''),

@@ -47,10 +47,12 @@ def _score(mem: Memory, data: CrowdData, items: list[int]) -> dict[str, Any]:
             "diagram": reliability_diagram(conf, ok), "items": len(items)}
 
 
-def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0) -> dict[str, Any]:
+def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0,
+                 correlation: bool = True) -> dict[str, Any]:
     """Accuracy, ECE (10 equal-width and 15 equal-mass bins), Brier and reliability diagram
     of ``decide``'s probabilities at three stages: the tier prior alone, after
-    ``learn_from_agreement``, and after revealing ``reveal`` of the gold labels with
+    ``learn_from_agreement(correlation=correlation)``, and after revealing ``reveal`` of the
+    gold labels with
     ``confirm`` (scored on the items not revealed). Also returns the memory's reliability
     summaries and the held-back gold items, for interval coverage."""
     rng = random.Random(seed)
@@ -63,7 +65,7 @@ def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0) -> dict
                                "workers": data.n_workers, "classes": data.n_classes,
                                "revealed": len(shown)}
         out["prior"] = _score(mem, data, rest)
-        mem.learn_from_agreement()
+        mem.learn_from_agreement(correlation=correlation)
         out["agreement"] = _score(mem, data, rest)
         for i in shown:
             mem.confirm(data.items[i], "label", data.classes[data.gold[i]])

@@ -17,7 +17,9 @@ the word sets minus 0.5), ACCU (Dong, Berti-Equille, Srivastava 2009; without co
 detection), and truthkeeper through its public API: each claim is a fact (subject = item,
 source = the site, tier ``unverified``, one valid time), ``learn_from_agreement()``, then
 ``decide()`` (never abstaining) gives the value and its probability; on books also with
-``Similarity.tokens()`` (overlapping author lists support each other). Accuracy is over the
+``Similarity.tokens()`` (overlapping author lists support each other), and for comparison
+with ``correlation=False`` (claims about one item counted as independent) and with
+``dependence=True``. Accuracy is over the
 gold items; ECE (10 equal-width bins) over the probability each method gives its answer.
 """
 
@@ -218,13 +220,13 @@ _ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
 
 def truthkeeper_answers(claims: Claims, attribute: str, items: list[str],
                         similarity: Similarity | None = None, dependence: bool = False,
-                        ) -> dict[str, tuple[str, float]]:
+                        correlation: bool = True) -> dict[str, tuple[str, float]]:
     """Claims in as facts, ``learn_from_agreement()``, then ``decide()`` for ``items``."""
     with Memory(protected_tiers=(), similarity=similarity) as mem:
         mem.add_many({"subject": item, "attribute": attribute, "value": v, "source": w,
                       "tier": "unverified", "valid_from": "2026-01-01"}
                      for item, cs in claims.items() for w, v in cs)
-        mem.learn_from_agreement(dependence=dependence)
+        mem.learn_from_agreement(dependence=dependence, correlation=correlation)
         out = {}
         for item in items:
             d = mem.decide(item, attribute, utility=_ANSWER)
@@ -264,6 +266,8 @@ def evaluate_truth(root: Path) -> dict[str, Any]:
             "accu": functools.partial(accu, claims),
             "truthkeeper": functools.partial(truthkeeper_answers, claims, attribute, items),
         }
+        runs["truthkeeper_independent_claims"] = functools.partial(
+            truthkeeper_answers, claims, attribute, items, correlation=False)
         runs["truthkeeper_dependence"] = functools.partial(
             truthkeeper_answers, claims, attribute, items, None, True)
         if name == "book_yin2008":  # author lists: word sets that overlap support each other

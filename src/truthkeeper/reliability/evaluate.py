@@ -72,6 +72,11 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
         "answers": int(len(data.label)), "gold": int(len(gold_items)),
         **_score(fit.posterior, data, gold_items), "seconds": seconds,
         "iterations": fit.iterations,
+        # answers to one item as correlated readings (rho learned from the answers alone),
+        # and the plain fit that counts them as independent, for comparison
+        "item_correlation": fit.item_correlation,
+        "independent_answers": _score(vb_dawid_skene(data, correlation=False).posterior,
+                                      data, gold_items),
         "majority_vote_accuracy": _score(majority_vote(data), data, gold_items)["accuracy"],
         "majority_vote_ties": "lowest class index",
         # the classes of the gold items against the fit's class prior over all items: where
