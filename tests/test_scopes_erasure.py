@@ -132,6 +132,35 @@ def test_erase_by_subject_and_by_scope() -> None:
     assert bob.get(b.id).value == "Oslo"
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_audit_does_not_cross_a_scope(tmp_path: Path, lazy: bool) -> None:
+    """A scope view's audit holds the drops and refused writes made through it, and no
+    other scope's (a drop names another user's query and facts); so does the memory's own,
+    after a reopen too."""
+    mem = Memory(tmp_path / "m.db")
+    ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+    bob.add("me", "city", "Oslo", source="chat", valid_from=T(2))
+    bob.filter([Candidate("me", "city", "Bergen", T(1))], query="where does bob live?")
+    with pytest.raises(InvalidFact):
+        ana.add("me", "", "x", source="chat")
+    with pytest.raises(InvalidFact):
+        mem.add_many([{"subject": "me"}])
+
+    def seen(m: Memory) -> list[tuple[str, str | None]]:
+        return [(e.kind, e.details.get("scope")) for e in m.audit()]
+
+    assert seen(bob) == [("drop", "user:bob")]
+    assert bob.audit()[0].details["query"] == "where does bob live?"
+    assert seen(ana) == [("rejected_write", "user:ana")]
+    assert seen(mem) == [("rejected_write", None)]
+    assert mem.scope("user:carol").audit() == []
+    mem.close()
+    with Memory(tmp_path / "m.db", lazy=lazy) as again:
+        assert seen(again.scope("user:bob")) == [("drop", "user:bob")]
+        assert seen(again.scope("user:ana")) == [("rejected_write", "user:ana")]
+        assert seen(again) == [("rejected_write", None)]
+
+
 def test_erasing_a_protected_fact_needs_the_owners_signature() -> None:
     owner = Signer(Ed25519PrivateKey.generate())
     mem = Memory(trusted_keys=[owner.public_key])

@@ -1,16 +1,40 @@
-"""The audit log: drops made by ``filter`` and refused writes, bounded in memory."""
+"""The audit log: drops made by ``filter`` and refused writes, bounded in memory.
+
+Every entry belongs to the scope of the view that made the call (``details["scope"]``; none
+for the memory itself), and a view reads only its own scope's entries: no query crosses a
+scope.
+"""
 
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from .values import AuditEntry, Drop, Fact
 
-__all__ = ["AuditLog"]
+__all__ = ["AuditLog", "caller_scope"]
+
+_CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("truthkeeper_scope",
+                                                                    default=None)
+
+
+@contextlib.contextmanager
+def caller_scope(scope: str | None) -> Iterator[None]:
+    """The scope whose call runs inside: refusals recorded meanwhile belong to it."""
+    token = _CALLER.set(scope)
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
+
+
+def _scoped(details: dict[str, Any], scope: str | None) -> dict[str, Any]:
+    return details if scope is None else {**details, "scope": scope}
 
 
 class AuditLog:
@@ -28,20 +52,22 @@ class AuditLog:
 
     def rejected(self, exc: BaseException, details: Mapping[str, Any]) -> None:
         """Record a refused write."""
-        entry = AuditEntry("rejected_write", datetime.now(UTC), _safe(
-            {**details, "error": type(exc).__name__, "message": str(exc)}))
+        entry = AuditEntry("rejected_write", datetime.now(UTC), _scoped(_safe(
+            {**details, "error": type(exc).__name__, "message": str(exc)}), _CALLER.get()))
         with self._lock:
             self._rows.append(entry)
         if self.sink is not None:
             self.sink(lambda: [_body(entry)])
 
-    def dropped(self, query: str | None, drops: tuple[Drop, ...]) -> None:
-        """Record the drops of one ``filter`` call."""
+    def dropped(self, query: str | None, drops: tuple[Drop, ...],
+                scope: str | None = None) -> None:
+        """Record the drops of one ``filter`` call made in ``scope``."""
         at = datetime.now(UTC)
         with self._lock:
-            self._rows.append((at, query, drops))
+            self._rows.append((at, query, drops, scope))
         if self.sink is not None:
-            self.sink(lambda: [_body(AuditEntry("drop", at, _safe(_drop(query, d))))
+            self.sink(lambda: [_body(AuditEntry("drop", at, _scoped(_safe(_drop(query, d)),
+                                                                    scope)))
                                for d in drops])
 
     def restore(self, body: Mapping[str, Any]) -> None:
@@ -56,17 +82,20 @@ class AuditLog:
         with self._lock:
             self._rows = collections.deque(older + list(self._rows), maxlen=self._rows.maxlen)
 
-    def entries(self) -> list[AuditEntry]:
-        """Every entry kept, oldest first."""
+    def entries(self, scope: str | None = None) -> list[AuditEntry]:
+        """Every entry kept of ``scope`` (None: the memory's own), oldest first."""
         with self._lock:
             rows = list(self._rows)
         out: list[AuditEntry] = []
         for row in rows:
             if isinstance(row, AuditEntry):
-                out.append(row)
+                if row.details.get("scope") == scope:
+                    out.append(row)
                 continue
-            at, query, drops = row
-            out.extend(AuditEntry("drop", at, _drop(query, d)) for d in drops)
+            at, query, drops, where = row
+            if where == scope:
+                out.extend(AuditEntry("drop", at, _scoped(_drop(query, d), where))
+                           for d in drops)
         return out
 
 

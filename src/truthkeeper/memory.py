@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .audit import AuditLog
+from .audit import AuditLog, caller_scope
 from .errors import InvalidFact, PolicyError, TruthkeeperError, UnknownFact
 from .events import Applier
 from .graph import memory_graph
@@ -184,7 +184,7 @@ class Memory:
 
     @contextlib.contextmanager
     def _open(self) -> Iterator[None]:
-        with self._lock:
+        with self._lock, caller_scope(self._scope):
             if self._closed:
                 raise TruthkeeperError("this Memory is closed")  # noqa: EM101
             self._ledger.poll()  # another writer's commit was announced: apply it first
@@ -258,7 +258,8 @@ class Memory:
             facts = [replace(f, scope=self._scope) if isinstance(f, Fact)
                      else {**f, "scope": self._scope} if isinstance(f, Mapping) else f
                      for f in facts]
-        built = self._events.validate(facts)
+        with caller_scope(self._scope):
+            built = self._events.validate(facts)
         with self._open(), self._ledger.write() as w:
             return self._events.facts(w, built)
 
@@ -561,7 +562,7 @@ class Memory:
         with self._open():
             res = filter_items(self._store, self._builder, items, kappa, self._scope)
         if res.dropped:
-            self._audit.dropped(query, res.dropped)
+            self._audit.dropped(query, res.dropped, self._scope)
         return res
 
     def rules(self) -> list[str]:
@@ -656,11 +657,12 @@ class Memory:
             return memory_graph(self._store, self._reasoner, self._scope)
 
     def audit(self) -> list[AuditEntry]:
-        """The drop log of ``filter`` and the refused writes, oldest first."""
+        """The drop log of ``filter`` and the refused writes, oldest first: those made in
+        this memory's scope (a view of another scope sees none of them)."""
         if self._store.lazy is not None:  # opened lazily: journalled entries are read now
             with self._open():
                 self._store.lazy.need_audit()
-        return self._audit.entries()
+        return self._audit.entries(self._scope)
 
 
 def _slot(subject: object, attribute: object) -> tuple[str, str]:
