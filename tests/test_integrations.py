@@ -4,8 +4,10 @@ the LangChain and LlamaIndex adapters with the real classes, and the memory-file
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -257,35 +259,23 @@ def test_agent_loop_example_runs_end_to_end(tmp_path: Path) -> None:
         assert line in run.stdout
 
 
-def test_mcp_server_over_streamable_http(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def _http_server(tmp_path: Path, *args: str, token: str | None = None) -> Iterator[str]:
+    """``truthkeeper serve --http`` on a free loopback port; yields its /mcp URL."""
+    import os
     import socket
     import subprocess
     import time
 
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "TRUTHKEEPER_MCP_TOKEN"}
+    if token is not None:
+        env["TRUTHKEEPER_MCP_TOKEN"] = token
     proc = subprocess.Popen([sys.executable, "-m", "truthkeeper", "serve", "--db",
-                             str(tmp_path / "h.db"), "--http", f"127.0.0.1:{port}",
-                             "--scope", "user:ana"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-    async def talk() -> tuple[Any, Any]:
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
-            read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await session.call_tool("remember", {"subject": "me", "attribute": "city",
-                                                     "value": "Lisbon", "source": "user:ana",
-                                                     "tier": "verified"})
-                ok = await session.call_tool("recall", {"subject": "me", "attribute": "city"})
-                other = await session.call_tool("recall", {"subject": "me", "attribute": "city",
-                                                           "scope": "user:bob"})
-                return ok, other
-
+                             str(tmp_path / "h.db"), "--http", f"127.0.0.1:{port}", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     with proc:  # closes its pipe
         try:
             for _ in range(200):  # until it listens
@@ -294,9 +284,84 @@ def test_mcp_server_over_streamable_http(tmp_path: Path) -> None:
                         break
                 assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
                 time.sleep(0.1)
-            ok, other = asyncio.run(talk())
+            yield f"http://127.0.0.1:{port}/mcp"
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+async def _http_calls(url: str, calls: list[tuple[str, dict[str, Any]]],
+                      headers: dict[str, str] | None = None) -> list[Any]:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with create_mcp_http_client(headers=headers) as client, \
+            streamable_http_client(url, http_client=client) as streams, \
+            ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        return [await session.call_tool(name, a) for name, a in calls]
+
+
+def _post_status(url: str, authorization: str | None) -> int:
+    """The HTTP status of an MCP initialize request."""
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}).encode()
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    if authorization is not None:
+        headers["Authorization"] = authorization
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, body, headers),  # noqa: S310
+                                    timeout=30) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+def test_mcp_server_over_streamable_http(tmp_path: Path) -> None:
+    with _http_server(tmp_path, "--scope", "user:ana") as url:
+        _, ok, other = asyncio.run(_http_calls(url, [
+            ("remember", {"subject": "me", "attribute": "city", "value": "Lisbon",
+                          "source": "user:ana", "tier": "verified"}),
+            ("recall", {"subject": "me", "attribute": "city"}),
+            ("recall", {"subject": "me", "attribute": "city", "scope": "user:bob"})]))
     assert not ok.is_error and ok.structured_content["value"] == "Lisbon"
     assert other.is_error and "bound to scope" in other.content[0].text
+
+
+def test_mcp_over_http_with_a_token_answers_only_its_bearer(tmp_path: Path) -> None:
+    token = "a-shared-secret-of-some-length"
+    recall = [("recall", {"subject": "me", "attribute": "city"})]
+    with _http_server(tmp_path, token=token) as url:
+        for auth in (None, "Bearer not-the-secret", f"Basic {token}", f"Bearer {token}x"):
+            assert _post_status(url, auth) == 401
+        assert _post_status(url, f"Bearer {token}") == 200
+        [ok] = asyncio.run(_http_calls(url, recall, {"Authorization": f"Bearer {token}"}))
+    assert not ok.is_error and ok.structured_content["status"] == "unknown"
+
+
+@pytest.mark.parametrize(("where", "token", "says"), [
+    ("0.0.0.0:8765", None, "without authentication"),
+    ("[::]:8765", None, "without authentication"),
+    ("127.0.0.1:8765", "short", "at least 16"),
+])
+def test_mcp_over_http_refuses_to_serve_unprotected(tmp_path: Path, where: str,
+                                                    token: str | None, says: str) -> None:
+    """Without a token the server stays on a loopback address; nothing is opened first.
+    (A subprocess with a timeout: a server that started anyway fails the test, not hangs.)"""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "TRUTHKEEPER_MCP_TOKEN"}
+    if token is not None:
+        env["TRUTHKEEPER_MCP_TOKEN"] = token
+    db = tmp_path / "never.db"
+    run = subprocess.run([sys.executable, "-m", "truthkeeper", "serve", "--db", str(db),
+                          "--http", where], env=env, capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 2 and says in run.stderr and not db.exists()

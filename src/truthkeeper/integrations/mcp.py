@@ -4,12 +4,18 @@ Tools: remember, recall, about, history, filter_context, why, decide, feedback, 
 Every tool takes an optional ``scope`` (``user:ana``) unless the server is bound to one.
 Errors reach the agent as MCP tool errors carrying the library's message.
 
+Over HTTP, a server with a token (``TRUTHKEEPER_MCP_TOKEN``) answers only requests that
+carry ``Authorization: Bearer <token>``; without one it serves only the loopback address
+(127.0.0.1, ::1, localhost), so an unauthenticated memory is never on the network.
+
 Needs the ``mcp`` extra: ``pip install 'truthkeeper[mcp]'``.
 """
 
 # no ``from __future__ import annotations``: the SDK reads the tools' annotations to build
 # their input schemas
 import contextlib
+import hmac
+import os
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
@@ -19,7 +25,12 @@ from ..errors import InvalidFact, TierNotAuthorized, TruthkeeperError, UnknownFa
 from ..memory import Memory
 from ..values import Candidate, Utility, jsonable
 
-__all__ = ["ContextItem", "build_server", "serve"]
+__all__ = ["TOKEN_ENV", "ContextItem", "build_server", "serve"]
+
+TOKEN_ENV = "TRUTHKEEPER_MCP_TOKEN"
+"""The environment variable holding the bearer token of ``truthkeeper serve --http``."""
+MIN_TOKEN = 16
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 INSTRUCTIONS = """\
 A memory of facts keyed by (subject, attribute) that knows which value is current.
@@ -57,11 +68,37 @@ def _errors() -> Iterator[None]:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkeeper") -> Any:
-    """An ``MCPServer`` over ``mem`` (bound to ``scope`` when given)."""
+class _StaticToken:
+    """A token verifier for one shared secret (compared in constant time)."""
+
+    def __init__(self, secret: str) -> None:
+        self._secret = secret.encode()
+
+    async def verify_token(self, token: str) -> Any:
+        from mcp.server.auth.provider import AccessToken
+
+        if hmac.compare_digest(token.encode(), self._secret):
+            return AccessToken(token=token, client_id="truthkeeper", scopes=[])
+        return None
+
+
+def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkeeper",
+                 token: str | None = None, url: str | None = None) -> Any:
+    """An ``MCPServer`` over ``mem`` (bound to ``scope`` when given). With ``token`` its HTTP
+    transport answers only requests bearing it; ``url`` is the server's base URL."""
     from mcp.server.mcpserver import MCPServer
 
-    server = MCPServer(name, instructions=INSTRUCTIONS)
+    auth: dict[str, Any] = {}
+    if token is not None:
+        from mcp.server.auth.settings import AuthSettings
+        from pydantic import AnyHttpUrl
+
+        base = url or "http://127.0.0.1"
+        auth = {"token_verifier": _StaticToken(token),
+                "auth": AuthSettings(issuer_url=AnyHttpUrl(base),
+                                     resource_server_url=AnyHttpUrl(f"{base}/mcp"),
+                                     validate_token_resource=False)}
+    server = MCPServer(name, instructions=INSTRUCTIONS, **auth)
     open_tiers = [t for t in mem.tiers if t not in mem.protected_tiers]
 
     def view(s: str | None) -> Memory:
@@ -216,18 +253,31 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
 
 def serve(db: str | None = None, http: str | None = None, scope: str | None = None) -> None:
-    """Run the server on stdio (default) or streamable HTTP at ``HOST:PORT``."""
+    """Run the server on stdio (default) or streamable HTTP at ``HOST:PORT`` (with the
+    bearer token in ``TRUTHKEEPER_MCP_TOKEN``; without one, on a loopback address only)."""
     from ..cli_memory import open_existing
 
+    host, port, token = "", "", None
+    if http is not None:  # checked before anything is opened
+        host, _, port = http.rpartition(":")
+        host = host.strip("[]") or "127.0.0.1"
+        if not port.isdigit():
+            raise InvalidFact(f"--http wants HOST:PORT, got {http!r}")
+        token = os.environ.get(TOKEN_ENV) or None
+        if token is None and host not in LOOPBACK:
+            raise InvalidFact(f"serving on {host} would put the memory on the network "
+                              f"without authentication: set {TOKEN_ENV} to a secret of at "
+                              f"least {MIN_TOKEN} characters, or serve on 127.0.0.1")
+        if token is not None and len(token) < MIN_TOKEN:
+            raise InvalidFact(f"{TOKEN_ENV} must be at least {MIN_TOKEN} characters")
     mem = Memory() if db is None else open_existing(db, readonly=False, create=True)
     try:
-        server = build_server(mem, scope=scope)
         if http is None:
-            server.run()
+            build_server(mem, scope=scope).run()
         else:
-            host, _, port = http.rpartition(":")
-            if not port.isdigit():
-                raise InvalidFact(f"--http wants HOST:PORT, got {http!r}")
-            server.run("streamable-http", host=host or "127.0.0.1", port=int(port))
+            where = f"[{host}]" if ":" in host else host
+            server = build_server(mem, scope=scope, token=token,
+                                  url=f"http://{where}:{port}")
+            server.run("streamable-http", host=host, port=int(port))
     finally:
         mem.close()
