@@ -25,7 +25,7 @@ _CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("truthkeepe
 
 @contextlib.contextmanager
 def caller_scope(scope: str | None) -> Iterator[None]:
-    """The scope whose call runs inside: refusals recorded meanwhile belong to it."""
+    """The scope whose call runs inside: entries recorded meanwhile belong to it."""
     token = _CALLER.set(scope)
     try:
         yield
@@ -59,10 +59,9 @@ class AuditLog:
         if self.sink is not None:
             self.sink(lambda: [_body(entry)])
 
-    def dropped(self, query: str | None, drops: tuple[Drop, ...],
-                scope: str | None = None) -> None:
-        """Record the drops of one ``filter`` call made in ``scope``."""
-        at = datetime.now(UTC)
+    def dropped(self, query: str | None, drops: tuple[Drop, ...]) -> None:
+        """Record the drops of one ``filter`` call."""
+        at, scope = datetime.now(UTC), _CALLER.get()
         with self._lock:
             self._rows.append((at, query, drops, scope))
         if self.sink is not None:

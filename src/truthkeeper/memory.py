@@ -561,8 +561,8 @@ class Memory:
         """
         with self._open():
             res = filter_items(self._store, self._builder, items, kappa, self._scope)
-        if res.dropped:
-            self._audit.dropped(query, res.dropped, self._scope)
+            if res.dropped:
+                self._audit.dropped(query, res.dropped)
         return res
 
     def rules(self) -> list[str]:

@@ -61,10 +61,7 @@ class DSFit:
     def reference(self) -> np.ndarray:
         """P(the reference label of each item | its answers): the class posterior without
         the item's own gold label, mapped through the perception matrix."""
-        z = self.answer_loglik + self.log_prior[None, :]
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=1, keepdims=True)
+        p = _softmax(self.answer_loglik + self.log_prior[None, :])
         return np.asarray(p @ self.perception)
 
     @property
@@ -146,15 +143,12 @@ def vb_dawid_skene(
             a_post = prior + _gold_counts(T, g_items, g_cls, K)
             e_log_a = digamma(a_post) - digamma(a_post.sum(axis=1, keepdims=True))
             logT[g_items] += e_log_a[:, g_cls].T
-        logT -= logT.max(axis=1, keepdims=True)
-        newT = np.exp(logT)
-        newT /= newT.sum(axis=1, keepdims=True)
+        newT = _softmax(logT)
         delta = float(np.abs(newT - T).max())
         T = newT
         if delta < tol:
             break
     counts = _counts(T, ii, ww, ll, W, K)
-    ones = np.eye(K)[ll]  # (n_answers, K): the answer itself, one-hot
     if one_coin:
         correct = np.einsum("wkk->w", counts)
         total = counts.sum(axis=(1, 2))
@@ -164,7 +158,7 @@ def vb_dawid_skene(
         cm[:, np.arange(K), np.arange(K)] = acc[:, None]
         # the worker's accuracy without this answer, then P(this answer | class k)
         acc_out = ((correct[ww] - T[ii, ll] + prior_diag) / (total[ww] - 1.0 + denom))[:, None]
-        own = np.where(ones > 0, acc_out, (1 - acc_out) / max(K - 1, 1))
+        own = np.where(np.eye(K, dtype=bool)[ll], acc_out, (1 - acc_out) / max(K - 1, 1))
     else:
         post = counts + prior[None, :, :]
         cm = post / post.sum(axis=2, keepdims=True)
@@ -180,12 +174,27 @@ def vb_dawid_skene(
             fixed[g_items] += e_log_a[:, g_cls].T
         rho = _answer_correlation(ans, contrib, fixed, own, ii, n)
         ans = ans * design_weights(np.bincount(ii, minlength=n), rho)[:, None]
-        logT = ans + fixed
-        logT -= logT.max(axis=1, keepdims=True)
-        T = np.exp(logT)
-        T /= T.sum(axis=1, keepdims=True)
+        T = _softmax(ans + fixed)
     return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
                  log_prior=e_log_pi, perception=perception, item_correlation=rho)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """Normalised exp over the last axis (rows of log-probabilities up to a constant)."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
+
+
+def _rows_by_item(item_idx: np.ndarray, items: Any) -> dict[int, np.ndarray]:
+    """The row numbers of each of ``items`` in ``item_idx`` (one sort, not a scan each)."""
+    order = np.argsort(item_idx, kind="stable")
+    sorted_items = item_idx[order]
+    out = {}
+    for i in items:
+        lo, hi = np.searchsorted(sorted_items, [i, i + 1])
+        out[int(i)] = order[lo:hi]
+    return out
 
 
 CORRELATION_GRID = np.concatenate([[0.0], np.geomspace(1e-3, 1.0, 40)])
@@ -210,10 +219,7 @@ def _answer_correlation(ans: np.ndarray, contrib: np.ndarray, fixed: np.ndarray,
     cavity = ans[ii] - contrib  # the item's evidence without the answer
     scores = np.zeros(len(CORRELATION_GRID))
     for r, rho in enumerate(CORRELATION_GRID):
-        z = design_weights(n_other, rho)[:, None] * cavity + fixed[ii]
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=1, keepdims=True)
+        p = _softmax(design_weights(n_other, rho)[:, None] * cavity + fixed[ii])
         scores[r] = np.log(np.maximum((p * own).sum(axis=1), 1e-300)).sum()
     return float(CORRELATION_GRID[int(np.argmax(scores))])  # ties: the smaller rho
 
@@ -264,7 +270,7 @@ def vb_one_coin_open(
     """
     ev = np.ones(len(item_idx)) if weights is None else np.asarray(weights, dtype=float)
     kernels = {i: k for i, k in (kernels or {}).items() if i not in (gold or {})}
-    by_item = {i: np.flatnonzero(item_idx == i) for i in kernels}
+    by_item = _rows_by_item(np.asarray(item_idx), kernels)
     n_items = len(n_choices)
     offsets = np.concatenate([[0], np.cumsum(n_choices)[:-1]]).astype(int)
     flat = offsets[item_idx] + choice_idx
@@ -338,9 +344,8 @@ def claim_correlation(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: 
     kernels = kernels or {}
     plain = ~np.isin(ii, list(kernels))
     scores = _plain_claim_scores(ii[plain], cc[plain], m, acc[plain])
-    for i, k in kernels.items():
-        rows = np.flatnonzero(ii == i)
-        scores += _kernel_claim_scores(k, cc[rows], acc[rows])
+    for i, rows in _rows_by_item(ii, kernels).items():
+        scores += _kernel_claim_scores(kernels[i], cc[rows], acc[rows])
     return float(CORRELATION_GRID[int(np.argmax(scores))])  # ties: the smaller rho
 
 
@@ -381,10 +386,7 @@ def _kernel_claim_scores(k: np.ndarray, said: np.ndarray, acc: np.ndarray) -> np
     own = table[np.arange(len(said)), said, :]        # (S, v)
     cavity = own.sum(axis=0)[None, :] - own
     t = design_weights(np.full(len(CORRELATION_GRID), len(said) - 1), CORRELATION_GRID)
-    z = t[:, None, None] * cavity[None]               # (R, S, v)
-    z -= z.max(axis=2, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=2, keepdims=True)
+    p = _softmax(t[:, None, None] * cavity[None])     # (R, S, v)
     q = (p * lik[np.arange(len(said)), said, :][None]).sum(axis=2)
     out: np.ndarray = np.log(np.maximum(q, 1e-300)).sum(axis=1)
     return out
