@@ -52,6 +52,40 @@ def test_reopen_replays_everything(journal_url: str) -> None:
         assert again.verify().ok and again.verify().events == 8  # config, rule, 5 facts, retract
 
 
+def test_many_openers_of_a_new_journal_at_once(tmp_path: Path) -> None:
+    """Six threads open the same journal path at the same moment, 30 times: every open
+    succeeds (before: 'an empty file', 'trigger already exists' or a UNIQUE failure of the
+    slot index in most rounds), and the journal they share works."""
+    import threading
+
+    from truthkeeper.journal.sqlite import SqliteJournal
+
+    for round_ in range(30):
+        path = str(tmp_path / f"j{round_}.db")
+        barrier, errors = threading.Barrier(6), []
+
+        def open_it(p: str = path, b: threading.Barrier = barrier,
+                    e: list[str] = errors) -> None:
+            b.wait()
+            try:
+                SqliteJournal(p).close()
+            except Exception as exc:  # noqa: BLE001 - collected, asserted below
+                e.append(repr(exc))
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+    with Memory(path) as mem:
+        mem.add("a", "x", 1, source="s")
+    with Memory(path) as again:
+        assert again.current("a", "x").value == 1 and again.verify().ok
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("j29")) == [
+        "j29.db"]  # nothing left behind by the build
+
+
 def test_journal_is_append_only(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with Memory(db) as mem:

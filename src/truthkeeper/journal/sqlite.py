@@ -10,6 +10,7 @@ blocked), triggers that abort UPDATE and DELETE.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
@@ -25,6 +26,7 @@ __all__ = ["SqliteJournal"]
 T = TypeVar("T")
 
 _SCHEMA = """
+BEGIN IMMEDIATE;
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -41,7 +43,10 @@ WHEN NOT (NEW.seq = OLD.seq AND OLD.kind = 'fact' AND NEW.kind = 'fact'
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
+COMMIT;
 """
+# one transaction: processes opening the same journal at once would otherwise interleave
+# the DROP and CREATE of the trigger
 
 
 APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
@@ -59,10 +64,16 @@ class SqliteJournal(IndexedJournal):
         if synchronous not in ("FULL", "NORMAL"):
             msg = f"synchronous must be 'FULL' or 'NORMAL', got {synchronous!r}"
             raise JournalError(msg)
+        if not readonly and not os.path.exists(path):
+            _create(path, synchronous)
+        _check_file(path)
+        self._setup(path, synchronous, readonly, busy_timeout_ms)
+
+    def _setup(self, path: str, synchronous: str, readonly: bool,
+               busy_timeout_ms: int = 30_000) -> None:
         self.path = path
         self.readonly = readonly
         self._indexed: bool | None = None
-        _check_file(path)
         try:
             if readonly:
                 uri = f"file:{os.path.abspath(path)}?mode=ro"
@@ -77,7 +88,7 @@ class SqliteJournal(IndexedJournal):
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA secure_delete=ON")  # erased bodies are zeroed
                 self._conn.execute(f"PRAGMA synchronous={synchronous}")
-                new = self.tail()[0] == 0 if self._has_events() else True
+                new = not self._has_events()  # (made by _create: nobody else sees it)
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
                 if new:  # a new journal is indexed from its first event on
@@ -241,6 +252,28 @@ class SqliteJournal(IndexedJournal):
         except (sqlite3.Error, OSError) as exc:
             msg = f"commit to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
+
+
+def _create(path: str, synchronous: str) -> None:
+    """Make a new journal at ``path`` atomically: built under a name of its own, then linked
+    into place, so a process opening ``path`` at the same moment never finds it empty or
+    half made (whoever links first wins; the others open that one)."""
+    tmp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.new"
+    try:
+        made = SqliteJournal.__new__(SqliteJournal)
+        made._setup(tmp, synchronous, readonly=False)
+        made.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: not atomic, but rare
+            if not os.path.exists(path):
+                os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
+            with suppress(OSError):
+                os.unlink(leftover)
 
 
 def _check_file(path: str) -> None:
