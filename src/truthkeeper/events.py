@@ -37,6 +37,7 @@ from .journal.codec import (
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner, check_rule_text
 from .logic.store import Store
+from .reliability.categorical import check_confusion_body
 from .reliability.context import check_probability
 from .reliability.state import Reliability
 from .signing import EVER, Guard, KeyRing, apply_key_event
@@ -64,6 +65,7 @@ class Applier:
         try:
             built = [self.builder.coerce(item, i, now) for i, item in enumerate(facts)]
             for f in built:
+                self.rel.check_value(f.attribute, f.value)
                 if f.tier in self.guard.guarded:
                     self.guard.check_fact(_signed_fields(f))
         except TypeError as exc:
@@ -419,12 +421,15 @@ class Applier:
                 raise PolicyError(msg)
         elif kind == "outcome":
             slot = None
+            said = truth = None
             if body.get("id") is not None:
                 f = self.store.get(body["id"])
                 slot = (f.subject, f.attribute)
+                if f.attribute in self.rel.book.categories:  # its confusion row learns
+                    said, truth = f.value, f.value if body["correct"] else self._truth(slot)
             else:
                 self.store.bind_source(body["source"], body["tier"])
-            self.rel.apply_outcome(body, slot)
+            self.rel.apply_outcome(body, slot, said, truth)
         elif kind == "prior":
             self.rel.apply_prior(body)
         else:
@@ -521,6 +526,16 @@ class Applier:
         flush()
         return later
 
+    def _truth(self, slot: tuple[str, str]) -> Any:
+        """The value a slot was confirmed to hold, if any (None: not confirmed)."""
+        fid = self.rel.confirmed.get(slot)
+        if fid is None:
+            return None
+        try:
+            return self.store.get(fid).value
+        except UnknownFact:
+            return None
+
     def _checked_logged(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "outcome":
             if not isinstance(body.get("correct"), bool):
@@ -545,6 +560,8 @@ class Applier:
         rho = body.get("correlation", 0.0)
         if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
             raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
+        if "confusion" in body:
+            check_confusion_body(body["confusion"])
         return body
 
 

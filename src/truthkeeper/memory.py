@@ -25,6 +25,7 @@ from .logic.filter import filter_items
 from .logic.policy import Policy
 from .logic.rules import Reasoner, check_rule_text, in_scope
 from .logic.store import Store, policy_config
+from .reliability.categorical import check_categories
 from .reliability.conflict import score_candidates
 from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
@@ -84,6 +85,9 @@ class Memory:
         Near-equal values support each other in conflict probabilities and
         ``learn_from_agreement`` (``Similarity.numbers(rel_tol)``, ``.tokens()``,
         ``.strings()`` or a callable); None (default): only equal values do.
+    categories
+        ``{attribute: [category, ...]}`` (strings or integers): only these values, and each
+        source's confusion between them decides conflicts (:mod:`.reliability.categorical`).
     lazy
         Open a SQLite or PostgreSQL journal in constant time: each slot's events are read
         when the slot is first asked about (README: opening large memories). Every answer
@@ -109,6 +113,7 @@ class Memory:
                  synchronous: str = "FULL", readonly: bool = False,
                  discount: float = 1.0, journal: Journal | None = None,
                  similarity: Similarity | Callable[[Any, Any], float] | None = None,
+                 categories: Mapping[str, Sequence[Any]] | None = None,
                  lazy: bool = False) -> None:
         self.path = None if path is None else os.fspath(path)
         lazy = _check_bool(lazy, "lazy")
@@ -118,7 +123,7 @@ class Memory:
         self._cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
         self._guard = Guard(self.tiers, self.protected_tiers, trusted_keys)
         try:
-            self._rel = Reliability(self.tiers, discount)
+            self._rel = Reliability(self.tiers, discount, check_categories(categories))
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
         journal = journal or open_journal(self.path, synchronous=synchronous, readonly=readonly)
@@ -380,13 +385,11 @@ class Memory:
         dep = _check_bool(dependence, "dependence")
         cor = _check_bool(correlation, "correlation")
         with self._open():
-            est, pairs, rho = self._rel.from_agreement(
+            est, body = self._rel.learn(
                 self._store.claims(list(self._rel.confirmed.values())), self._sim, dep, cor)
         if apply and est:
-            self._log("prior", [{"source_prior": est, "correlation": rho}
-                                | ({"dependence": pairs} if dep else {})])
+            self._log("prior", [body])
         return est
-
 
     def scope(self, name: str) -> Memory:
         """A view bound to a scope (``"user:ana"``): it writes and reads only that scope's

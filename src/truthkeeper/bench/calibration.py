@@ -27,8 +27,8 @@ _ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)  # always answer: score 
 DAY = "2026-01-01"
 
 
-def _memory(data: CrowdData) -> Memory:
-    mem = Memory(protected_tiers=())
+def _memory(data: CrowdData, categorical: bool = True) -> Memory:
+    mem = Memory(protected_tiers=(), categories={"label": data.classes} if categorical else None)
     mem.add_many({"subject": data.items[i], "attribute": "label", "value": data.classes[c],
                   "source": data.workers[w], "tier": "agent", "valid_from": DAY}
                  for i, w, c in zip(data.item_idx.tolist(), data.worker_idx.tolist(),
@@ -48,7 +48,7 @@ def _score(mem: Memory, data: CrowdData, items: list[int]) -> dict[str, Any]:
 
 
 def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0,
-                 correlation: bool = True) -> dict[str, Any]:
+                 correlation: bool = True, categorical: bool = True) -> dict[str, Any]:
     """Accuracy, ECE (10 equal-width and 15 equal-mass bins), Brier and reliability diagram
     of ``decide``'s probabilities at three stages: the tier prior alone, after
     ``learn_from_agreement(correlation=correlation)``, and after revealing ``reveal`` of the
@@ -59,7 +59,7 @@ def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0,
     gold = sorted(data.gold)
     shown = sorted(rng.sample(gold, max(1, round(reveal * len(gold)))))
     rest = sorted(set(gold) - set(shown))
-    mem = _memory(data)
+    mem = _memory(data, categorical)
     try:
         out: dict[str, Any] = {"set": data.name, "answers": int(len(data.label)),
                                "workers": data.n_workers, "classes": data.n_classes,

@@ -286,13 +286,14 @@ class Store:
         return list(r["R"]), list(r["W"])
 
     def claims(self, gold: Sequence[str],
-               ) -> list[tuple[list[str], list[int], int, int, list[Any]]]:
+               ) -> list[tuple[list[str], list[int], int, int, list[Any], str]]:
         """Per slot: each source's latest claim as a value index, the number of values,
-        the index of the confirmed value (or -1) and the values' keys. For learning from
-        agreement."""
+        the index of the confirmed value (or -1), the values' keys and the slot's attribute.
+        For learning from agreement."""
         self.need_all()
         rows = bridge.ask("tk_claims(M, G, Is)", {"M": self.h, "G": list(gold)})["Is"]
-        return [(list(s), list(i), int(n), int(g), list(v)) for s, i, n, g, v in rows]
+        return [(list(s), list(i), int(n), int(g), list(v), str(a))
+                for s, i, n, g, v, a in rows]
 
 
 def _fact_keys(f: Fact) -> list[str]:

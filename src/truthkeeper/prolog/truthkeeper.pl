@@ -453,15 +453,15 @@ tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
 %
 %   One item per slot with live facts, for learning from agreement: each
 %   source's latest live claim (valid time, then recording), as
-%   -(Sources, ValueIndexes, NValues, GoldIndex). GoldIndex is the index of
-%   the value of a confirmed fact of that slot (GoldIds), or -1.
+%   -(Sources, ValueIndexes, NValues, GoldIndex, Values, Attribute). GoldIndex
+%   is the index of the value of a confirmed fact of that slot (GoldIds), or -1.
 tk_claims(M, Gold0, Items) :-
     maplist(atom_in, Gold0, Gold),
     findall(S-A, ( fact(M, _, S, A, _, _, _, _, _, _) ), Slots0),
     sort(Slots0, Slots),
     findall(Item, ( member(S-A, Slots), slot_claims(M, S, A, Gold, Item) ), Items).
 
-slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G, Values)) :-
+slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G, Values, A)) :-
     findall(Src-(NVF-NRA-K), ( fact(M, Id, S, A, K, VF, _, RA, _, Src),
                                \+ retracted(M, Id, _, _),
                                NVF is -VF, NRA is -RA ), Claims0),

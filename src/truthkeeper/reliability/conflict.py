@@ -7,6 +7,7 @@ from typing import Any
 
 from ..values import Resolution, ValueSupport, value_key
 from .book import ReliabilityBook
+from .categorical import category_probabilities
 from .similarity import Similarity, kernel, log_likelihood
 
 __all__ = ["claim_probabilities", "score_candidates"]
@@ -15,7 +16,7 @@ __all__ = ["claim_probabilities", "score_candidates"]
 def claim_probabilities(book: ReliabilityBook,
                         claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]], *,
                         rng_seed: int = 0, draws: int = 400,
-                        similarity: Similarity | None = None,
+                        similarity: Similarity | None = None, attribute: str | None = None,
                         ) -> list[tuple[float, tuple[float, float]]]:
     """P(value is the truth) for each claimed value, with a 90% interval.
 
@@ -36,6 +37,10 @@ def claim_probabilities(book: ReliabilityBook,
         Seed of the posterior draws (the same seed gives the same answer).
     similarity
         Near-equal values support each other (:mod:`.similarity`); None: the plain model.
+    attribute
+        The slot's attribute: when it is categorical (``book.categories``) and every
+        claimed value is one of its categories, each source's confusion row decides
+        (:mod:`.categorical`), tempered by the correlation learned for that attribute.
     """
     import numpy as np
 
@@ -49,7 +54,21 @@ def claim_probabilities(book: ReliabilityBook,
     for v, (_, ss) in enumerate(claims):
         for s in ss:
             support[v, idx[s]] = 1.0
-    k = kernel(similarity, [value_key(v) for v, _ in claims])
+    keys = [value_key(v) for v, _ in claims]
+    cats = book.categories.get(attribute or "")
+    if attribute is not None and cats is not None and all(key in cats for key in keys):
+        conf = book.confusion.get(attribute)
+        conf = conf if conf is not None and conf.categories == cats else None
+        rho = conf.correlation if conf is not None else 0.0
+        omega = _independence(book, srcs, support) / (1.0 + (len(srcs) - 1) * rho)
+        post = category_probabilities(
+            conf, len(cats), [cats.index(key) for key in keys], theta,
+            [conf is not None and s in conf.alpha for s, _ in srcs],
+            [s for s, _ in srcs], support[:len(claims)], omega, rng,
+            book.confusion_counts.get(attribute, {}))
+        p = post[:, [cats.index(key) for key in keys]]
+        return _summary(p)
+    k = kernel(similarity, keys)
     # correlated claims: n of them count as n / (1 + (n - 1) rho) independent ones
     omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation)
     if k is not None:
@@ -66,9 +85,16 @@ def claim_probabilities(book: ReliabilityBook,
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
     p /= p.sum(axis=1, keepdims=True)
+    return _summary(p[:, :len(claims)])
+
+
+def _summary(p: Any) -> list[tuple[float, tuple[float, float]]]:
+    """Mean and 90% interval per column of (draws, values) probabilities."""
+    import numpy as np
+
     mean = p.mean(axis=0)
     low, high = np.quantile(p, (0.05, 0.95), axis=0)  # one sort for every value
-    return [(float(mean[v]), (float(low[v]), float(high[v]))) for v in range(len(claims))]
+    return [(float(mean[v]), (float(low[v]), float(high[v]))) for v in range(p.shape[1])]
 
 
 def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
@@ -100,7 +126,7 @@ def score_candidates(book: ReliabilityBook, r: Resolution,
     heads = {f.id: f for f in r.heads}
     claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
               for c in r.candidates]
-    probs = claim_probabilities(book, claims, similarity=similarity)
+    probs = claim_probabilities(book, claims, similarity=similarity, attribute=r.attribute)
     best = max(range(len(probs)), key=lambda i: probs[i][0])
     return tuple(ValueSupport(c.value, c.fact_ids, c.sources, p, iv, i == best)
                  for i, (c, (p, iv)) in enumerate(zip(r.candidates, probs, strict=True)))

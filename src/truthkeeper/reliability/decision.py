@@ -54,7 +54,7 @@ def decide_slot(book: ReliabilityBook, r: Resolution, u: Utility) -> Decision:
         heads = {f.id: f for f in r.heads}
         c = r.candidates[0]
         [(p, iv)] = claim_probabilities(book, [(c.value, sorted(
-            {(heads[i].source, heads[i].tier) for i in c.fact_ids}))])
+            {(heads[i].source, heads[i].tier) for i in c.fact_ids}))], attribute=r.attribute)
         return decide(u, [(c.value, p, iv)], r.status)
     cands = r.candidates if r.candidates[0].p is not None else score_candidates(book, r)
     return decide(u, [(c.value, c.p or 0.0, c.interval) for c in cands], r.status)

@@ -38,6 +38,9 @@ from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
 from .priors import DS_PRIOR_OFF as PRIOR_OFF
 from .priors import ONE_COIN_PRIOR
 
+PREDICTIVE_DRAWS = 400
+"""Draws of the confusion rows over which a reported posterior is averaged."""
+
 
 @dataclass(frozen=True)
 class DSFit:
@@ -56,12 +59,15 @@ class DSFit:
     log_prior: np.ndarray          # (K,): E[log pi]
     perception: np.ndarray         # (K, K): E[A], rows sum to 1
     item_correlation: float = 0.0  # rho: see :func:`design_weights`
+    alpha: np.ndarray | None = None  # (n_workers, K, K) Dirichlet rows (full confusion)
+    unlabelled: np.ndarray | None = None  # (n_items, K): the posterior without gold labels
 
     @property
     def reference(self) -> np.ndarray:
         """P(the reference label of each item | its answers): the class posterior without
         the item's own gold label, mapped through the perception matrix."""
-        p = _softmax(self.answer_loglik + self.log_prior[None, :])
+        p = self.unlabelled if self.unlabelled is not None else _softmax(
+            self.answer_loglik + self.log_prior[None, :])
         return np.asarray(p @ self.perception)
 
     @property
@@ -98,12 +104,17 @@ def vb_dawid_skene(
     max_iter: int = 100,
     tol: float = 1e-5,
     correlation: bool = True,
+    draws: int = PREDICTIVE_DRAWS,
 ) -> DSFit:
     """Fit the Bayesian Dawid-Skene model by variational Bayes (see the module docstring).
 
     With ``correlation`` the reported posteriors count each item's answers as correlated
     readings (the intra-item correlation estimated from the answers, see the module
-    docstring); the confusion matrices are those of the plain fit."""
+    docstring); the confusion matrices are those of the plain fit. With ``draws`` (full
+    confusion), the reported posterior of an item is averaged over that many draws of the
+    confusion rows from their posterior, as a conflict's probabilities are
+    (:mod:`.categorical`), instead of taken at mean field's geometric-mean rows, which
+    read a worker with few answers as surer than its counts allow; 0: mean field's."""
     K, W, n = data.n_classes, data.n_workers, data.n_items
     ii, ww, ll = data.item_idx, data.worker_idx, data.label
     prior = np.full((K, K), prior_off)
@@ -175,8 +186,37 @@ def vb_dawid_skene(
         rho = _answer_correlation(ans, contrib, fixed, own, ii, n)
         ans = ans * design_weights(np.bincount(ii, minlength=n), rho)[:, None]
         T = _softmax(ans + fixed)
+    unlabelled = None
+    if draws and post is not None:
+        gold_term = np.zeros((n, K))
+        if len(g_items):
+            gold_term[g_items] = e_log_a[:, g_cls].T
+        weights = design_weights(np.bincount(ii, minlength=n), rho)
+        T, unlabelled = _draw_average(post, ii, ww, ll, weights, e_log_pi, gold_term, draws)
     return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
-                 log_prior=e_log_pi, perception=perception, item_correlation=rho)
+                 log_prior=e_log_pi, perception=perception, item_correlation=rho,
+                 alpha=post, unlabelled=unlabelled)
+
+
+
+def _draw_average(alpha: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndarray,
+                  weights: np.ndarray, log_prior: np.ndarray, gold_term: np.ndarray,
+                  draws: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The class posterior of each item averaged over ``draws`` draws of every worker's
+    confusion rows from Dirichlet(``alpha``), with and without ``gold_term`` (the revealed
+    labels' evidence); each item's answers weighted by ``weights``."""
+    rng = np.random.default_rng(seed)
+    n, K = len(weights), alpha.shape[1]
+    with_gold, without = np.zeros((n, K)), np.zeros((n, K))
+    for _ in range(draws):
+        g = rng.standard_gamma(alpha)
+        log_cm = np.log(np.maximum(g / g.sum(axis=2, keepdims=True), 1e-300))
+        contrib = log_cm[ww, :, ll]
+        ans = np.stack([np.bincount(ii, weights=contrib[:, k], minlength=n)
+                        for k in range(K)], axis=1) * weights[:, None] + log_prior[None, :]
+        without += _softmax(ans)
+        with_gold += _softmax(ans + gold_term)
+    return with_gold / draws, without / draws
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:

@@ -10,8 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidFact
-from ..values import SourceReliability
+from ..values import SourceReliability, value_key
 from .book import ReliabilityBook
+from .categorical import Confusion, fit_confusions
 from .similarity import Similarity, kernel
 
 __all__ = ["Reliability"]
@@ -28,18 +29,25 @@ class Reliability:
         Geometric decay of old evidence per new outcome (1.0: none).
     """
 
-    def __init__(self, tiers: tuple[str, ...], discount: float = 1.0) -> None:
+    def __init__(self, tiers: tuple[str, ...], discount: float = 1.0,
+                 categories: Mapping[str, tuple[Any, ...]] | None = None) -> None:
         if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
             msg = f"discount must be a number in (0, 1], got {discount!r}"
             raise InvalidFact(msg)
         self.tiers = tiers
-        self.book = ReliabilityBook(tiers, discount=float(discount))
+        self.book = ReliabilityBook(tiers, discount=float(discount),
+                                    categories=dict(categories or {}))
         self.version = 0
         self.confirmed: dict[tuple[str, str], str] = {}  # slot -> id of a fact confirmed right
 
-    def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None) -> None:
-        """An outcome event: ``slot`` is the fact's slot when it names one."""
+    def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None,
+                      said: Any = None, truth: Any = None) -> None:
+        """An outcome event: ``slot`` is the fact's slot when it names one; on a categorical
+        attribute, ``said`` the fact's value and ``truth`` the slot's confirmed one (None:
+        not known), counted in the source's confusion row."""
         self.book.record(body["source"], body["tier"], bool(body["correct"]))
+        if slot is not None and said is not None and truth is not None:
+            self.book.record_confusion(slot[1], body["source"], truth, said)
         if body.get("confidence") is not None:
             self.book.record_stated(body["source"], body["confidence"], bool(body["correct"]))
         if slot is not None and body["correct"]:
@@ -54,6 +62,8 @@ class Reliability:
             self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
         if "correlation" in body:
             self.book.correlation = min(max(float(body["correlation"]), 0.0), 1.0)
+        for attr, c in body.get("confusion", {}).items():
+            self.book.confusion[attr] = Confusion.from_body(c)
         if "dependence" in body:  # the latest estimate replaces the previous one
             self.book.dependence = {(min(s, t), max(s, t)): min(max(float(p), 0.0), 1.0)
                                     for s, t, p in body["dependence"]}
@@ -103,18 +113,37 @@ class Reliability:
         return {"tier_prior": {t: [float(mu[i]), float(k[i])] for i, t in enumerate(self.tiers)},
                 "method": method}
 
-    @staticmethod
-    def from_agreement(items: Sequence[tuple[list[str], list[int], int, int, list[Any]]],
+    def check_value(self, attribute: str, value: Any) -> None:
+        """Refuse a value outside its categorical attribute's categories."""
+        cats = self.book.categories.get(attribute)
+        if cats is not None and value_key(value) not in cats:
+            shown = ", ".join(map(str, cats))
+            msg = f"{value!r} is not one of the categories of {attribute!r}: {shown}"
+            raise InvalidFact(msg)
+
+    def learn(self, items: Sequence[tuple[list[str], list[int], int, int, list[Any], str]],
+              similarity: Similarity | None, dependence: bool, correlation: bool,
+              ) -> tuple[dict[str, float], dict[str, Any]]:
+        """:meth:`from_agreement`'s estimates and the prior event body that journals them."""
+        est, pairs, rho, confusion = self.from_agreement(items, similarity, dependence,
+                                                         correlation)
+        return est, ({"source_prior": est, "correlation": rho}
+                     | ({"dependence": pairs} if dependence else {})
+                     | ({"confusion": confusion} if confusion else {}))
+
+    def from_agreement(self, items: Sequence[tuple[list[str], list[int], int, int, list[Any],
+                                                  str]],
                        similarity: Similarity | None = None, dependence: bool = False,
                        correlation: bool = True,
-                       ) -> tuple[dict[str, float], list[list[Any]], float]:
+                       ) -> tuple[dict[str, float], list[list[Any]], float, dict[str, Any]]:
         """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
         over open values, near-equal values supporting each other under ``similarity``),
         with ``dependence`` the pairs of sources that copy each other
         ``[source, source, P(dependent)]`` (the fit is then redone with copies counting
         less), and with ``correlation`` (unless ``dependence``) the intra-item correlation
         of claims (:func:`.ds.claim_correlation`; else 0); ``items`` as ``Store.claims``
-        gives them."""
+        gives them. Last, the confusion rows of the categorical attributes
+        (:func:`.categorical.fit_confusions`)."""
         import numpy as np
 
         from .ds import claim_correlation, independence_weights, source_dependence, vb_one_coin_open
@@ -126,7 +155,7 @@ class Reliability:
         nc: list[int] = []
         gold: dict[int, int] = {}
         kernels: dict[int, Any] = {}
-        for item, (srcs, idx, n, g, values) in enumerate(items):
+        for item, (srcs, idx, n, g, values, _) in enumerate(items):
             k = kernel(similarity, values)
             if k is not None:
                 kernels[item] = k
@@ -138,7 +167,7 @@ class Reliability:
             if g >= 0:
                 gold[item] = g
         if not sources:
-            return {}, [], 0.0
+            return {}, [], 0.0, {}
         args = (np.array(ii), np.array(ww), np.array(cc), np.array(nc))
         acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels)
         pairs: list[list[Any]] = []
@@ -152,4 +181,5 @@ class Reliability:
                      if p >= 0.05]
         # with dependence, copies already count less: rho would count that correlation again
         rho = claim_correlation(*args, acc, kernels) if correlation and not dependence else 0.0
-        return {src: float(acc[j]) for src, j in sources.items()}, pairs, rho
+        confusion = fit_confusions(items, self.book.categories)
+        return {src: float(acc[j]) for src, j in sources.items()}, pairs, rho, confusion
