@@ -159,7 +159,9 @@ def test_bad_categories_are_refused(categories: object) -> None:
     {"rating": {"categories": ["G", "PG"], "class_prior": [1, 1], "correlation": 0,
                 "sources": {"a": [[1, 1]]}}},
     {"rating": {"categories": ["G", "PG"], "class_prior": [1, 1], "correlation": 0,
-                "sources": {"a": [[1, 1], [1, float("nan")]]}}},
+                "perception": [[1, 0.1], [0.1, 1]], "sources": {"a": [[1, 1], [1, -2]]}}},
+    {"rating": {"categories": ["G", "PG"], "class_prior": [1, 1], "correlation": 0,
+                "perception": [[1, 0.1]], "sources": {}}},
 ])
 def test_a_bad_confusion_prior_is_refused_on_import(confusion: object, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
@@ -171,23 +173,32 @@ def test_a_bad_confusion_prior_is_refused_on_import(confusion: object, tmp_path:
         assert mem.reliability() == []
 
 
-def test_confirmations_count_in_the_confusion_rows(tmp_path: Path) -> None:
-    """After learning, each confirmed slot adds (truth, said) to its sources' rows at once;
-    a full and a lazy reopen answer as the live memory does."""
-    facts, truth = _graded(1)
-    path = tmp_path / "m.db"
-    cats = {"rating": GRADES}
+def test_confirmed_slots_teach_what_the_confirmer_means(tmp_path: Path) -> None:
+    """The reference a user confirms against may differ from what the sources perceive:
+    here the confirmer calls R what every source rates X. Confirming a third of the films
+    and learning again, the perception matrix learns it, and the other films' X is read as
+    the R that would be confirmed. The learned state survives a full and a lazy reopen, and
+    an export imported into a new memory answers the same."""
+    facts, truth = _graded(2)
+    truth = ["R" if t == "X" else t for t in truth]
+    path, cats = tmp_path / "m.db", {"rating": GRADES}
     with Memory(path, categories=cats) as mem:
         mem.add_many(facts)
         mem.learn_from_agreement()
-        before = [mem.decide(f"f{i}", "rating", utility=ANSWER).p for i in range(100, 140)]
+        before = [mem.decide(f"f{i}", "rating", utility=ANSWER) for i in range(100, 300)]
         for i in range(100):
             mem.confirm(f"f{i}", "rating", truth[i])
-        after = [mem.decide(f"f{i}", "rating", utility=ANSWER).p for i in range(100, 140)]
-        assert before != after
-        counts = mem._rel.book.confusion_counts["rating"]
-        assert sum(float(c.sum()) for c in counts.values()) == 500  # five answers each
+        mem.learn_from_agreement()
+        after = [mem.decide(f"f{i}", "rating", utility=ANSWER) for i in range(100, 300)]
+        mem.export_jsonl(tmp_path / "m.jsonl")
+    right = [[d.value == t for d, t in zip(ds, truth[100:], strict=True)]
+             for ds in (before, after)]
+    assert sum(right[1]) >= sum(right[0]) + 10 and np.mean(right[1]) >= 0.93  # 169 -> 189
+    assert not [d for d in after if d.value == "X"]  # none claimed R: it is answered anyway
     for lazy in (False, True):
         with Memory(path, categories=cats, lazy=lazy) as again:
             assert [again.decide(f"f{i}", "rating", utility=ANSWER).p
-                    for i in range(100, 140)] == after
+                    for i in range(100, 300)] == [d.p for d in after]
+    with Memory(categories=cats) as other:
+        other.import_jsonl(tmp_path / "m.jsonl")
+        assert other.decide("f100", "rating", utility=ANSWER).p == after[0].p

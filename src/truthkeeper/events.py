@@ -421,15 +421,12 @@ class Applier:
                 raise PolicyError(msg)
         elif kind == "outcome":
             slot = None
-            said = truth = None
             if body.get("id") is not None:
                 f = self.store.get(body["id"])
                 slot = (f.subject, f.attribute)
-                if f.attribute in self.rel.book.categories:  # its confusion row learns
-                    said, truth = f.value, f.value if body["correct"] else self._truth(slot)
             else:
                 self.store.bind_source(body["source"], body["tier"])
-            self.rel.apply_outcome(body, slot, said, truth)
+            self.rel.apply_outcome(body, slot)
         elif kind == "prior":
             self.rel.apply_prior(body)
         else:
@@ -525,16 +522,6 @@ class Applier:
                 raise InvalidFact(msg) from None
         flush()
         return later
-
-    def _truth(self, slot: tuple[str, str]) -> Any:
-        """The value a slot was confirmed to hold, if any (None: not confirmed)."""
-        fid = self.rel.confirmed.get(slot)
-        if fid is None:
-            return None
-        try:
-            return self.store.get(fid).value
-        except UnknownFact:
-            return None
 
     def _checked_logged(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "outcome":

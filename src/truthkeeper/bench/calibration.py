@@ -52,9 +52,10 @@ def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0,
     """Accuracy, ECE (10 equal-width and 15 equal-mass bins), Brier and reliability diagram
     of ``decide``'s probabilities at three stages: the tier prior alone, after
     ``learn_from_agreement(correlation=correlation)``, and after revealing ``reveal`` of the
-    gold labels with
-    ``confirm`` (scored on the items not revealed). Also returns the memory's reliability
-    summaries and the held-back gold items, for interval coverage."""
+    gold labels with ``confirm`` and learning again (scored on the items not revealed).
+    ``categorical``: the labels are the attribute's declared categories (each worker's
+    confusion between them decides); else open values (one-coin). Also returns the memory's
+    reliability summaries and the held-back gold items, for interval coverage."""
     rng = random.Random(seed)
     gold = sorted(data.gold)
     shown = sorted(rng.sample(gold, max(1, round(reveal * len(gold)))))
@@ -69,6 +70,7 @@ def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0,
         out["agreement"] = _score(mem, data, rest)
         for i in shown:
             mem.confirm(data.items[i], "label", data.classes[data.gold[i]])
+        mem.learn_from_agreement(correlation=correlation)  # the confirmed slots as truths
         out["outcomes"] = _score(mem, data, rest)
         out["reliability"] = [r.to_dict() for r in mem.reliability()]
         out["held_back"] = rest

@@ -57,13 +57,11 @@ class ReliabilityBook:
     categories: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     """The categorical attributes: attribute -> its categories' value keys
     (:mod:`.categorical`)."""
+    category_values: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """The same categories as declared (what ``decide`` answers)."""
     confusion: dict[str, Any] = field(default_factory=dict)
     """Per categorical attribute, the :class:`.categorical.Confusion` learned from
     agreement; used while its categories are the declared ones."""
-    confusion_counts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per categorical attribute and source, (K, K) counts of (confirmed truth, said) from
-    outcomes, added to the learned rows (as outcomes add to a source's Beta)."""
-
     def __post_init__(self) -> None:
         if not self.tier_prior:
             n = len(self.tiers)
@@ -80,21 +78,6 @@ class ReliabilityBook:
         pairs.append((float(confidence), bool(correct)))
         if len(pairs) > MAX_STATED:
             del pairs[: len(pairs) - MAX_STATED]
-
-    def record_confusion(self, attribute: str, source: str, truth: Any, said: Any) -> None:
-        """Count one confirmed (truth, said) pair of a categorical attribute's source."""
-        import numpy as np
-
-        from ..values import value_key
-
-        cats = self.categories.get(attribute)
-        t, c = value_key(truth), value_key(said)
-        if cats is None or t not in cats or c not in cats:
-            return
-        rows = self.confusion_counts.setdefault(attribute, {})
-        if source not in rows:
-            rows[source] = np.zeros((len(cats), len(cats)))
-        rows[source][cats.index(t), cats.index(c)] += 1.0
 
     def record(self, source: str, tier: str, correct: bool) -> None:
         st = self.sources.get(source)

@@ -33,8 +33,8 @@ MAX_CATEGORIES = 64
 
 
 def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
-    """``{attribute: categories}`` validated: the attribute's key -> its categories' value
-    keys (strings or integers, at least two, distinct as values)."""
+    """``{attribute: categories}`` validated: the attribute's key -> its categories
+    (strings or integers, at least two, distinct as values)."""
     if categories is None:
         return {}
     if not isinstance(categories, Mapping):
@@ -62,7 +62,7 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
         if key in out:
             msg = f"attribute {attr!r} is given categories twice"
             raise InvalidFact(msg)
-        out[key] = tuple(keys)
+        out[key] = tuple(cats)
     return out
 
 
@@ -74,19 +74,22 @@ class Confusion:
     class_prior: np.ndarray             # (K,), sums to 1
     correlation: float                  # rho of the claims about one slot
     alpha: Mapping[str, np.ndarray]     # per source, (K, K) Dirichlet rows: P(says c | t)
+    perception: np.ndarray              # (K, K): P(the value confirmed | t), rows sum to 1
 
     @staticmethod
     def from_body(body: Mapping[str, Any]) -> Confusion:
         prior = np.asarray(body["class_prior"], dtype=float)
+        seen = np.asarray(body["perception"], dtype=float)
         return Confusion(tuple(body["categories"]), prior / prior.sum(),
                          min(max(float(body["correlation"]), 0.0), 1.0),
-                         {s: np.asarray(a, dtype=float) for s, a in body["sources"].items()})
+                         {s: np.asarray(a, dtype=float) for s, a in body["sources"].items()},
+                         seen / seen.sum(axis=1, keepdims=True))
 
 
 def check_confusion_body(body: object) -> dict[str, Any]:
     """A prior event's ``confusion`` (from an import): ``{attribute: {"categories": [...],
-    "class_prior": [K], "correlation": rho, "sources": {source: K x K}}}``, every number
-    finite and positive (rho in [0, 1])."""
+    "class_prior": [K], "correlation": rho, "perception": K x K, "sources": {source:
+    K x K}}}``, every number finite and positive (rho in [0, 1])."""
     def bad(what: str) -> InvalidFact:
         return InvalidFact(f"confusion: {what}")
 
@@ -107,6 +110,8 @@ def check_confusion_body(body: object) -> dict[str, Any]:
             raise bad(f"the correlation of {attr!r} must be a number in [0, 1]")
         if not _positive(c.get("class_prior"), (k,)):
             raise bad(f"the class prior of {attr!r} must be {k} positive numbers")
+        if not _positive(c.get("perception"), (k, k)):
+            raise bad(f"the perception of {attr!r} must be {k} x {k} positive numbers")
         srcs = c.get("sources")
         if not isinstance(srcs, dict) or not all(
                 isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
@@ -126,10 +131,16 @@ def _positive(x: object, shape: tuple[int, ...]) -> bool:
 
 def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[Any], str]],
                    categories: Mapping[str, tuple[Any, ...]]) -> dict[str, Any]:
-    """The confusion rows, class prior and claim correlation of each categorical attribute
-    that has claims, as a prior event's ``confusion``; ``items`` as ``Store.claims`` gives
-    them (a slot holding a value outside the categories, from a journal written before they
-    were declared, is left out)."""
+    """The confusion rows, class prior, claim correlation and perception of each
+    categorical attribute that has claims, as a prior event's ``confusion``; ``items`` as
+    ``Store.claims`` gives them (a slot holding a value outside the categories, from a
+    journal written before they were declared, is left out).
+
+    Confirmed slots enter as revealed labels (:func:`.ds.vb_dawid_skene`): a confirmation is
+    a reading of the truth through the perception matrix, P(the value confirmed | the class
+    the sources perceive), learned from them; a conflict's probabilities are those of the
+    value that would be confirmed. (Confirmations reach the rows and the perception here,
+    at the next learning, not one by one as they reach a source's one-coin reliability.)"""
     from .crowd import CrowdData
     from .ds import vb_dawid_skene
 
@@ -161,6 +172,7 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
         out[attr] = {"categories": list(cats),
                      "class_prior": [float(x) for x in fit.class_prior],
                      "correlation": float(fit.item_correlation),
+                     "perception": np.maximum(fit.perception, 1e-6).tolist(),
                      "sources": {s: fit.alpha[j].tolist() for s, j in workers.items()}}
     return out
 
@@ -168,13 +180,11 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
 def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int],
                            theta: np.ndarray, learned: Sequence[bool], srcs: Sequence[str],
                            support: np.ndarray, omega: np.ndarray,
-                           rng: np.random.Generator,
-                           counts: Mapping[str, np.ndarray]) -> np.ndarray:
-    """(draws, k) posterior over the k categories. ``claimed[v]`` is the category of
-    claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
+                           rng: np.random.Generator) -> np.ndarray:
+    """(draws, k) P(category is the value that would be confirmed). ``claimed[v]`` is the
+    category of claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
-    ``omega`` each source's weight; ``counts`` per source the (truth, said) counts of its
-    confirmed outcomes, added to its learned rows."""
+    ``omega`` each source's weight."""
     draws = theta.shape[0]
     pairs = np.argwhere(support > 0)                     # (value, source) per claim
     said = np.asarray(claimed, dtype=int)[pairs[:, 0]]
@@ -185,12 +195,13 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     log_prior = np.zeros(k) if conf is None else np.log(conf.class_prior)
     for c, j in enumerate(src):
         if learned[j] and conf is not None:
-            a = conf.alpha[srcs[j]] + counts.get(srcs[j], 0.0)
+            a = conf.alpha[srcs[j]]
             g = rng.standard_gamma(np.broadcast_to(a, (draws, k, k)))
             like[:, c, :] = g[:, :, said[c]] / g.sum(axis=2)
     score = np.einsum("dck,c->dk", np.log(np.clip(like, 1e-300, None)), omega[src])
     score += log_prior[None, :]
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
-    out: np.ndarray = p / p.sum(axis=1, keepdims=True)
+    p /= p.sum(axis=1, keepdims=True)
+    out: np.ndarray = p if conf is None else p @ conf.perception
     return out

@@ -10,7 +10,7 @@ from .book import ReliabilityBook
 from .categorical import category_probabilities
 from .similarity import Similarity, kernel, log_likelihood
 
-__all__ = ["claim_probabilities", "score_candidates"]
+__all__ = ["category_options", "claim_probabilities", "score_candidates"]
 
 
 def claim_probabilities(book: ReliabilityBook,
@@ -44,30 +44,13 @@ def claim_probabilities(book: ReliabilityBook,
     """
     import numpy as np
 
-    rng = np.random.default_rng(rng_seed)
+    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
     m = max(len(claims), 2)
-    srcs = sorted({s for _, ss in claims for s in ss})
-    ab = np.array([book.params(s, t) for s, t in srcs]).reshape(-1, 2)
-    theta = np.clip(rng.beta(ab[:, 0], ab[:, 1], size=(draws, len(srcs))), 1e-9, 1 - 1e-9)
-    idx = {s: i for i, s in enumerate(srcs)}
-    support = np.zeros((len(claims) + (1 if len(claims) == 1 else 0), len(srcs)))
-    for v, (_, ss) in enumerate(claims):
-        for s in ss:
-            support[v, idx[s]] = 1.0
     keys = [value_key(v) for v, _ in claims]
-    cats = book.categories.get(attribute or "")
-    if attribute is not None and cats is not None and all(key in cats for key in keys):
-        conf = book.confusion.get(attribute)
-        conf = conf if conf is not None and conf.categories == cats else None
-        rho = conf.correlation if conf is not None else 0.0
-        omega = _independence(book, srcs, support) / (1.0 + (len(srcs) - 1) * rho)
-        post = category_probabilities(
-            conf, len(cats), [cats.index(key) for key in keys], theta,
-            [conf is not None and s in conf.alpha for s, _ in srcs],
-            [s for s, _ in srcs], support[:len(claims)], omega, rng,
-            book.confusion_counts.get(attribute, {}))
-        p = post[:, [cats.index(key) for key in keys]]
-        return _summary(p)
+    cat = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
+    if cat is not None:
+        post, cats = cat
+        return _summary(post[:, [cats.index(key) for key in keys]])
     k = kernel(similarity, keys)
     # correlated claims: n of them count as n / (1 + (n - 1) rho) independent ones
     omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation)
@@ -86,6 +69,63 @@ def claim_probabilities(book: ReliabilityBook,
     p = np.exp(score)
     p /= p.sum(axis=1, keepdims=True)
     return _summary(p[:, :len(claims)])
+
+
+def category_options(book: ReliabilityBook,
+                     claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]], attribute: str,
+                     *, rng_seed: int = 0, draws: int = 400,
+                     ) -> list[tuple[Any, float, tuple[float, float]]] | None:
+    """Every category of a categorical slot, claimed or not, with P(it is the value that
+    would be confirmed) and its 90% interval, as :func:`claim_probabilities` computes them
+    (the claimed ones under their claimed value); None when the slot is not categorical or
+    holds a value outside its categories."""
+    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
+    cat = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
+    if cat is None:
+        return None
+    post, cats = cat
+    shown = dict(zip(cats, book.category_values[attribute], strict=True))
+    shown.update({value_key(v): v for v, _ in claims})
+    return [(shown[c], p, iv) for c, (p, iv) in zip(cats, _summary(post), strict=True)]
+
+
+def _draws(book: ReliabilityBook, claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]],
+           rng_seed: int, draws: int) -> tuple[Any, list[tuple[str, str]], Any, Any]:
+    """The generator, the claiming sources, their reliability draws (draws, sources) and
+    the support matrix (values, sources; a row for "something else" after a single
+    value)."""
+    import numpy as np
+
+    rng = np.random.default_rng(rng_seed)
+    srcs = sorted({s for _, ss in claims for s in ss})
+    ab = np.array([book.params(s, t) for s, t in srcs]).reshape(-1, 2)
+    theta = np.clip(rng.beta(ab[:, 0], ab[:, 1], size=(draws, len(srcs))), 1e-9, 1 - 1e-9)
+    idx = {s: i for i, s in enumerate(srcs)}
+    support = np.zeros((len(claims) + (1 if len(claims) == 1 else 0), len(srcs)))
+    for v, (_, ss) in enumerate(claims):
+        for s in ss:
+            support[v, idx[s]] = 1.0
+    return rng, srcs, theta, support
+
+
+def _category_posterior(book: ReliabilityBook,
+                        claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]],
+                        attribute: str | None, rng: Any, srcs: list[tuple[str, str]],
+                        theta: Any, support: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """(draws, K) over a categorical slot's categories, and their keys; None when the slot
+    is not categorical or holds a value outside its categories."""
+    cats = book.categories.get(attribute or "")
+    if attribute is None or cats is None or any(value_key(v) not in cats for v, _ in claims):
+        return None
+    conf = book.confusion.get(attribute)
+    conf = conf if conf is not None and conf.categories == cats else None
+    rho = conf.correlation if conf is not None else 0.0
+    omega = _independence(book, srcs, support) / (1.0 + (len(srcs) - 1) * rho)
+    post = category_probabilities(
+        conf, len(cats), [cats.index(value_key(v)) for v, _ in claims], theta,
+        [conf is not None and s in conf.alpha for s, _ in srcs], [s for s, _ in srcs],
+        support[:len(claims)], omega, rng)
+    return post, cats
 
 
 def _summary(p: Any) -> list[tuple[float, tuple[float, float]]]:

@@ -45,16 +45,20 @@ def decide(u: Utility, options: Sequence[tuple[Any, float, tuple[float, float] |
 
 def decide_slot(book: ReliabilityBook, r: Resolution, u: Utility) -> Decision:
     """Decide a slot: abstain when it is unknown; otherwise weigh each candidate value by
-    P(value is the truth) (a resolved value still competes with "something else")."""
-    from .conflict import claim_probabilities, score_candidates
+    P(value is the truth) (a resolved value still competes with "something else"; on a
+    categorical attribute, every category competes, claimed or not)."""
+    from .conflict import category_options, claim_probabilities, score_candidates
 
     if r.status == "unknown":
         return Decision("abstain", None, 0.0, u.abstain, (), "the slot has no facts")
+    heads = {f.id: f for f in r.heads}
+    claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
+              for c in r.candidates]
+    options = category_options(book, claims, r.attribute)
+    if options is not None:
+        return decide(u, options, r.status)
     if r.status == "resolved":
-        heads = {f.id: f for f in r.heads}
-        c = r.candidates[0]
-        [(p, iv)] = claim_probabilities(book, [(c.value, sorted(
-            {(heads[i].source, heads[i].tier) for i in c.fact_ids}))], attribute=r.attribute)
-        return decide(u, [(c.value, p, iv)], r.status)
+        [(p, iv)] = claim_probabilities(book, claims)
+        return decide(u, [(r.candidates[0].value, p, iv)], r.status)
     cands = r.candidates if r.candidates[0].p is not None else score_candidates(book, r)
     return decide(u, [(c.value, c.p or 0.0, c.interval) for c in cands], r.status)

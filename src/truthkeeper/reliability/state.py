@@ -35,19 +35,16 @@ class Reliability:
             msg = f"discount must be a number in (0, 1], got {discount!r}"
             raise InvalidFact(msg)
         self.tiers = tiers
-        self.book = ReliabilityBook(tiers, discount=float(discount),
-                                    categories=dict(categories or {}))
+        cats = dict(categories or {})
+        self.book = ReliabilityBook(
+            tiers, discount=float(discount), category_values=cats,
+            categories={a: tuple(value_key(c) for c in cs) for a, cs in cats.items()})
         self.version = 0
         self.confirmed: dict[tuple[str, str], str] = {}  # slot -> id of a fact confirmed right
 
-    def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None,
-                      said: Any = None, truth: Any = None) -> None:
-        """An outcome event: ``slot`` is the fact's slot when it names one; on a categorical
-        attribute, ``said`` the fact's value and ``truth`` the slot's confirmed one (None:
-        not known), counted in the source's confusion row."""
+    def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None) -> None:
+        """An outcome event: ``slot`` is the fact's slot when it names one."""
         self.book.record(body["source"], body["tier"], bool(body["correct"]))
-        if slot is not None and said is not None and truth is not None:
-            self.book.record_confusion(slot[1], body["source"], truth, said)
         if body.get("confidence") is not None:
             self.book.record_stated(body["source"], body["confidence"], bool(body["correct"]))
         if slot is not None and body["correct"]:
@@ -117,7 +114,7 @@ class Reliability:
         """Refuse a value outside its categorical attribute's categories."""
         cats = self.book.categories.get(attribute)
         if cats is not None and value_key(value) not in cats:
-            shown = ", ".join(map(str, cats))
+            shown = ", ".join(map(str, self.book.category_values[attribute]))
             msg = f"{value!r} is not one of the categories of {attribute!r}: {shown}"
             raise InvalidFact(msg)
 
