@@ -235,15 +235,16 @@ plt.show()
 gold items with the 90% interval the memory reported for that worker. The held-back accuracy
 is itself noisy (few items per worker), which pushes coverage below 0.9 even for a perfect
 model; coverage near 0.75 says the intervals are also somewhat too narrow.
-`learn_from_agreement()` learns, with the workers' accuracies, how correlated the answers to
-one item are, and a conflict's n answers count as n / (1 + (n - 1) rho) independent ones.
-On `temp` learning from agreement helps, and ECE is below 0.05. On `duck_bluebirds` (a hard
-set whose workers err together) it makes the answers *less* accurate than the tier prior
-alone, and the probabilities are still worse calibrated than the prior's, although the
-correlation brings ECE from about 0.26 (answers counted as independent) to about 0.20, and
-to about 0.13 once 10% of the gold is confirmed. `decide`'s conflict probabilities come from a
-one-coin model, one accuracy per worker; this set needs per-class confusion (the full
-Dawid-Skene fit of section 8 is right on about 90% of it)."""),
+The crowd labels are declared categorical (`Memory(categories={"label": classes})`), so
+`decide` weighs each worker's confusion between the classes (the full Dawid-Skene model that
+`learn_from_agreement()` learns), and a conflict's n answers count as n / (1 + (n - 1) rho)
+independent ones, rho learned with the confusion. On `temp` and `duck_bluebirds` learning
+from agreement makes the answers more accurate and brings ECE below 0.05. Confirming 10% of
+the gold and learning again also learns how the confirmed labels relate to what the workers
+perceive (a perception matrix); that is what calibrates the ordinal sets `s_adult` and
+`s_rel`, but on a set as small as `duck_bluebirds` (11 confirmed items) it can leave the
+probabilities *under*confident when those few items disagree with the crowd more than the
+rest do."""),
     ("md", "## 5. How many outcomes until a new source separates from its tier prior?"),
     ("code", '''\
 for true in (0.98, 0.9, 0.5, 0.3):
@@ -295,8 +296,10 @@ in `benchmarks/README.md`). Without labels the model can only learn what the wor
 on. Answers to one item are not independent readings (workers share what makes an item easy
 or misleading): the fit counts an item's n answers as n / (1 + (n - 1) rho) independent ones,
 with rho learned from the answers alone, as the value under which each answer is best
-predicted from the item's other answers. The row `indep.` is the fit that counts them as
-independent: it is overconfident wherever rho > 0. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
+predicted from the item's other answers, and each item's posterior is averaged over draws
+of the workers' confusion rows from their posterior (mean field's geometric-mean rows read a
+worker with few answers as surer than its counts allow). The row `indep.` is the fit that
+counts the answers as independent: it is overconfident wherever rho > 0. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
 gold items drawn from another mix of classes than the crowd's items), the probabilities are
 too high against the reference, and nothing in the answers can reveal it. With some gold
 revealed, the model learns a *perception matrix*, P(reference label | the class the crowd
