@@ -70,6 +70,27 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     assert sm["0.05"] < sm["0.2"] < sm["0.4"]
 
 
+def test_eval_decide_on_a_small_folder(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Three workers always right, one always wrong: both models find the truth after
+    learning from agreement; the JSON has each model's three stages and the per-seed
+    figures after confirming 10%."""
+    d = tmp_path / "tiny"
+    d.mkdir()
+    rows = ["question,worker,answer"] + [f"q{i},w{w},{(i + (w == 2)) % 2}"
+                                         for i in range(30) for w in range(4)]
+    (d / "answer.csv").write_text("\n".join(rows) + "\n")
+    (d / "truth.csv").write_text("question,truth\n" + "".join(f"q{i},{i % 2}\n"
+                                                             for i in range(30)))
+    assert main(["eval", "decide", "--data", str(tmp_path), "--seeds", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["tiny"]
+    for model in ("categorical", "open"):
+        assert set(out[model]) == {"prior", "agreement", "outcomes"}
+        assert out[model]["agreement"]["accuracy"] == 1.0
+        assert out[model]["agreement"]["items"] == 27  # 10% revealed
+    assert len(out["outcomes_by_seed"]["ece_10_equal_width"]) == 2
+
+
 def test_bench_shadowing_reproduces_recall_decay(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "shadowing", "--entities", "60", "--k", "10"]) == 0
     out = json.loads(capsys.readouterr().out)["ratios"]

@@ -50,6 +50,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     eh.add_argument("--data", default=None,
                     help="folder of data sets (default ../shared/data/truth_discovery)")
     eh.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    ed = esub.add_parser("decide", help="decide()'s answers and probabilities through the "
+                         "public API on the crowd sets, categorical and one-coin (minutes)")
+    ed.add_argument("--data", default=None,
+                    help="folder of data sets (default ../shared/data/crowd)")
+    ed.add_argument("--seeds", type=int, default=5, help="draws of the revealed items")
+    ed.add_argument("--json", action="store_true", help="print JSON (the only format)")
     et = esub.add_parser("temporal", help="heads, as_of and history on PAT and SituatedQA")
     et.add_argument("--data", default=None,
                     help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
@@ -164,7 +170,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "bench" and args.bench in ("provenance", "context", "shadowing-text"):
         return _seed_bench(args)
     if args.command == "eval":
-        folder = "truth_discovery" if args.eval == "truth" else args.eval
+        folder = {"truth": "truth_discovery", "decide": "crowd"}.get(args.eval, args.eval)
         root = Path(args.data) if args.data else Path(f"../shared/data/{folder}")
         if not root.is_dir():
             print(f"truthkeeper eval {args.eval}: no data folder at {root} (use --data DIR)",
@@ -174,6 +180,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from .reliability.evaluate import evaluate_crowd
 
             result = evaluate_crowd(root, crowdkit=not args.no_crowdkit)
+        elif args.eval == "decide":
+            from .bench.calibration import evaluate_decide
+
+            result = evaluate_decide(root, seeds=max(1, args.seeds))
         elif args.eval == "truth":
             from .bench.truth import evaluate_truth
 

@@ -10,6 +10,7 @@ learns without labels, ``confirm`` reveals a share of the gold labels as outcome
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from ..reliability.calibration import brier, ece, reliability_diagram
 from ..reliability.crowd import CrowdData
 from ..values import Utility
 
-__all__ = ["crowd_stages", "interval_coverage", "outcomes_to_separate",
+__all__ = ["crowd_stages", "evaluate_decide", "interval_coverage", "outcomes_to_separate",
            "prior_predictive", "prior_sensitivity"]
 
 _ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)  # always answer: score every item
@@ -76,6 +77,30 @@ def crowd_stages(data: CrowdData, *, reveal: float = 0.1, seed: int = 0,
         out["held_back"] = rest
     finally:
         mem.close()
+    return out
+
+
+def evaluate_decide(root: Path, *, seeds: int = 5) -> dict[str, Any]:
+    """``truthkeeper eval decide``: :func:`crowd_stages` on every crowd set under ``root``,
+    with the labels declared categorical and as open values (one-coin); for the categorical
+    model, the ECE and accuracy after confirming 10% are also given for ``seeds`` draws of
+    the revealed items (seed 0 first)."""
+    from ..reliability.crowd import find_sets, load_set
+
+    keys = ("accuracy", "ece_10_equal_width", "ece_15_equal_mass", "brier", "items")
+    out: dict[str, Any] = {}
+    for path in find_sets(root):
+        data = load_set(path)
+        row: dict[str, Any] = {}
+        for categorical in (True, False):
+            st = crowd_stages(data, categorical=categorical)
+            row["categorical" if categorical else "open"] = {
+                s: {k: st[s][k] for k in keys} for s in ("prior", "agreement", "outcomes")}
+        runs = [row["categorical"]["outcomes"]] + [
+            crowd_stages(data, seed=s)["outcomes"] for s in range(1, seeds)]
+        row["outcomes_by_seed"] = {k: [r[k] for r in runs]
+                                   for k in ("accuracy", "ece_10_equal_width")}
+        out[data.name] = row
     return out
 
 

@@ -195,9 +195,9 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     log_prior = np.zeros(k) if conf is None else np.log(conf.class_prior)
     for c, j in enumerate(src):
         if learned[j] and conf is not None:
-            a = conf.alpha[srcs[j]]
-            g = rng.standard_gamma(np.broadcast_to(a, (draws, k, k)))
-            like[:, c, :] = g[:, :, said[c]] / g.sum(axis=2)
+            a = conf.alpha[srcs[j]]  # row t ~ Dirichlet(a[t]): P(said | t) ~ Beta
+            hit = a[:, said[c]]
+            like[:, c, :] = rng.beta(hit, a.sum(axis=1) - hit, size=(draws, k))
     score = np.einsum("dck,c->dk", np.log(np.clip(like, 1e-300, None)), omega[src])
     score += log_prior[None, :]
     score -= score.max(axis=1, keepdims=True)
