@@ -116,6 +116,9 @@ def test_a_value_outside_the_categories_is_refused(tmp_path: Path) -> None:
                           {"subject": "g", "attribute": "rating", "value": "PG-13",
                            "source": "a"}])
         assert len(mem) == 0 and mem.audit()[-1].kind == "rejected_write"
+        with pytest.raises(InvalidFact, match="not one of the categories"):
+            mem.what_if(add=[{"subject": "f", "attribute": "rating", "value": "PG-13",
+                              "source": "a"}])
         mem.add("f", "rating", " pg ", source="a")  # the same value as "PG"
         mem.add("f", "year", 1999, source="a")  # other attributes are open
         assert len(mem) == 2

@@ -64,8 +64,8 @@ class Applier:
         now = from_us(now_us())
         try:
             built = [self.builder.coerce(item, i, now) for i, item in enumerate(facts)]
+            self.rel.check_values(built)
             for f in built:
-                self.rel.check_value(f.attribute, f.value)
                 if f.tier in self.guard.guarded:
                     self.guard.check_fact(_signed_fields(f))
         except TypeError as exc:

@@ -610,6 +610,7 @@ class Memory:
         """
         now = from_us(now_us())
         facts = [self._builder.coerce(item, i, now) for i, item in enumerate(add)]
+        self._rel.check_values(facts)
         ids = [check_label(r, "retract[]") for r in retract]
         with self._open():
             self._store.need_all()

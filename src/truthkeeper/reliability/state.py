@@ -110,6 +110,11 @@ class Reliability:
         return {"tier_prior": {t: [float(mu[i]), float(k[i])] for i, t in enumerate(self.tiers)},
                 "method": method}
 
+    def check_values(self, facts: Iterable[Any]) -> None:
+        """:meth:`check_value` of each fact."""
+        for f in facts:
+            self.check_value(f.attribute, f.value)
+
     def check_value(self, attribute: str, value: Any) -> None:
         """Refuse a value outside its categorical attribute's categories."""
         cats = self.book.categories.get(attribute)
