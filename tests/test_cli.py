@@ -48,15 +48,20 @@ def test_eval_missing_data_is_a_clear_error(tmp_path: Path,
     assert "no data folder" in capsys.readouterr().err
 
 
-def test_eval_crowd_on_a_small_folder(tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
-    d = tmp_path / "tiny"
+def _tiny_crowd(root: Path, items: int, workers: int) -> None:
+    """A crowd set ``root/tiny``: two classes, every worker right but w2, always wrong."""
+    d = root / "tiny"
     d.mkdir()
     rows = ["question,worker,answer"] + [f"q{i},w{w},{(i + (w == 2)) % 2}"
-                                         for i in range(20) for w in range(3)]
+                                         for i in range(items) for w in range(workers)]
     (d / "answer.csv").write_text("\n".join(rows) + "\n")
     (d / "truth.csv").write_text("question,truth\n" + "".join(f"q{i},{i % 2}\n"
-                                                             for i in range(20)))
+                                                             for i in range(items)))
+
+
+def test_eval_crowd_on_a_small_folder(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    _tiny_crowd(tmp_path, 20, 3)
     assert main(["eval", "crowd", "--data", str(tmp_path), "--no-crowdkit", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"tiny"}
@@ -75,13 +80,7 @@ def test_eval_decide_on_a_small_folder(tmp_path: Path,
     """Three workers always right, one always wrong: both models find the truth after
     learning from agreement; the JSON has each model's three stages and the per-seed
     figures after confirming 10%."""
-    d = tmp_path / "tiny"
-    d.mkdir()
-    rows = ["question,worker,answer"] + [f"q{i},w{w},{(i + (w == 2)) % 2}"
-                                         for i in range(30) for w in range(4)]
-    (d / "answer.csv").write_text("\n".join(rows) + "\n")
-    (d / "truth.csv").write_text("question,truth\n" + "".join(f"q{i},{i % 2}\n"
-                                                             for i in range(30)))
+    _tiny_crowd(tmp_path, 30, 4)
     assert main(["eval", "decide", "--data", str(tmp_path), "--seeds", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)["tiny"]
     for model in ("categorical", "open"):
