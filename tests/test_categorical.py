@@ -205,3 +205,47 @@ def test_confirmed_slots_teach_what_the_confirmer_means(tmp_path: Path) -> None:
     with Memory(categories=cats) as other:
         other.import_jsonl(tmp_path / "m.jsonl")
         assert other.decide("f100", "rating", utility=ANSWER).p == after[0].p
+
+
+def test_the_journal_keeps_the_categories(tmp_path: Path) -> None:
+    """Declared once, the categories are journalled: a reopen without them (lazy or full,
+    read-only too) still refuses other values and decides with the categories; the same
+    declaration again writes nothing; a new one replaces the attribute's."""
+    path = tmp_path / "m.db"
+    with Memory(path, categories={"rating": ["G", "PG"]}) as mem:
+        for src, v in (("a", "G"), ("b", "PG")):
+            mem.add("f", "rating", v, source=src, valid_from="2026-01-01")
+        events = mem.export_jsonl(tmp_path / "one.jsonl")
+    with Memory(path, categories={"rating": ["G", "PG"]}) as mem:
+        assert mem.export_jsonl(tmp_path / "two.jsonl") == events  # nothing new
+    with Memory(path, readonly=True, categories={"rating": GRADES}) as mem:
+        assert sum(c.p for c in mem.current("f", "rating").candidates) < 0.95  # R, X too
+    with Memory(path) as mem:  # the read-only open wrote nothing
+        assert mem.export_jsonl(tmp_path / "three.jsonl") == events
+    for lazy in (False, True):
+        with Memory(path, lazy=lazy) as mem:
+            with pytest.raises(InvalidFact, match="categories of 'rating'"):
+                mem.add("f", "rating", "R", source="c")
+            # two categories: the two equal sources share everything between them
+            assert sum(c.p for c in mem.current("f", "rating").candidates) == \
+                pytest.approx(1.0)
+    with Memory(path, categories={"rating": GRADES}) as mem:
+        mem.add("g", "rating", "R", source="c")
+    with Memory(path) as mem:
+        mem.add("h", "rating", "X", source="c")
+        with Memory() as other:  # an export carries the declaration
+            mem.export_jsonl(tmp_path / "all.jsonl")
+            other.import_jsonl(tmp_path / "all.jsonl")
+            with pytest.raises(InvalidFact, match="categories"):
+                other.add("f", "rating", "PG-13", source="c")
+
+
+def test_bad_imported_categories_are_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    for cats in ({"rating": ["G"]}, {"rating": "GPR"}, ["G", "PG"], {"rating": ["G", 1.5]}):
+        bad.write_text(json.dumps({"kind": "prior", "recorded_at": 1,
+                                   "body": {"categories": cats}}) + "\n")
+        with Memory() as mem:
+            with pytest.raises(InvalidFact):
+                mem.import_jsonl(bad)
+            mem.add("f", "rating", "anything", source="a")  # still an open attribute

@@ -37,7 +37,7 @@ from .journal.codec import (
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner, check_rule_text
 from .logic.store import Store
-from .reliability.categorical import check_confusion_body
+from .reliability.categorical import check_categories, check_confusion_body
 from .reliability.context import check_probability
 from .reliability.state import Reliability
 from .signing import EVER, Guard, KeyRing, apply_key_event
@@ -262,6 +262,24 @@ class Applier:
         return len(bodies)
 
     # ------------------------------------------------------------------ keys, checkpoints
+
+    def start(self, ledger: Ledger, categories: Mapping[str, tuple[Any, ...]]) -> None:
+        """At open: the keys offered, then the categories declared."""
+        self.start_keys(ledger)
+        self.start_categories(ledger, categories)
+
+    def start_categories(self, ledger: Ledger, categories: Mapping[str, tuple[Any, ...]],
+                         ) -> None:
+        """Journal the categories declared at open where they differ from the journal's
+        (which are kept when none are declared); a read-only memory only applies them."""
+        new = {a: list(c) for a, c in categories.items()
+               if self.rel.book.category_values.get(a) != tuple(c)}
+        if not new:
+            return
+        if ledger.journal.readonly:
+            self.rel.apply_prior({"categories": new})
+            return
+        self.log(ledger, "prior", [{"categories": new}])
 
     def start_keys(self, ledger: Ledger) -> None:
         """Journal the keys offered at open as the journal's first keys (bootstrap), or
@@ -549,6 +567,9 @@ class Applier:
             raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
         if "confusion" in body:
             check_confusion_body(body["confusion"])
+        if "categories" in body:
+            body = {**body, "categories": {a: list(c) for a, c in check_categories(
+                body["categories"]).items()}}
         return body
 
 

@@ -86,8 +86,8 @@ class Memory:
         ``learn_from_agreement`` (``Similarity.numbers(rel_tol)``, ``.tokens()``,
         ``.strings()`` or a callable); None (default): only equal values do.
     categories
-        ``{attribute: [category, ...]}`` (strings or integers): only these values, and each
-        source's confusion between them decides conflicts (:mod:`.reliability.categorical`).
+        ``{attribute: [category, ...]}``: only these values, and each source's confusion
+        between them decides conflicts (:mod:`.reliability.categorical`); kept in the journal.
     lazy
         Open a SQLite or PostgreSQL journal in constant time: each slot's events are read
         when the slot is first asked about (README: opening large memories). Every answer
@@ -123,7 +123,7 @@ class Memory:
         self._cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
         self._guard = Guard(self.tiers, self.protected_tiers, trusted_keys)
         try:
-            self._rel = Reliability(self.tiers, discount, check_categories(categories))
+            self._rel, declared = Reliability(self.tiers, discount), check_categories(categories)
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
         journal = journal or open_journal(self.path, synchronous=synchronous, readonly=readonly)
@@ -145,7 +145,7 @@ class Memory:
             self._ledger = Ledger(journal, self._events.replay if loader is None
                                   else loader.apply)
             self._ledger.start(config, loader)
-            self._events.start_keys(self._ledger)
+            self._events.start(self._ledger, declared)
             self._audit.sink = lambda body: self._ledger.defer("audit", body)
         except BaseException:
             journal.close()

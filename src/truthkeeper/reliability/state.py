@@ -29,16 +29,12 @@ class Reliability:
         Geometric decay of old evidence per new outcome (1.0: none).
     """
 
-    def __init__(self, tiers: tuple[str, ...], discount: float = 1.0,
-                 categories: Mapping[str, tuple[Any, ...]] | None = None) -> None:
+    def __init__(self, tiers: tuple[str, ...], discount: float = 1.0) -> None:
         if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
             msg = f"discount must be a number in (0, 1], got {discount!r}"
             raise InvalidFact(msg)
         self.tiers = tiers
-        cats = dict(categories or {})
-        self.book = ReliabilityBook(
-            tiers, discount=float(discount), category_values=cats,
-            categories={a: tuple(value_key(c) for c in cs) for a, cs in cats.items()})
+        self.book = ReliabilityBook(tiers, discount=float(discount))
         self.version = 0
         self.confirmed: dict[tuple[str, str], str] = {}  # slot -> id of a fact confirmed right
 
@@ -52,13 +48,17 @@ class Reliability:
         self.version += 1
 
     def apply_prior(self, body: Mapping[str, Any]) -> None:
-        """A prior event: refitted tier hyperparameters or per-source prior means."""
+        """A prior event: refitted tier hyperparameters, per-source prior means, what was
+        learned from agreement, or the categorical attributes declared."""
         if "tier_prior" in body:
             self.book.set_tier_prior({t: (v[0], v[1]) for t, v in body["tier_prior"].items()})
         for src, mu in body.get("source_prior", {}).items():
             self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
         if "correlation" in body:
             self.book.correlation = min(max(float(body["correlation"]), 0.0), 1.0)
+        for attr, cats in body.get("categories", {}).items():  # the latest declaration wins
+            self.book.category_values[attr] = tuple(cats)
+            self.book.categories[attr] = tuple(value_key(c) for c in cats)
         for attr, c in body.get("confusion", {}).items():
             self.book.confusion[attr] = Confusion.from_body(c)
         if "dependence" in body:  # the latest estimate replaces the previous one
