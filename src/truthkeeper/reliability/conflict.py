@@ -10,7 +10,7 @@ from .book import ReliabilityBook
 from .categorical import category_probabilities
 from .similarity import Similarity, kernel, log_likelihood
 
-__all__ = ["category_options", "claim_probabilities", "score_candidates"]
+__all__ = ["category_options", "claim_probabilities", "claims_of", "score_candidates"]
 
 
 def claim_probabilities(book: ReliabilityBook,
@@ -159,14 +159,19 @@ def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
     return omega
 
 
+def claims_of(r: Resolution) -> list[tuple[Any, list[tuple[str, str]]]]:
+    """``(value, [(source, tier), ...])`` per candidate of a resolution."""
+    heads = {f.id: f for f in r.heads}
+    return [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
+            for c in r.candidates]
+
+
 def score_candidates(book: ReliabilityBook, r: Resolution,
                      similarity: Similarity | None = None) -> tuple[ValueSupport, ...]:
     """The candidates of a resolution with ``p``, its interval and the most probable one
     marked ``best``."""
-    heads = {f.id: f for f in r.heads}
-    claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
-              for c in r.candidates]
-    probs = claim_probabilities(book, claims, similarity=similarity, attribute=r.attribute)
+    probs = claim_probabilities(book, claims_of(r), similarity=similarity,
+                                attribute=r.attribute)
     best = max(range(len(probs)), key=lambda i: probs[i][0])
     return tuple(ValueSupport(c.value, c.fact_ids, c.sources, p, iv, i == best)
                  for i, (c, (p, iv)) in enumerate(zip(r.candidates, probs, strict=True)))

@@ -47,13 +47,11 @@ def decide_slot(book: ReliabilityBook, r: Resolution, u: Utility) -> Decision:
     """Decide a slot: abstain when it is unknown; otherwise weigh each candidate value by
     P(value is the truth) (a resolved value still competes with "something else"; on a
     categorical attribute, every category competes, claimed or not)."""
-    from .conflict import category_options, claim_probabilities, score_candidates
+    from .conflict import category_options, claim_probabilities, claims_of, score_candidates
 
     if r.status == "unknown":
         return Decision("abstain", None, 0.0, u.abstain, (), "the slot has no facts")
-    heads = {f.id: f for f in r.heads}
-    claims = [(c.value, sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
-              for c in r.candidates]
+    claims = claims_of(r)
     options = category_options(book, claims, r.attribute)
     if options is not None:
         return decide(u, options, r.status)
