@@ -17,6 +17,7 @@ from truthkeeper.reliability.calibration import (
     log_loss,
     reliability_diagram,
 )
+from truthkeeper.reliability.conflict import claim_probabilities
 from truthkeeper.reliability.crowd import CrowdData
 from truthkeeper.reliability.ds import majority_vote, vb_dawid_skene
 
@@ -71,6 +72,22 @@ def test_a_source_that_keeps_being_wrong_loses() -> None:
     assert all(c.interval is not None and c.interval[0] <= c.p <= c.interval[1]
                for c in r.candidates)
     assert mem.decide("acme", "total").value == 5000
+
+
+def test_a_learned_source_never_outvotes_many_alone() -> None:
+    # learned from agreement: one source at .997, five at .9 (the tier strength k = 10)
+    book = ReliabilityBook(("verified", "unverified"))
+    book.source_prior.update({"oracle": 0.997} | {f"w{i}": 0.9 for i in range(5)})
+    a, b = book.params("oracle")
+    assert min(a, b) >= 1.0 and book.mean("oracle") > book.mean("w0")  # no pole at 1
+    claims = [("x", [("oracle", "unverified")]),
+              ("y", [(f"w{i}", "unverified") for i in range(5)])]
+    # by the point estimates alone: 5 ln 9 = 11.0 nats for y against ln(.997/.003) = 5.8
+    [(px, _), (py, _)] = claim_probabilities(book, claims)
+    assert py > 0.95 > 0.05 > px  # was p(x) = .73: Beta(9.97, .03) drew 1 - 1e-9 half the time
+    for _ in range(200):  # outcomes take a source past what agreement alone can
+        book.record("oracle", "unverified", True)
+    assert book.mean("oracle") > 0.99
 
 
 def test_confirm_labels_every_head() -> None:

@@ -93,12 +93,22 @@ class ReliabilityBook:
         st.n += 1
 
     def params(self, source: str, tier: str | None = None) -> tuple[float, float]:
-        """The Beta(a, b) posterior of a source (its tier prior when it has no outcomes)."""
+        """The Beta(a, b) posterior of a source: its prior (the tier's, or the mean learned
+        from agreement with the tier's strength k) plus its outcomes.
+
+        A learned prior keeps both parameters at least 1: Beta(9.97, 0.03) (a mean of .997
+        at k = 10) has a pole at 1, and half of its draws say the source is never wrong, so
+        one such source outvoted any number of others in a conflict. Agreement alone thus
+        takes a source to at most k / (k + 1) (.909 at k = 10); outcomes take it further.
+        """
         st = self.sources.get(source)
         t = st.tier if st is not None else (tier or self.tiers[-1])
         mu, k = self.tier_prior[t]
-        mu = self.source_prior.get(source, mu)
-        a, b = mu * k, (1.0 - mu) * k
+        if source in self.source_prior:
+            learned = self.source_prior[source]
+            a, b = max(learned * k, 1.0), max((1.0 - learned) * k, 1.0)
+        else:
+            a, b = mu * k, (1.0 - mu) * k
         if st is not None:
             a += st.successes
             b += st.failures
