@@ -188,6 +188,39 @@ def test_dependence_calibration_with_copying_sources(seed: int) -> None:
     assert result[True][0] >= 0.95
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_two_choruses_do_not_make_accurate_sources_look_like_copies(seed: int) -> None:
+    """Five independent sources right 85% of the time (scattered errors) and two choruses of
+    four copiers each, right half of the time. When both choruses are wrong, the accurate
+    sources' shared true value has a minority of the *votes* of the other sources; judged by
+    the vote share it read as a shared error, the accurate sources as copies of one another,
+    and dependence cost .3 accuracy (.55 against .84). Judged by the other sources' claims
+    weighted by their accuracies, it costs nothing."""
+    import random
+
+    from truthkeeper import Memory
+
+    rng = random.Random(seed)
+    facts = []
+    for i in range(150):
+        for s in range(5):
+            v = "t" if rng.random() < 0.85 else f"w{s}{rng.randrange(5)}"
+            facts.append({"subject": f"q{i}", "attribute": "v", "value": v,
+                          "source": f"i{s}", "valid_from": "2026-01-01"})
+        for c in range(2):
+            v = "t" if rng.random() < 0.5 else f"wc{c}"
+            facts += [{"subject": f"q{i}", "attribute": "v", "value": v,
+                       "source": f"c{c}{s}", "valid_from": "2026-01-01"} for s in range(4)]
+    accuracy = {}
+    for dependence in (False, True):
+        with Memory() as mem:
+            mem.add_many(facts)
+            mem.learn_from_agreement(dependence=dependence)
+            accuracy[dependence] = sum(mem.decide(f"q{i}", "v").value == "t"
+                                       for i in range(150)) / 150
+    assert accuracy[True] >= accuracy[False] - 0.02
+
+
 def test_no_dependence_among_independent_sources() -> None:
     import random
 

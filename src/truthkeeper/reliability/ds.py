@@ -23,6 +23,7 @@ only part of it the answers alone cannot reveal.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -452,10 +453,12 @@ def source_dependence(
     a false one with probability (1 - a_s)(1 - a_t) / n, while a dependent pair copies a
     claim with probability ``COPY_RATE`` and so shares false values far more often.
 
-    Whether a shared value is true is judged by the *other* sources of the item (their vote
-    share for it), never by the pair itself, so a chorus cannot vouch for its own claims.
-    ``accuracy``: the sources' accuracies (from a first fit). Pairs with fewer than
-    ``min_shared`` common items are left out."""
+    Whether a shared value is true is judged by the *other* sources of the item, never by
+    the pair itself, so a chorus cannot vouch for its own claims: P(true) is the one-coin
+    posterior of the value given the other sources' claims, each weighted by its accuracy
+    (a raw vote share let a chorus of bad copies outvote the accurate sources, whose shared
+    true values then read as shared errors). ``accuracy``: the sources' accuracies (from a
+    first fit). Pairs with fewer than ``min_shared`` common items are left out."""
     by_item: dict[int, list[tuple[int, int]]] = {}
     for i, w, c in zip(item_idx.tolist(), worker_idx.tolist(), choice_idx.tolist(),
                        strict=True):
@@ -464,18 +467,24 @@ def source_dependence(
     kf: dict[tuple[int, int], float] = {}
     kd: dict[tuple[int, int], float] = {}
     nf: dict[tuple[int, int], float] = {}
+    acc = np.clip(np.asarray(accuracy, dtype=float), 1e-9, 1 - 1e-9)
     for i, claims in by_item.items():
         if len(claims) < 3:
             continue
-        votes = np.bincount([c for _, c in claims], minlength=int(n_choices[i]))
-        others = len(claims) - 2
+        m = max(int(n_choices[i]), 2)
         n_false = max(int(n_choices[i]) - 1, 1)
+        said = np.array([c for _, c in claims])
+        a_i = acc[[w for w, _ in claims]]
+        gain = np.log(a_i) - np.log((1 - a_i) / (m - 1))  # a claim's evidence for its value
+        z = np.bincount(said, weights=gain, minlength=m)
+        # per value v: log sum over the other values u of exp(z[u] - z[v])
+        rest = [float(np.logaddexp.reduce(np.delete(z, v) - z[v])) for v in range(m)]
         for x in range(len(claims)):
             for y in range(x + 1, len(claims)):
                 (s, cs), (u, cu) = claims[x], claims[y]
                 key = (s, u) if s < u else (u, s)
-                if cs == cu:
-                    p_true = (votes[cs] - 2) / others  # the other sources' share
+                if cs == cu:  # P(cs is true | the item's claims but the pair's)
+                    p_true = 1.0 / (1.0 + math.exp(min(rest[cs] + gain[x] + gain[y], 700.0)))
                     kt[key] = kt.get(key, 0.0) + p_true
                     kf[key] = kf.get(key, 0.0) + 1.0 - p_true
                 else:
