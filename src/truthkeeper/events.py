@@ -565,6 +565,10 @@ class Applier:
         rho = body.get("correlation", 0.0)
         if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
             raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
+        n_false = body.get("false_values", 1.0)
+        if (isinstance(n_false, bool) or not isinstance(n_false, (int, float))
+                or not 1 <= n_false <= 1e9):
+            raise InvalidFact(f"false_values must be a number in [1, 1e9], got {n_false!r}")
         if "confusion" in body:
             check_confusion_body(body["confusion"])
         if "categories" in body:

@@ -53,6 +53,11 @@ class ReliabilityBook:
     """The intra-item correlation rho of claims, learned from agreement: the n claims of a
     conflict count as n / (1 + (n - 1) rho) independent ones
     (:func:`truthkeeper.reliability.ds.design_weights`); 0 until learned."""
+    false_values: float = 1.0
+    """How many false values a wrong claim picks from, learned from agreement: a slot with m
+    claimed values has max(m - 1, 1, this) (:func:`truthkeeper.reliability.ds.false_domain`),
+    and its truth may be one of the values nobody claimed; 1 until learned (the false values
+    are the other claimed ones)."""
 
     categories: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     """The categorical attributes: attribute -> its categories' value keys

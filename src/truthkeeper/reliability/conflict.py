@@ -21,11 +21,13 @@ def claim_probabilities(book: ReliabilityBook,
     """P(value is the truth) for each claimed value, with a 90% interval.
 
     A single-truth one-coin model: each supporting source says the truth with probability
-    theta_s, else one of the other m - 1 values; theta is drawn from each source's posterior
-    (its tier prior when it has no outcomes) and the result averaged over ``draws``. With one
-    claimed value an implicit "something else" competes. The n sources' claims count as
-    n / (1 + (n - 1) rho) independent ones, rho the correlation of claims learned from
-    agreement (``book.correlation``; 0 until learned).
+    theta_s, else one of n false values, n = max(m - 1, 1, ``book.false_values``) for m
+    claimed values (:func:`.ds.false_domain`); the truth is one of the m claimed values or
+    of the n + 1 - m nobody claimed, which compete too (with one claimed value and n = 1:
+    an implicit "something else"). theta is drawn from each source's posterior (its tier
+    prior when it has no outcomes) and the result averaged over ``draws``. The n sources'
+    claims count as n / (1 + (n - 1) rho) independent ones, rho the correlation of claims
+    learned from agreement (``book.correlation``; 0 until learned).
 
     Parameters
     ----------
@@ -45,7 +47,6 @@ def claim_probabilities(book: ReliabilityBook,
     import numpy as np
 
     rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
-    m = max(len(claims), 2)
     keys = [value_key(v) for v, _ in claims]
     cat = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
     if cat is not None:
@@ -60,11 +61,16 @@ def claim_probabilities(book: ReliabilityBook,
         w = _independence(book, srcs, support)[pairs[:, 0]] * omega_scale
         score = (ll * w[None, :, None]).sum(axis=1)
     else:
-        claimed = support.sum(axis=0) > 0
-        omega = _independence(book, srcs, support) * omega_scale
-        log_t, log_f = np.log(theta), np.log((1.0 - theta) / (m - 1))
+        sup = support[:len(claims)]
+        claimed = sup.sum(axis=0) > 0
+        omega = _independence(book, srcs, sup) * omega_scale
+        n_false = max(len(claims) - 1.0, 1.0, book.false_values)  # ds.false_domain
+        log_t, log_f = np.log(theta), np.log((1.0 - theta) / n_false)
         # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
-        score = log_t @ (support * omega).T + log_f @ ((claimed[None, :] - support) * omega).T
+        score = log_t @ (sup * omega).T + log_f @ ((claimed[None, :] - sup) * omega).T
+        if n_false + 1 > len(claims):  # the truth may be one of the values nobody claimed
+            unclaimed = np.log(n_false + 1 - len(claims)) + log_f @ (claimed * omega)
+            score = np.concatenate([score, unclaimed[:, None]], axis=1)
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
     p /= p.sum(axis=1, keepdims=True)

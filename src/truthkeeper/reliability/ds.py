@@ -32,7 +32,8 @@ from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "claim_correlation", "design_weights", "independence_weights",
+__all__ = ["DSFit", "claim_correlation", "design_weights", "false_domain",
+           "fit_open_claims", "independence_weights",
            "majority_vote", "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
@@ -297,6 +298,7 @@ def vb_one_coin_open(
     tol: float = 1e-6,
     kernels: dict[int, np.ndarray] | None = None,
     weights: np.ndarray | None = None,
+    false_values: float = 1.0,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One-coin Dawid-Skene for open-ended values: item i's truth is one of its own
     ``n_choices[i]`` claimed values; worker w answers the truth with probability acc_w ~
@@ -308,6 +310,9 @@ def vb_one_coin_open(
     fractional evidence, right with weight k(claim, truth) (:mod:`.similarity`).
     ``weights`` scales each claim's evidence about its item's truth
     (:func:`independence_weights`: copies count less); the accuracies count every claim.
+    ``false_values`` N: a wrong claim is one of max(m - 1, N) false values
+    (:func:`false_domain`), and the truth may be one of the values nobody claimed (1: the
+    false values are the other claimed ones, as ACCU-like models with n = m - 1).
     """
     ev = np.ones(len(item_idx)) if weights is None else np.asarray(weights, dtype=float)
     kernels = {i: k for i, k in (kernels or {}).items() if i not in (gold or {})}
@@ -317,7 +322,12 @@ def vb_one_coin_open(
     flat = offsets[item_idx] + choice_idx
     size = int(n_choices.sum())
     owner = np.repeat(np.arange(n_items), n_choices)
-    log_others = np.log(np.maximum(n_choices - 1, 1).astype(float))
+    dom = false_domain(n_choices, false_values)
+    log_others = np.log(dom)
+    # values no source claims that may be the truth; with N = 1 (the false values are the
+    # other claimed ones) none: a slot everyone agrees on would otherwise be its own mirror
+    # image (all right, or all wrong on the one false value), and the fit can slide to it
+    n_unclaimed = dom + 1.0 - n_choices if false_values > 1 else np.zeros(n_items)
     # start from vote shares
     T = np.bincount(flat, weights=ev, minlength=size).astype(float)
     T /= np.maximum(np.bincount(owner, weights=T, minlength=n_items)[owner], 1.0)
@@ -342,9 +352,9 @@ def vb_one_coin_open(
         base = np.bincount(item_idx, weights=wrong, minlength=n_items)
         z = base[owner] + np.bincount(flat, weights=e_log_a[worker_idx] * ev - wrong,
                                       minlength=size)
-        z -= np.maximum.reduceat(z, offsets)[owner]
-        ez = np.exp(z)
-        new = ez / np.add.reduceat(ez, offsets)[owner]
+        top = np.maximum(np.maximum.reduceat(z, offsets), base)  # base: an unclaimed value
+        ez = np.exp(z - top[owner])
+        new = ez / (np.add.reduceat(ez, offsets) + n_unclaimed * np.exp(base - top))[owner]
         for i, k in kernels.items():
             rows = by_item[i]
             said, m = choice_idx[rows], k.shape[0]
@@ -366,6 +376,52 @@ def vb_one_coin_open(
     return acc, [T[offsets[i]:offsets[i] + n_choices[i]] for i in range(n_items)]
 
 
+FALSE_VALUES_GRID = 4.0 ** np.arange(6)
+"""The sizes N of the domain of false values that are tried (1: the other claimed values)."""
+
+
+def false_domain(n_choices: Any, false_values: float) -> np.ndarray:
+    """Per item, how many false values a wrong claim picks from: max(m - 1, 1, N) for an
+    item with m claimed values."""
+    m = np.asarray(n_choices, dtype=float)
+    out: np.ndarray = np.maximum(np.maximum(m - 1.0, 1.0), float(false_values))
+    return out
+
+
+def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np.ndarray,
+                    n_choices: np.ndarray, n_workers: int, *,
+                    gold: dict[int, int] | None = None,
+                    kernels: dict[int, np.ndarray] | None = None,
+                    correlation: bool = True) -> tuple[np.ndarray, float, float]:
+    """The sources' accuracies (:func:`vb_one_coin_open`), the intra-item correlation rho
+    (:func:`design_weights`; 0 without ``correlation``) and the size N of the domain of
+    false values (:func:`false_domain`), without labels: for each N of
+    :data:`FALSE_VALUES_GRID` the accuracies are fitted, and the N and rho kept are those
+    under which each claim is best predicted from the other claims of its item. A claim is
+    predicted as which of the other claims' values it repeats, or that it names none of
+    them: so N comes out small where wrong claims coincide (copied or common errors) and
+    large where they scatter. Items with a similarity kernel score with N = 1
+    (:func:`claim_correlation`)."""
+    ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
+    m = np.asarray(n_choices, dtype=int)
+    kernels = kernels or {}
+    plain = ~np.isin(ii, list(kernels))
+    grid = CORRELATION_GRID if correlation else CORRELATION_GRID[:1]
+    best: tuple[float, np.ndarray, float, float] | None = None
+    for n_false in FALSE_VALUES_GRID:
+        acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
+                                  false_values=float(n_false))
+        a = np.clip(acc[ww], 1e-9, 1 - 1e-9)
+        scores = _plain_claim_scores(ii[plain], cc[plain], m, a[plain], float(n_false), grid)
+        for i, rows in _rows_by_item(ii, kernels).items():
+            scores += _kernel_claim_scores(kernels[i], cc[rows], a[rows])[:len(grid)]
+        r = int(np.argmax(scores))  # ties: the smaller rho, then the smaller N
+        if best is None or scores[r] > best[0]:
+            best = (float(scores[r]), acc, float(grid[r]), float(n_false))
+    assert best is not None
+    return best[1], best[2], best[3]
+
+
 def claim_correlation(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np.ndarray,
                       n_choices: np.ndarray, accuracy: np.ndarray,
                       kernels: dict[int, np.ndarray] | None = None) -> float:
@@ -380,40 +436,58 @@ def claim_correlation(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: 
     ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
     if len(ii) == 0:
         return 0.0
+    if len(ii) == 0:
+        return 0.0
     acc = np.clip(np.asarray(accuracy, dtype=float)[ww], 1e-9, 1 - 1e-9)
-    m = np.maximum(np.asarray(n_choices, dtype=int), 2)
+    m = np.asarray(n_choices, dtype=int)
     kernels = kernels or {}
     plain = ~np.isin(ii, list(kernels))
-    scores = _plain_claim_scores(ii[plain], cc[plain], m, acc[plain])
+    scores = _plain_claim_scores(ii[plain], cc[plain], m, acc[plain], 1.0)
     for i, rows in _rows_by_item(ii, kernels).items():
         scores += _kernel_claim_scores(kernels[i], cc[rows], acc[rows])
     return float(CORRELATION_GRID[int(np.argmax(scores))])  # ties: the smaller rho
 
 
-def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray,
-                        acc: np.ndarray) -> np.ndarray:
-    """Per rho of the grid, the sum of log P(claim | its item's other claims)."""
-    out = np.zeros(len(CORRELATION_GRID))
+def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
+                        false_values: float, grid: np.ndarray = CORRELATION_GRID,
+                        ) -> np.ndarray:
+    """Per rho of ``grid``, the sum of log P(claim | its item's other claims): which of
+    their values it repeats, or that it is none of them, when a wrong claim is one of D =
+    :func:`false_domain` false values and the truth may be a value nobody claimed."""
+    out = np.zeros(len(grid))
     if len(ii) == 0:
         return out
     n = len(m)
     offsets = np.concatenate([[0], np.cumsum(m)[:-1]]).astype(int)
     owner = np.repeat(np.arange(n), m)
     flat = offsets[ii] + cc
-    wrong = (1 - acc) / (m[ii] - 1)
+    dom = false_domain(m, false_values)[ii]
+    wrong = (1 - acc) / dom  # P(a given false value)
     d = np.log(acc) - np.log(wrong)  # a claim's evidence for its value over the others
     gain = np.bincount(flat, weights=d, minlength=int(m.sum()))
+    count = np.bincount(flat, minlength=int(m.sum()))
     others = np.bincount(ii, minlength=n) - 1  # per item, the claims besides any one
-    for r, rho in enumerate(CORRELATION_GRID):
+    repeated = count[flat] > 1  # the claim's value is also claimed by another source
+    m_o = m[ii] - (~repeated)  # how many values the other claims name
+    unclaimed = dom + 1.0 - m_o  # values they do not name (the claim's own, when unique)
+    for r, rho in enumerate(grid):
         t = design_weights(others, rho)
         z = t[owner] * gain
-        top = np.maximum.reduceat(z, offsets)
-        total = np.add.reduceat(np.exp(z - top[owner]), offsets)
-        # P(the claimed value | the other claims): its term without the claim
-        said = np.exp(t[ii] * (gain[flat] - d) - top[ii])
-        rest = np.maximum(total[ii] - np.exp(z[flat] - top[ii]), 0.0)
-        p = said / (rest + said)
-        out[r] = np.log(np.maximum(p * acc + (1 - p) * wrong, 1e-300)).sum()
+        z_top = np.maximum(np.maximum.reduceat(z, offsets), 0.0)  # 0: an unclaimed value
+        total = np.add.reduceat(np.exp(z - z_top[owner]), offsets)[ii]
+        top = z_top[ii]
+        own = np.exp(z[flat] - top)
+        cavity = np.exp(t[ii] * (gain[flat] - d) - top)  # the value without the claim
+        named = total - own + np.where(repeated, cavity, 0.0)  # sum over the others' values
+        den = named + unclaimed * np.exp(-top)
+        # repeated: P(says v) = p_v acc + (1 - p_v) wrong; unique: P(a value none named)
+        p_v = cavity / den
+        p_in = named / den
+        lik = np.where(
+            repeated, p_v * acc + (1 - p_v) * wrong,
+            p_in * (1 - acc) * (dom - m_o + 1) / dom
+            + (1 - p_in) * (acc + (1 - acc) * (dom - m_o) / dom))
+        out[r] = np.log(np.maximum(lik, 1e-300)).sum()
     return out
 
 
@@ -447,66 +521,76 @@ def source_dependence(
     accuracy: np.ndarray,
     *,
     min_shared: int = 3,
+    false_values: float = 1.0,
+    judge: np.ndarray | None = None,
 ) -> dict[tuple[int, int], float]:
     """P(two sources are dependent | their claims), after ACCU's test (Dong, Berti-Equille,
-    Srivastava 2009): independent sources share a true value with probability a_s a_t and
-    a false one with probability (1 - a_s)(1 - a_t) / n, while a dependent pair copies a
-    claim with probability ``COPY_RATE`` and so shares false values far more often.
+    Srivastava 2009): independent sources both say a value v with probability a_s a_t if it
+    is true and (1 - a_s)(1 - a_t) / n^2 if it is false (one of n = :func:`false_domain`
+    false values, ``false_values``), while one of a dependent pair copies the other's claim
+    with probability ``COPY_RATE``, and so shares false values far more often.
 
     Whether a shared value is true is judged by the *other* sources of the item, never by
-    the pair itself, so a chorus cannot vouch for its own claims: P(true) is the one-coin
-    posterior of the value given the other sources' claims, each weighted by its accuracy
-    (a raw vote share let a chorus of bad copies outvote the accurate sources, whose shared
-    true values then read as shared errors). ``accuracy``: the sources' accuracies (from a
-    first fit). Pairs with fewer than ``min_shared`` common items are left out."""
+    the pair itself, so a chorus cannot vouch for its own claims: P(v true) is the one-coin
+    posterior of v given the other sources' claims, each weighted by its accuracy, and the
+    pair's agreement is scored under both hypotheses with v true or false in that
+    proportion. (A raw vote share let a chorus of bad copies outvote the accurate sources,
+    whose shared true values then read as shared errors; and a value the others do not
+    back is not therefore false: with many false values, two independent sources agreeing
+    on it is itself the evidence.) ``accuracy``: the sources' accuracies (from a first fit);
+    ``judge``: the accuracies that weigh the other sources' claims (default ``accuracy``;
+    equal ones make it a vote share, which a chorus that has taken the first fit cannot
+    sway). Pairs with fewer than ``min_shared`` common items are left out."""
     by_item: dict[int, list[tuple[int, int]]] = {}
     for i, w, c in zip(item_idx.tolist(), worker_idx.tolist(), choice_idx.tolist(),
                        strict=True):
         by_item.setdefault(i, []).append((w, c))
-    kt: dict[tuple[int, int], float] = {}
-    kf: dict[tuple[int, int], float] = {}
-    kd: dict[tuple[int, int], float] = {}
-    nf: dict[tuple[int, int], float] = {}
+    ll_ind: dict[tuple[int, int], float] = {}
+    ll_dep: dict[tuple[int, int], float] = {}
+    shared: dict[tuple[int, int], int] = {}
     acc = np.clip(np.asarray(accuracy, dtype=float), 1e-9, 1 - 1e-9)
+    jud = acc if judge is None else np.clip(np.asarray(judge, dtype=float), 1e-9, 1 - 1e-9)
+    c = COPY_RATE
     for i, claims in by_item.items():
         if len(claims) < 3:
             continue
-        m = max(int(n_choices[i]), 2)
-        n_false = max(int(n_choices[i]) - 1, 1)
-        said = np.array([c for _, c in claims])
+        m = int(n_choices[i])
+        n = float(false_domain(m, false_values))
+        said = np.array([v for _, v in claims])
         a_i = acc[[w for w, _ in claims]]
-        gain = np.log(a_i) - np.log((1 - a_i) / (m - 1))  # a claim's evidence for its value
-        z = np.bincount(said, weights=gain, minlength=m)
+        j_i = jud[[w for w, _ in claims]]
+        gain = np.log(j_i) - np.log((1 - j_i) / n)  # a claim's evidence for its value
+        # the item's values, then one standing for the n + 1 - m nobody claims
+        z = np.append(np.bincount(said, weights=gain, minlength=m), 0.0)
+        w_log = np.append(np.zeros(m), math.log(n + 1.0 - m) if n + 1 > m else -np.inf)
         # per value v: log sum over the other values u of exp(z[u] - z[v])
-        rest = [float(np.logaddexp.reduce(np.delete(z, v) - z[v])) for v in range(m)]
+        rest = [float(np.logaddexp.reduce(np.delete(z + w_log, v) - z[v])) for v in range(m)]
         for x in range(len(claims)):
             for y in range(x + 1, len(claims)):
                 (s, cs), (u, cu) = claims[x], claims[y]
                 key = (s, u) if s < u else (u, s)
-                if cs == cu:  # P(cs is true | the item's claims but the pair's)
-                    p_true = 1.0 / (1.0 + math.exp(min(rest[cs] + gain[x] + gain[y], 700.0)))
-                    kt[key] = kt.get(key, 0.0) + p_true
-                    kf[key] = kf.get(key, 0.0) + 1.0 - p_true
-                else:
-                    kd[key] = kd.get(key, 0.0) + 1.0
-                nf[key] = nf.get(key, 0.0) + n_false
+                ax, ay = float(a_i[x]), float(a_i[y])
+                pt = ax * ay  # both say the true value
+                if cs == cu:
+                    # P(cs is true | the item's claims but the pair's), then P(both say cs)
+                    p = 1.0 / (1.0 + math.exp(min(rest[cs] + gain[x] + gain[y], 700.0)))
+                    pf = (1 - ax) * (1 - ay) / n**2  # both say this false value
+                    a = (ax + ay) / 2  # the original's accuracy, when one copies
+                    ind = p * pt + (1 - p) * pf
+                    dep = c * (p * a + (1 - p) * (1 - a) / n) + (1 - c) * ind
+                    ll_ind[key] = ll_ind.get(key, 0.0) + math.log(max(ind, 1e-300))
+                    ll_dep[key] = ll_dep.get(key, 0.0) + math.log(max(dep, 1e-300))
+                else:  # they differ: likelier when neither copies
+                    pd = max(1 - pt - (1 - ax) * (1 - ay) / n, 1e-12)
+                    ll_ind[key] = ll_ind.get(key, 0.0) + math.log(pd)
+                    ll_dep[key] = ll_dep.get(key, 0.0) + math.log(pd * (1 - c))
+                shared[key] = shared.get(key, 0) + 1
+    prior = math.log(DEPENDENCE_PRIOR / (1 - DEPENDENCE_PRIOR))
     out = {}
-    c = COPY_RATE
-    for key in set(kt) | set(kd):
-        k_t, k_f, k_d = kt.get(key, 0.0), kf.get(key, 0.0), kd.get(key, 0.0)
-        total = k_t + k_f + k_d
-        if total < min_shared:
+    for key, k in shared.items():
+        if k < min_shared:
             continue
-        n = nf[key] / total
-        a_s, a_u = float(accuracy[key[0]]), float(accuracy[key[1]])
-        a = (a_s + a_u) / 2
-        pt = a_s * a_u
-        pf = (1 - a_s) * (1 - a_u) / n
-        pd = max(1 - pt - pf, 1e-12)
-        ind = k_t * np.log(pt) + k_f * np.log(pf) + k_d * np.log(pd)
-        dep = (k_t * np.log(a * c + pt * (1 - c)) + k_f * np.log((1 - a) * c + pf * (1 - c))
-               + k_d * np.log(pd * (1 - c)))
-        log_odds = dep - ind + np.log(DEPENDENCE_PRIOR / (1 - DEPENDENCE_PRIOR))
+        log_odds = ll_dep[key] - ll_ind[key] + prior
         out[key] = float(1 / (1 + np.exp(-np.clip(log_odds, -700, 700))))
     return out
 

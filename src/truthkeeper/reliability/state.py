@@ -56,6 +56,8 @@ class Reliability:
             self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
         if "correlation" in body:
             self.book.correlation = min(max(float(body["correlation"]), 0.0), 1.0)
+        if "false_values" in body:
+            self.book.false_values = max(float(body["false_values"]), 1.0)
         for attr, cats in body.get("categories", {}).items():  # the latest declaration wins
             self.book.category_values[attr] = tuple(cats)
             self.book.categories[attr] = tuple(value_key(c) for c in cats)
@@ -127,9 +129,9 @@ class Reliability:
               similarity: Similarity | None, dependence: bool, correlation: bool,
               ) -> tuple[dict[str, float], dict[str, Any]]:
         """:meth:`from_agreement`'s estimates and the prior event body that journals them."""
-        est, pairs, rho, confusion = self.from_agreement(items, similarity, dependence,
-                                                         correlation)
-        return est, ({"source_prior": est, "correlation": rho}
+        est, pairs, rho, n_false, confusion = self.from_agreement(items, similarity,
+                                                                  dependence, correlation)
+        return est, ({"source_prior": est, "correlation": rho, "false_values": n_false}
                      | ({"dependence": pairs} if dependence else {})
                      | ({"confusion": confusion} if confusion else {}))
 
@@ -137,18 +139,20 @@ class Reliability:
                                                   str]],
                        similarity: Similarity | None = None, dependence: bool = False,
                        correlation: bool = True,
-                       ) -> tuple[dict[str, float], list[list[Any]], float, dict[str, Any]]:
+                       ) -> tuple[dict[str, float], list[list[Any]], float, float,
+                                  dict[str, Any]]:
         """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
         over open values, near-equal values supporting each other under ``similarity``),
         with ``dependence`` the pairs of sources that copy each other
         ``[source, source, P(dependent)]`` (the fit is then redone with copies counting
         less), and with ``correlation`` (unless ``dependence``) the intra-item correlation
-        of claims (:func:`.ds.claim_correlation`; else 0); ``items`` as ``Store.claims``
-        gives them. Last, the confusion rows of the categorical attributes
+        of claims (else 0), both with the size of the domain of false values
+        (:func:`.ds.fit_open_claims`; 1: the other claimed values); ``items`` as
+        ``Store.claims`` gives them. Last, the confusion rows of the categorical attributes
         (:func:`.categorical.fit_confusions`)."""
         import numpy as np
 
-        from .ds import claim_correlation, independence_weights, source_dependence, vb_one_coin_open
+        from .ds import fit_open_claims, independence_weights, source_dependence, vb_one_coin_open
 
         sources: dict[str, int] = {}
         ii: list[int] = []
@@ -169,19 +173,23 @@ class Reliability:
             if g >= 0:
                 gold[item] = g
         if not sources:
-            return {}, [], 0.0, {}
+            return {}, [], 0.0, 1.0, {}
         args = (np.array(ii), np.array(ww), np.array(cc), np.array(nc))
-        acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels)
+        # with dependence, copies already count less: rho would count that correlation again
+        cor = correlation and not dependence
+        acc, rho, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
+                                            correlation=cor)
         pairs: list[list[Any]] = []
-        if dependence:
-            dep = source_dependence(*args, acc)
-            weights = independence_weights(args[1], args[0], args[2], dep)
-            acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
-                                      weights=weights)
+        if dependence:  # ACCU's iteration: the truth judged by a vote, then by accuracy
+            dep: dict[tuple[int, int], float] = {}
+            for judge in (np.full(len(acc), float(acc.mean())), None):
+                dep = source_dependence(*args, acc, false_values=n_false, judge=judge)
+                weights = independence_weights(args[1], args[0], args[2], dep)
+                acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
+                                          weights=weights, false_values=n_false)
             names = {j: src for src, j in sources.items()}
             pairs = [[names[a], names[b], p] for (a, b), p in sorted(dep.items())
                      if p >= 0.05]
-        # with dependence, copies already count less: rho would count that correlation again
-        rho = claim_correlation(*args, acc, kernels) if correlation and not dependence else 0.0
         confusion = fit_confusions(items, self.book.categories)
-        return {src: float(acc[j]) for src, j in sources.items()}, pairs, rho, confusion
+        return ({src: float(acc[j]) for src, j in sources.items()}, pairs, rho, n_false,
+                confusion)
