@@ -293,6 +293,93 @@ def test_a_bad_correlation_prior_is_refused_on_import(tmp_path: Path) -> None:
             mem.import_jsonl(bad)
 
 
+def _scattered(seed: int, sources: int, right: float, n: int = 150,
+               common: int | None = None) -> list[dict]:
+    """Independent sources, each right with probability ``right``; a wrong claim is one of
+    five values of the source's own (scattered errors), or with ``common`` one of that
+    many wrong values shared by all (errors that coincide without copying)."""
+    import random
+
+    rng = random.Random(seed)
+    return [{"subject": f"q{i}", "attribute": "v",
+             "value": "t" if rng.random() < right else (
+                 f"w{s}{rng.randrange(5)}" if common is None else f"w{rng.randrange(common)}"),
+             "source": f"s{s}", "valid_from": "2026-01-01"}
+            for i in range(n) for s in range(sources)]
+
+
+@pytest.mark.parametrize(("seed", "sources", "right"), [(0, 4, 0.7), (1, 6, 0.6), (2, 8, 0.5)])
+@pytest.mark.parametrize("dependence", [False, True])
+def test_scattered_errors_are_read_as_such(seed: int, sources: int, right: float,
+                                          dependence: bool, tmp_path: Path) -> None:
+    """Independent sources whose wrong claims scatter over many values, 150 questions.
+    Tolerance: accuracy >= .94 and ECE (10 equal-width bins) <= .05 (measured: .947-.98,
+    ECE .004-.028). When a wrong claim could only be one of the other claimed values, the
+    fit slid to reading agreement as weak evidence: accuracy .92 / .17 / .08 (majority vote
+    .93-.99), ECE .41-.49; and with dependence every pair of these independent sources read
+    as copies. The size of the domain of false values is learned and journalled."""
+    from truthkeeper import Memory
+    from truthkeeper.reliability.calibration import ece
+    from truthkeeper.values import Utility
+
+    answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
+    with Memory(tmp_path / "m.db") as mem:
+        mem.add_many(_scattered(seed, sources, right))
+        est = mem.learn_from_agreement(dependence=dependence)
+        ds = [mem.decide(f"q{i}", "v", utility=answer) for i in range(150)]
+        n_false = mem._rel.book.false_values
+        assert not mem._rel.book.dependence or max(mem._rel.book.dependence.values()) < 0.5
+    ok = [d.value == "t" for d in ds]
+    assert sum(ok) / 150 >= 0.94 and ece([d.p for d in ds], ok) <= 0.05
+    assert n_false >= 64 and all(abs(a - right) < 0.12 for a in est.values())
+    with Memory(tmp_path / "m.db") as again:  # journalled
+        assert again.decide("q0", "v", utility=answer).p == ds[0].p
+
+
+def test_coinciding_errors_keep_the_claimed_values_as_the_false_ones() -> None:
+    """Where wrong claims coincide (two common wrong values), the domain of false values
+    stays the other claimed values (N = 1), as on the truth-discovery sets."""
+    from truthkeeper import Memory
+
+    with Memory() as mem:
+        mem.add_many(_scattered(0, 4, 0.7, common=2))
+        mem.learn_from_agreement()
+        assert mem._rel.book.false_values == 1.0
+
+
+def test_false_values_by_hand() -> None:
+    """Two sources of reliability ~.6 agree on a value: with one false value
+    (N = 1), .36 / (.36 + .4^2) = .69; with 100, two wrong sources agreeing by chance is
+    rare: .36 / (.36 + 100 (.4 / 100)^2) = .996."""
+    from truthkeeper.reliability.book import ReliabilityBook
+    from truthkeeper.reliability.conflict import claim_probabilities
+
+    book = ReliabilityBook(("unverified",))
+    book.tier_prior["unverified"] = (0.6, 1e6)  # reliability .6, certainly
+    claims = [("x", [("a", "unverified"), ("b", "unverified")])]
+    assert claim_probabilities(book, claims)[0][0] == pytest.approx(0.36 / 0.52, abs=0.005)
+    book.false_values = 100.0
+    assert claim_probabilities(book, claims)[0][0] == pytest.approx(0.36 / 0.3616, abs=0.002)
+    # two values, two sources each: the unclaimed 99 share what the claims leave
+    claims = [("x", [("a", "unverified"), ("b", "unverified")]),
+              ("y", [("c", "unverified"), ("d", "unverified")])]
+    [(px, _), (py, _)] = claim_probabilities(book, claims)
+    assert px == pytest.approx(py, abs=0.005) and px + py > 0.99
+
+
+def test_a_bad_false_values_prior_is_refused_on_import(tmp_path: Path) -> None:
+    from truthkeeper import InvalidFact, Memory
+
+    for n in (0.5, -3, True, "8", float("nan"), float("inf")):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(json.dumps({"kind": "prior", "recorded_at": 1,
+                                   "body": {"source_prior": {}, "false_values": n}}) + "\n")
+        with Memory() as mem:
+            with pytest.raises(InvalidFact, match="false_values"):
+                mem.import_jsonl(bad)
+            assert mem._rel.book.false_values == 1.0
+
+
 def test_a_bad_dependence_prior_is_refused_on_import(tmp_path: Path) -> None:
     from truthkeeper import InvalidFact, Memory
 
