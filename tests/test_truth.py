@@ -169,8 +169,8 @@ def test_dependence_calibration_with_copying_sources(seed: int) -> None:
     (mean p about 0.8 at accuracy about 0.97): the one-coin model spreads a source's errors
     over the values claimed on the item, so the chorus (40% right) agreeing with the truth
     counts as weak evidence against it. A larger domain of false values fixes this case
-    (ECE 0.04) but costs 0.03-0.09 accuracy on the real truth-discovery sets, whose wrong
-    values concentrate on a few; it is not the default."""
+    (ECE 0.04), but the domain learned from these claims is the claimed values (N = 1):
+    the chorus's wrong claims all coincide."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
     from truthkeeper.values import Utility
