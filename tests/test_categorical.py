@@ -240,6 +240,42 @@ def test_the_journal_keeps_the_categories(tmp_path: Path) -> None:
                 other.add("f", "rating", "PG-13", source="c")
 
 
+def test_a_declaration_can_be_removed(tmp_path: Path) -> None:
+    """``categories={attribute: None}`` turns the attribute back into an open one: other
+    values are taken again and conflicts are decided by the open-values model; the removal
+    is journalled (a reopen, a read-only one and an export keep it), and removing what is
+    not declared writes nothing."""
+    path = tmp_path / "m.db"
+    facts, _ = _graded(0, n_items=60)
+    with Memory(path, categories={"rating": GRADES}) as mem:
+        mem.add_many(facts)
+        mem.learn_from_agreement()
+        declared = mem.decide("f0", "rating", utility=ANSWER)
+    with Memory(path, categories={"rating": None}) as mem:
+        mem.add("f0", "rating", "PG-13", source="late", valid_from="2026-01-01")
+        open_values = mem.current("f0", "rating")
+        assert "PG-13" in {c.value for c in open_values.candidates}
+        assert sum(c.p for c in open_values.candidates) == pytest.approx(1.0)  # no R, X
+        events = mem.export_jsonl(tmp_path / "one.jsonl")
+    for kwargs in ({}, {"readonly": True}, {"lazy": True}, {"categories": {"rating": None}}):
+        with Memory(path, **kwargs) as mem:  # type: ignore[arg-type]
+            mem.add("g", "rating", "NC-17", source="a") if not kwargs.get("readonly") else None
+            assert mem.current("f0", "rating").candidates == open_values.candidates
+    with Memory(path, categories={"rating": None}) as mem:
+        assert mem.export_jsonl(tmp_path / "two.jsonl") == events + 3  # three adds, no prior
+    with Memory() as other:
+        other.import_jsonl(tmp_path / "two.jsonl")
+        other.add("h", "rating", "PG-13", source="b")
+    with Memory(path, categories={"rating": GRADES}) as mem:  # declared again
+        with pytest.raises(InvalidFact, match="categories of 'rating'"):
+            mem.add("h", "rating", "PG-13", source="b")
+        mem.learn_from_agreement()
+        assert mem.decide("f1", "rating", utility=ANSWER).value in GRADES
+    assert declared.value in GRADES
+    with Memory(categories={"genre": None}) as mem:  # never declared: nothing to remove
+        assert mem.export_jsonl(tmp_path / "three.jsonl") == 0
+
+
 def test_bad_imported_categories_are_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     for cats in ({"rating": ["G"]}, {"rating": "GPR"}, ["G", "PG"], {"rating": ["G", 1.5]}):

@@ -272,8 +272,8 @@ class Applier:
                          ) -> None:
         """Journal the categories declared at open where they differ from the journal's
         (which are kept when none are declared); a read-only memory only applies them."""
-        new = {a: list(c) for a, c in categories.items()
-               if self.rel.book.category_values.get(a) != tuple(c)}
+        new = {a: list(c) for a, c in categories.items()  # () removes a declaration
+               if self.rel.book.category_values.get(a, ()) != tuple(c)}
         if not new:
             return
         if ledger.journal.readonly:

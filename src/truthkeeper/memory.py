@@ -86,8 +86,8 @@ class Memory:
         ``learn_from_agreement`` (``Similarity.numbers(rel_tol)``, ``.tokens()``,
         ``.strings()`` or a callable); None (default): only equal values do.
     categories
-        ``{attribute: [category, ...]}``: only these values, and each source's confusion
-        between them decides conflicts (:mod:`.reliability.categorical`); kept in the journal.
+        ``{attribute: [category, ...]}``: only these values, each source's confusion between
+        them deciding conflicts (:mod:`.reliability.categorical`); journalled; None removes.
     lazy
         Open a SQLite or PostgreSQL journal in constant time: each slot's events are read
         when the slot is first asked about (README: opening large memories). Every answer

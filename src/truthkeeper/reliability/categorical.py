@@ -34,7 +34,8 @@ MAX_CATEGORIES = 64
 
 def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
     """``{attribute: categories}`` validated: the attribute's key -> its categories
-    (strings or integers, at least two, distinct as values)."""
+    (strings or integers, at least two, distinct as values), or ``()`` for None or an empty
+    list: the attribute's declaration is removed (it takes open values again)."""
     if categories is None:
         return {}
     if not isinstance(categories, Mapping):
@@ -43,6 +44,13 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
     out: dict[str, tuple[Any, ...]] = {}
     for attr, cats in categories.items():
         key = normalise_key(attr, "attribute")
+        if key in out:
+            msg = f"attribute {attr!r} is given categories twice"
+            raise InvalidFact(msg)
+        if cats is None or (isinstance(cats, Sequence) and not isinstance(cats, (str, bytes))
+                            and len(cats) == 0):
+            out[key] = ()
+            continue
         if isinstance(cats, (str, bytes)) or not isinstance(cats, Sequence):
             msg = f"the categories of {attr!r} must be a list of values, got {cats!r}"
             raise InvalidFact(msg)
@@ -59,9 +67,6 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
                 msg = f"category {c!r} of {attr!r} is empty or given twice (as a value)"
                 raise InvalidFact(msg)
             keys.append(k)
-        if key in out:
-            msg = f"attribute {attr!r} is given categories twice"
-            raise InvalidFact(msg)
         out[key] = tuple(cats)
     return out
 

@@ -59,6 +59,11 @@ class Reliability:
         if "false_values" in body:
             self.book.false_values = max(float(body["false_values"]), 1.0)
         for attr, cats in body.get("categories", {}).items():  # the latest declaration wins
+            if not cats:  # removed: the attribute takes open values again
+                for table in (self.book.category_values, self.book.categories,
+                              self.book.confusion):
+                    table.pop(attr, None)
+                continue
             self.book.category_values[attr] = tuple(cats)
             self.book.categories[attr] = tuple(value_key(c) for c in cats)
         for attr, c in body.get("confusion", {}).items():
