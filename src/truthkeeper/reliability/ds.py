@@ -32,7 +32,7 @@ from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "claim_correlation", "design_weights", "false_domain",
+__all__ = ["DSFit", "design_weights", "false_domain",
            "fit_open_claims", "independence_weights",
            "majority_vote", "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
 
@@ -400,8 +400,9 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
     under which each claim is best predicted from the other claims of its item. A claim is
     predicted as which of the other claims' values it repeats, or that it names none of
     them: so N comes out small where wrong claims coincide (copied or common errors) and
-    large where they scatter. Items with a similarity kernel score with N = 1
-    (:func:`claim_correlation`)."""
+    large where they scatter. On an item with a similarity kernel (:mod:`.similarity`) a
+    claim u under the truth v has the fractional-evidence likelihood, normalised over the
+    item's values (N = 1)."""
     ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
     m = np.asarray(n_choices, dtype=int)
     kernels = kernels or {}
@@ -420,32 +421,6 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
             best = (float(scores[r]), acc, float(grid[r]), float(n_false))
     assert best is not None
     return best[1], best[2], best[3]
-
-
-def claim_correlation(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np.ndarray,
-                      n_choices: np.ndarray, accuracy: np.ndarray,
-                      kernels: dict[int, np.ndarray] | None = None) -> float:
-    """The intra-item correlation rho of claims over open values (:func:`design_weights`),
-    without labels: the rho of :data:`CORRELATION_GRID` under which each claim is best
-    predicted from the other claims of its item, in the one-coin model that scores a
-    conflict (:func:`truthkeeper.reliability.conflict.claim_probabilities`: a source says
-    the truth with probability its accuracy, else one of the other m - 1 claimed values;
-    an item with one claimed value has an implicit second). On an item with a similarity kernel
-    (:mod:`.similarity`) a claim u under the truth v has the fractional-evidence
-    likelihood, normalised over the item's values."""
-    ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
-    if len(ii) == 0:
-        return 0.0
-    if len(ii) == 0:
-        return 0.0
-    acc = np.clip(np.asarray(accuracy, dtype=float)[ww], 1e-9, 1 - 1e-9)
-    m = np.asarray(n_choices, dtype=int)
-    kernels = kernels or {}
-    plain = ~np.isin(ii, list(kernels))
-    scores = _plain_claim_scores(ii[plain], cc[plain], m, acc[plain], 1.0)
-    for i, rows in _rows_by_item(ii, kernels).items():
-        scores += _kernel_claim_scores(kernels[i], cc[rows], acc[rows])
-    return float(CORRELATION_GRID[int(np.argmax(scores))])  # ties: the smaller rho
 
 
 def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
