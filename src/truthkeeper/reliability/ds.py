@@ -497,7 +497,6 @@ def source_dependence(
     *,
     min_shared: int = 3,
     false_values: float = 1.0,
-    judge: np.ndarray | None = None,
 ) -> dict[tuple[int, int], float]:
     """P(two sources are dependent | their claims), after ACCU's test (Dong, Berti-Equille,
     Srivastava 2009): independent sources both say a value v with probability a_s a_t if it
@@ -512,10 +511,9 @@ def source_dependence(
     proportion. (A raw vote share let a chorus of bad copies outvote the accurate sources,
     whose shared true values then read as shared errors; and a value the others do not
     back is not therefore false: with many false values, two independent sources agreeing
-    on it is itself the evidence.) ``accuracy``: the sources' accuracies (from a first fit);
-    ``judge``: the accuracies that weigh the other sources' claims (default ``accuracy``;
-    equal ones make it a vote share, which a chorus that has taken the first fit cannot
-    sway). Pairs with fewer than ``min_shared`` common items are left out."""
+    on it is itself the evidence.) ``accuracy``: the sources' accuracies (equal ones, as in
+    ACCU's first round, make the judge a vote and the test blind to a fit a chorus has
+    taken). Pairs with fewer than ``min_shared`` common items are left out."""
     by_item: dict[int, list[tuple[int, int]]] = {}
     for i, w, c in zip(item_idx.tolist(), worker_idx.tolist(), choice_idx.tolist(),
                        strict=True):
@@ -524,7 +522,6 @@ def source_dependence(
     ll_dep: dict[tuple[int, int], float] = {}
     shared: dict[tuple[int, int], int] = {}
     acc = np.clip(np.asarray(accuracy, dtype=float), 1e-9, 1 - 1e-9)
-    jud = acc if judge is None else np.clip(np.asarray(judge, dtype=float), 1e-9, 1 - 1e-9)
     c = COPY_RATE
     for i, claims in by_item.items():
         if len(claims) < 3:
@@ -533,8 +530,7 @@ def source_dependence(
         n = float(false_domain(m, false_values))
         said = np.array([v for _, v in claims])
         a_i = acc[[w for w, _ in claims]]
-        j_i = jud[[w for w, _ in claims]]
-        gain = np.log(j_i) - np.log((1 - j_i) / n)  # a claim's evidence for its value
+        gain = np.log(a_i) - np.log((1 - a_i) / n)  # a claim's evidence for its value
         # the item's values, then one standing for the n + 1 - m nobody claims
         z = np.append(np.bincount(said, weights=gain, minlength=m), 0.0)
         w_log = np.append(np.zeros(m), math.log(n + 1.0 - m) if n + 1 > m else -np.inf)

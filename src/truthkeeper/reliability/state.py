@@ -185,10 +185,11 @@ class Reliability:
         acc, rho, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
                                             correlation=cor)
         pairs: list[list[Any]] = []
-        if dependence:  # ACCU's iteration: the truth judged by a vote, then by accuracy
+        if dependence:  # ACCU's iteration: equal accuracies first, then the fitted ones
             dep: dict[tuple[int, int], float] = {}
             for judge in (np.full(len(acc), float(acc.mean())), None):
-                dep = source_dependence(*args, acc, false_values=n_false, judge=judge)
+                dep = source_dependence(*args, acc if judge is None else judge,
+                                        false_values=n_false)
                 weights = independence_weights(args[1], args[0], args[2], dep)
                 acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
                                           weights=weights, false_values=n_false)
