@@ -376,6 +376,28 @@ def test_learn_from_agreement_without_labels(tmp_path: Path) -> None:
         assert again.reliability() == live
 
 
+def test_uncontested_facts_are_not_agreement() -> None:
+    """A source with 200 facts nobody else states, and 30 slots where it and "d" say one
+    thing and three other sources another (24 times "w" against "t"). Its lone facts used to
+    count as 200 successes: it was learned at .996, carried "d" to .97 and the pair outvoted
+    the three (.24 each). A slot with one unconfirmed claim says nothing about its source."""
+    mem = Memory()
+    for i in range(200):
+        mem.add(f"solo{i}", "v", i, source="prolific", valid_from="2026-01-01")
+    for i in range(30):
+        for s in ("a", "b", "c"):
+            mem.add(f"q{i}", "v", "t", source=s, valid_from="2026-01-01")
+        for s in ("prolific", "d"):
+            mem.add(f"q{i}", "v", "t" if i % 5 == 0 else "w", source=s,
+                    valid_from="2026-01-01")
+    est = mem.learn_from_agreement()
+    assert max(est["prolific"], est["d"]) < 0.5 < min(est["a"], est["b"], est["c"])
+    assert mem.decide("q1", "v").value == "t"
+    for i in range(20):  # confirmed, a lone fact is evidence
+        mem.record_outcome(mem.history(f"solo{i}", "v")[0].id, correct=True)
+    assert mem.learn_from_agreement(apply=False)["prolific"] > est["prolific"] + 0.05
+
+
 def test_learn_from_agreement_uses_confirmed_truths() -> None:
     mem = Memory()
     _crowd_memory(mem, n=60, seed=4)

@@ -153,8 +153,10 @@ class Reliability:
         less), and with ``correlation`` (unless ``dependence``) the intra-item correlation
         of claims (else 0), both with the size of the domain of false values
         (:func:`.ds.fit_open_claims`; 1: the other claimed values); ``items`` as
-        ``Store.claims`` gives them. Last, the confusion rows of the categorical attributes
-        (:func:`.categorical.fit_confusions`)."""
+        ``Store.claims`` gives them; a slot with a single claim, unconfirmed, says nothing
+        about its source and is left out (it read as a free success: a source whose facts
+        nobody else states came out as reliable as agreement allows). Last, the confusion
+        rows of the categorical attributes (:func:`.categorical.fit_confusions`)."""
         import numpy as np
 
         from .ds import fit_open_claims, independence_weights, source_dependence, vb_one_coin_open
@@ -166,7 +168,10 @@ class Reliability:
         nc: list[int] = []
         gold: dict[int, int] = {}
         kernels: dict[int, Any] = {}
-        for item, (srcs, idx, n, g, values, _) in enumerate(items):
+        for srcs, idx, n, g, values, _ in items:
+            if len(srcs) < 2 and g < 0:  # one unconfirmed claim: no agreement to learn from
+                continue
+            item = len(nc)
             k = kernel(similarity, values)
             if k is not None:
                 kernels[item] = k
