@@ -188,6 +188,21 @@ def test_dependence_calibration_with_copying_sources(seed: int) -> None:
     assert result[True][0] >= 0.95
 
 
+def _accuracy_by_dependence(facts: list[dict], n: int) -> dict[bool, float]:
+    """The share of questions q0..q{n-1} whose decided value is "t", learned without and
+    with dependence."""
+    from truthkeeper import Memory
+
+    accuracy = {}
+    for dependence in (False, True):
+        with Memory() as mem:
+            mem.add_many(facts)
+            mem.learn_from_agreement(dependence=dependence)
+            accuracy[dependence] = sum(mem.decide(f"q{i}", "v").value == "t"
+                                       for i in range(n)) / n
+    return accuracy
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_two_choruses_do_not_make_accurate_sources_look_like_copies(seed: int) -> None:
     """Five independent sources right 85% of the time (scattered errors) and two choruses of
@@ -199,7 +214,6 @@ def test_two_choruses_do_not_make_accurate_sources_look_like_copies(seed: int) -
     copies (ACCU's iteration), it costs nothing."""
     import random
 
-    from truthkeeper import Memory
 
     rng = random.Random(seed)
     facts = []
@@ -212,13 +226,7 @@ def test_two_choruses_do_not_make_accurate_sources_look_like_copies(seed: int) -
             v = "t" if rng.random() < 0.5 else f"wc{c}"
             facts += [{"subject": f"q{i}", "attribute": "v", "value": v,
                        "source": f"c{c}{s}", "valid_from": "2026-01-01"} for s in range(4)]
-    accuracy = {}
-    for dependence in (False, True):
-        with Memory() as mem:
-            mem.add_many(facts)
-            mem.learn_from_agreement(dependence=dependence)
-            accuracy[dependence] = sum(mem.decide(f"q{i}", "v").value == "t"
-                                       for i in range(150)) / 150
+    accuracy = _accuracy_by_dependence(facts, 150)
     assert accuracy[True] >= accuracy[False] - 0.02
 
 
@@ -231,7 +239,6 @@ def test_copies_of_a_source_with_scattered_errors_are_found(seed: int) -> None:
     the chorus has taken, it found nothing)."""
     import random
 
-    from truthkeeper import Memory
 
     rng = random.Random(seed)
     facts = []
@@ -243,13 +250,7 @@ def test_copies_of_a_source_with_scattered_errors_are_found(seed: int) -> None:
                 said[copier] = said[3]
         facts += [{"subject": f"q{i}", "attribute": "v", "value": v, "source": f"s{s}",
                    "valid_from": "2026-01-01"} for s, v in said.items()]
-    accuracy = {}
-    for dependence in (False, True):
-        with Memory() as mem:
-            mem.add_many(facts)
-            mem.learn_from_agreement(dependence=dependence)
-            accuracy[dependence] = sum(mem.decide(f"q{i}", "v").value == "t"
-                                       for i in range(300)) / 300
+    accuracy = _accuracy_by_dependence(facts, 300)
     assert accuracy[False] < 0.5 and accuracy[True] >= 0.65
 
 
