@@ -367,6 +367,28 @@ def test_13_bad_input_raises_the_family_and_changes_nothing(tmp_path: Path) -> N
     mem.close()
 
 
+def test_a_journal_of_another_format_is_refused(tmp_path: Path) -> None:
+    """SQLite's user_version carries the journal format: a later or an earlier one is
+    refused with what to do, and the file is left as it was."""
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        mem.add("ana", "city", "Lisbon", source="a", valid_from=T(1))
+    for version, what in ((3, "later truthkeeper"), (1, "earlier truthkeeper")):
+        con = sqlite3.connect(path)
+        con.execute(f"PRAGMA user_version={version}")
+        con.close()
+        before = path.read_bytes()
+        for readonly in (False, True):
+            with pytest.raises(JournalError, match=what):
+                Memory(path, readonly=readonly)
+        assert path.read_bytes() == before
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA user_version=2")
+    con.close()
+    with Memory(path) as mem:
+        assert mem.current("ana", "city").value == "Lisbon" and mem.verify().ok
+
+
 def test_13_files_that_are_not_journals_are_refused(tmp_path: Path) -> None:
     app = tmp_path / "app.db"
     con = sqlite3.connect(app)

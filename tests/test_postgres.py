@@ -124,6 +124,40 @@ def test_a_tampered_row_is_detected(url: str) -> None:
         assert not v.ok and v.first_bad == 3 and "edited" in (v.reason or "")
 
 
+def test_the_journal_format_is_marked_and_checked(url: str) -> None:
+    """The table comment carries the format: a journal of a later (or earlier) format is
+    refused with what to do, and nothing is written; one marked before formats were (the
+    bare mark, format 2) opens and is marked on its next writable open."""
+    with Memory(url) as mem:
+        mem.add("ana", "city", "Lisbon", source="a", valid_from=T(1))
+
+    def comment() -> str:
+        with psycopg.connect(url, autocommit=True) as conn:
+            return conn.execute("SELECT obj_description('events'::regclass, 'pg_class')"
+                                ).fetchone()[0]
+
+    def set_comment(text: str) -> None:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"COMMENT ON TABLE events IS '{text}'")
+
+    assert comment() == "truthkeeper journal format 2"
+    for text, what in (("truthkeeper journal format 3", "later truthkeeper"),
+                       ("truthkeeper journal format 1", "earlier truthkeeper"),
+                       ("truthkeeper journal format x", "not a truthkeeper journal")):
+        set_comment(text)
+        for readonly in (False, True):
+            with pytest.raises(JournalError, match=what):
+                Memory(url, readonly=readonly)
+        assert comment() == text  # refused before anything was written
+    set_comment("truthkeeper journal")
+    with Memory(url, readonly=True) as ro:
+        assert ro.current("ana", "city").value == "Lisbon"
+    assert comment() == "truthkeeper journal"
+    with Memory(url) as mem:
+        assert mem.verify().ok
+    assert comment() == "truthkeeper journal format 2"
+
+
 def test_another_applications_table_is_never_touched(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE TABLE events (id int)")

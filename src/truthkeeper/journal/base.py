@@ -16,9 +16,22 @@ from ..errors import JournalCorrupt
 from ..values import Verification
 from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body, row_event
 
-__all__ = ["Journal", "Txn"]
+__all__ = ["FORMAT", "Journal", "Txn", "format_refusal"]
 
 Row = tuple[int, str, int, str, str, str]
+FORMAT = 2
+"""How events are chained (SQLite's ``user_version``, PostgreSQL's table comment): format 2
+chains content hashes, so that erasure keeps the chain."""
+
+
+def format_refusal(where: str | None, version: int) -> str:
+    """Why a journal of another format is refused, and what to do."""
+    if version < FORMAT:
+        return (f"journal {where!r} has format {version}, written by an earlier truthkeeper; "
+                f"this one reads format {FORMAT}: export it to JSON Lines with the earlier "
+                "version and import it into a new journal")
+    return (f"journal {where!r} has format {version}, written by a later truthkeeper; this "
+            f"one reads format {FORMAT}: open it with that version")
 
 
 class Journal:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from ..errors import JournalError
-from .base import Row, Txn
+from .base import FORMAT, Row, Txn, format_refusal
 from .codec import GENESIS
 from .slotindex import IndexedJournal, PostgresDb, SlotIndex
 
@@ -53,8 +53,10 @@ DO $$ BEGIN
         FOR EACH ROW EXECUTE FUNCTION truthkeeper_append_only();
     END IF;
 END $$;
-COMMENT ON TABLE events IS 'truthkeeper journal';
+COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
 """
+_MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
+
 
 
 def _psycopg() -> Any:
@@ -163,10 +165,16 @@ class PostgresJournal(IndexedJournal):
         except JournalError as exc:
             msg = f"{self.path} holds no truthkeeper journal (no table events): {exc}"
             raise JournalError(msg) from exc
-        if row is None or row[0] != "truthkeeper journal":
+        comment = row[0] if row is not None and isinstance(row[0], str) else ""
+        # the bare mark was written before formats were marked here, by format 2 (a format
+        # 1 journal would fail its chain check)
+        version = str(FORMAT) if comment == _MARK else comment.removeprefix(f"{_MARK} format ")
+        if not (version.isascii() and version.isdigit()):
             msg = (f"the table events at {self.path} is not a truthkeeper journal; use "
                    "another database")
             raise JournalError(msg)
+        if int(version) != FORMAT:
+            raise JournalError(format_refusal(self.path, int(version)))
 
     def _listen(self) -> None:
         psycopg = _psycopg()

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 from typing import TypeVar
 
 from ..errors import JournalCorrupt, JournalError
-from .base import Row, Txn
+from .base import FORMAT, Row, Txn, format_refusal
 from .codec import GENESIS, canonical
 from .slotindex import TABLES, IndexedJournal, SlotIndex, SqliteDb
 
@@ -50,7 +50,6 @@ COMMIT;
 
 
 APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
-FORMAT = 2  # PRAGMA user_version: how events are chained
 _CHUNK = 5_000  # rows fetched at a time while replaying
 
 
@@ -111,16 +110,14 @@ class SqliteJournal(IndexedJournal):
 
     def _check_format(self, readonly: bool) -> None:
         """Format 2 chains content hashes (erasure keeps the chain); format 1 journals
-        (before erasure existed) chained body texts and are refused with what to do."""
+        (before erasure existed) chained body texts, and a later format is a later
+        truthkeeper's: both are refused with what to do (:func:`format_refusal`)."""
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         has_events = self._conn.execute(
             "SELECT count(*) FROM sqlite_master WHERE name = 'events'").fetchone()[0]
-        if has_events and version < FORMAT:
+        if has_events and version != FORMAT:
             self._conn.close()
-            msg = (f"journal {self.path!r} has format {version or 1}, written by an earlier "
-                   f"truthkeeper; this one reads format {FORMAT}: export it to JSON Lines "
-                   "with the earlier version and import it into a new journal")
-            raise JournalError(msg)
+            raise JournalError(format_refusal(self.path, version or 1))
         if not has_events and not readonly:
             self._conn.execute(f"PRAGMA user_version={FORMAT}")
 
