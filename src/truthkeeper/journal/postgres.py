@@ -58,7 +58,6 @@ COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
 _MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
 
 
-
 def _psycopg() -> Any:
     try:
         import psycopg
