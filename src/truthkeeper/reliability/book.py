@@ -13,12 +13,21 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_TIER_MEANS", "ReliabilityBook", "SourceState"]
+__all__ = ["DEFAULT_TIER_MEANS", "ReliabilityBook", "SourceState", "false_domain"]
 
 DEFAULT_TIER_MEANS = (0.95, 0.85, 0.65, 0.5)
 """Prior mean reliability of the default tiers, most authoritative first (ordered)."""
 DEFAULT_CONCENTRATION = 10.0
 MAX_STATED = 5000
+
+
+def false_domain(n_choices: Any, false_values: float) -> Any:
+    """Per slot, how many false values a wrong claim picks from: max(m - 1, 1, N) for a slot
+    with m claimed values (an array for an array of m, a float for one m)."""
+    import numpy as np
+
+    m = np.asarray(n_choices, dtype=float)
+    return np.maximum(np.maximum(m - 1.0, 1.0), float(false_values))
 
 
 @dataclass
@@ -55,7 +64,7 @@ class ReliabilityBook:
     (:func:`truthkeeper.reliability.ds.design_weights`); 0 until learned."""
     false_values: float = 1.0
     """How many false values a wrong claim picks from, learned from agreement: a slot with m
-    claimed values has max(m - 1, 1, this) (:func:`truthkeeper.reliability.ds.false_domain`),
+    claimed values has max(m - 1, 1, this) (:func:`false_domain`),
     and its truth may be one of the values nobody claimed; 1 until learned (the false values
     are the other claimed ones)."""
 

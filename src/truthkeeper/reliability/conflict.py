@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..values import Resolution, ValueSupport, value_key
-from .book import ReliabilityBook
+from .book import ReliabilityBook, false_domain
 from .categorical import category_probabilities
 from .similarity import Similarity, kernel, log_likelihood
 
@@ -22,7 +22,7 @@ def claim_probabilities(book: ReliabilityBook,
 
     A single-truth one-coin model: each supporting source says the truth with probability
     theta_s, else one of n false values, n = max(m - 1, 1, ``book.false_values``) for m
-    claimed values (:func:`.ds.false_domain`); the truth is one of the m claimed values or
+    claimed values (:func:`.book.false_domain`); the truth is one of the m claimed values or
     of the n + 1 - m nobody claimed, which compete too (with one claimed value and n = 1:
     an implicit "something else"). theta is drawn from each source's posterior (its tier
     prior when it has no outcomes) and the result averaged over ``draws``. The n sources'
@@ -64,7 +64,7 @@ def claim_probabilities(book: ReliabilityBook,
         sup = support[:len(claims)]
         claimed = sup.sum(axis=0) > 0
         omega = _independence(book, srcs, sup) * omega_scale
-        n_false = max(len(claims) - 1.0, 1.0, book.false_values)  # ds.false_domain
+        n_false = float(false_domain(len(claims), book.false_values))
         log_t, log_f = np.log(theta), np.log((1.0 - theta) / n_false)
         # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
         score = log_t @ (sup * omega).T + log_f @ ((claimed[None, :] - sup) * omega).T

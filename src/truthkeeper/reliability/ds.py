@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 from scipy.special import digamma
 
+from .book import false_domain
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "design_weights", "false_domain",
-           "fit_open_claims", "independence_weights",
+__all__ = ["DSFit", "design_weights", "fit_open_claims", "independence_weights",
            "majority_vote", "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
@@ -311,7 +311,7 @@ def vb_one_coin_open(
     ``weights`` scales each claim's evidence about its item's truth
     (:func:`independence_weights`: copies count less); the accuracies count every claim.
     ``false_values`` N: a wrong claim is one of max(m - 1, N) false values
-    (:func:`false_domain`), and the truth may be one of the values nobody claimed (1: the
+    (:func:`.book.false_domain`), and the truth may be one of the values nobody claimed (1: the
     false values are the other claimed ones, as ACCU-like models with n = m - 1).
     """
     ev = np.ones(len(item_idx)) if weights is None else np.asarray(weights, dtype=float)
@@ -380,14 +380,6 @@ FALSE_VALUES_GRID = 4.0 ** np.arange(6)
 """The sizes N of the domain of false values that are tried (1: the other claimed values)."""
 
 
-def false_domain(n_choices: Any, false_values: float) -> np.ndarray:
-    """Per item, how many false values a wrong claim picks from: max(m - 1, 1, N) for an
-    item with m claimed values."""
-    m = np.asarray(n_choices, dtype=float)
-    out: np.ndarray = np.maximum(np.maximum(m - 1.0, 1.0), float(false_values))
-    return out
-
-
 def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np.ndarray,
                     n_choices: np.ndarray, n_workers: int, *,
                     gold: dict[int, int] | None = None,
@@ -395,7 +387,7 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
                     correlation: bool = True) -> tuple[np.ndarray, float, float]:
     """The sources' accuracies (:func:`vb_one_coin_open`), the intra-item correlation rho
     (:func:`design_weights`; 0 without ``correlation``) and the size N of the domain of
-    false values (:func:`false_domain`), without labels: for each N of
+    false values (:func:`.book.false_domain`), without labels: for each N of
     :data:`FALSE_VALUES_GRID` the accuracies are fitted, and the N and rho kept are those
     under which each claim is best predicted from the other claims of its item. A claim is
     predicted as which of the other claims' values it repeats, or that it names none of
@@ -428,7 +420,7 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
                         ) -> np.ndarray:
     """Per rho of ``grid``, the sum of log P(claim | its item's other claims): which of
     their values it repeats, or that it is none of them, when a wrong claim is one of D =
-    :func:`false_domain` false values and the truth may be a value nobody claimed."""
+    :func:`.book.false_domain` false values and the truth may be a value nobody claimed."""
     out = np.zeros(len(grid))
     if len(ii) == 0:
         return out
@@ -500,7 +492,7 @@ def source_dependence(
 ) -> dict[tuple[int, int], float]:
     """P(two sources are dependent | their claims), after ACCU's test (Dong, Berti-Equille,
     Srivastava 2009): independent sources both say a value v with probability a_s a_t if it
-    is true and (1 - a_s)(1 - a_t) / n^2 if it is false (one of n = :func:`false_domain`
+    is true and (1 - a_s)(1 - a_t) / n^2 if it is false (one of n = :func:`.book.false_domain`
     false values, ``false_values``), while one of a dependent pair copies the other's claim
     with probability ``COPY_RATE``, and so shares false values far more often.
 

@@ -192,8 +192,8 @@ class Reliability:
         pairs: list[list[Any]] = []
         if dependence:  # ACCU's iteration: equal accuracies first, then the fitted ones
             dep: dict[tuple[int, int], float] = {}
-            for judge in (np.full(len(acc), float(acc.mean())), None):
-                dep = source_dependence(*args, acc if judge is None else judge,
+            for equal in (True, False):
+                dep = source_dependence(*args, np.full(len(acc), acc.mean()) if equal else acc,
                                         false_values=n_false)
                 weights = independence_weights(args[1], args[0], args[2], dep)
                 acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
