@@ -376,8 +376,9 @@ def vb_one_coin_open(
     return acc, [T[offsets[i]:offsets[i] + n_choices[i]] for i in range(n_items)]
 
 
-FALSE_VALUES_GRID = 4.0 ** np.arange(6)
-"""The sizes N of the domain of false values that are tried (1: the other claimed values)."""
+FALSE_VALUES_GRID = np.array([1.0, 2.0, 3.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0])
+"""The sizes N of the domain of false values that are tried (1: the other claimed values):
+each small N, where a few common wrong values live, then coarser steps."""
 
 
 def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np.ndarray,
@@ -394,33 +395,59 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
     them: so N comes out small where wrong claims coincide (copied or common errors) and
     large where they scatter. On an item with a similarity kernel (:mod:`.similarity`) a
     claim u under the truth v has the fractional-evidence likelihood, normalised over the
-    item's values (N = 1)."""
+    item's values (N = 1). rho is searched on every fourth value of
+    :data:`CORRELATION_GRID`, then on the values next to the best."""
     ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
     m = np.asarray(n_choices, dtype=int)
     kernels = kernels or {}
     plain = ~np.isin(ii, list(kernels))
-    grid = CORRELATION_GRID if correlation else CORRELATION_GRID[:1]
+    kernel_rows = _rows_by_item(ii, kernels)
     best: tuple[float, np.ndarray, float, float] | None = None
     for n_false in FALSE_VALUES_GRID:
         acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
                                   false_values=float(n_false))
         a = np.clip(acc[ww], 1e-9, 1 - 1e-9)
-        scores = _plain_claim_scores(ii[plain], cc[plain], m, a[plain], float(n_false), grid)
-        for i, rows in _rows_by_item(ii, kernels).items():
-            scores += _kernel_claim_scores(kernels[i], cc[rows], a[rows])[:len(grid)]
-        r = int(np.argmax(scores))  # ties: the smaller rho, then the smaller N
-        if best is None or scores[r] > best[0]:
-            best = (float(scores[r]), acc, float(grid[r]), float(n_false))
+
+        def score(grid: np.ndarray, a: np.ndarray = a, n_false: float = float(n_false),
+                  ) -> np.ndarray:
+            out = _plain_claim_scores(ii[plain], cc[plain], m, a[plain], n_false, grid)
+            for i, rows in kernel_rows.items():
+                out += _kernel_claim_scores(kernels[i], cc[rows], a[rows], grid)
+            return out
+
+        value, rho = _best_correlation(score) if correlation else (float(score(
+            CORRELATION_GRID[:1])[0]), 0.0)
+        if best is None or value > best[0]:  # ties: the smaller N
+            best = (value, acc, rho, float(n_false))
     assert best is not None
     return best[1], best[2], best[3]
+
+
+def _best_correlation(score: Any) -> tuple[float, float]:
+    """The best score and its rho over :data:`CORRELATION_GRID`, ``score(grid)`` giving one
+    per rho: every fourth value, then the three on each side of the best (ties: the smaller
+    rho)."""
+    coarse = np.arange(0, len(CORRELATION_GRID), 4)
+    j = int(coarse[int(np.argmax(score(CORRELATION_GRID[coarse])))])
+    fine = np.arange(max(j - 3, 0), min(j + 4, len(CORRELATION_GRID)))
+    scores = score(CORRELATION_GRID[fine])
+    r = int(np.argmax(scores))
+    return float(scores[r]), float(CORRELATION_GRID[fine[r]])
 
 
 def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
                         false_values: float, grid: np.ndarray = CORRELATION_GRID,
                         ) -> np.ndarray:
-    """Per rho of ``grid``, the sum of log P(claim | its item's other claims): which of
-    their values it repeats, or that it is none of them, when a wrong claim is one of D =
-    :func:`.book.false_domain` false values and the truth may be a value nobody claimed."""
+    """Per rho of ``grid``, the sum of log P(claim | its item's other claims).
+
+    The outcome of a claim is which of the other claims' m_o values it repeats, or that it
+    names none of them. The truth is one of those values or, with the domain of false
+    values :func:`.book.false_domain` D, one of the D + 1 - m_o they do not name, weighted
+    as a conflict would weigh them on the other claims alone. A wrong claim is one of D
+    false values. D depends on how many values the slot has, so an outcome that repeats a
+    value is scored with the D of m_o values and one that adds a value with the D of m_o + 1;
+    the outcomes' probabilities are then normalised (else a small N, whose D grows with
+    every new value, would be credited for new values it never pays for)."""
     out = np.zeros(len(grid))
     if len(ii) == 0:
         return out
@@ -428,37 +455,51 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
     offsets = np.concatenate([[0], np.cumsum(m)[:-1]]).astype(int)
     owner = np.repeat(np.arange(n), m)
     flat = offsets[ii] + cc
-    dom = false_domain(m, false_values)[ii]
-    wrong = (1 - acc) / dom  # P(a given false value)
-    d = np.log(acc) - np.log(wrong)  # a claim's evidence for its value over the others
-    gain = np.bincount(flat, weights=d, minlength=int(m.sum()))
+    d0 = np.log(acc) - np.log1p(-acc)  # a claim's evidence for its value, before the domain
+    base = np.bincount(flat, weights=d0, minlength=int(m.sum()))
     count = np.bincount(flat, minlength=int(m.sum()))
     others = np.bincount(ii, minlength=n) - 1  # per item, the claims besides any one
     repeated = count[flat] > 1  # the claim's value is also claimed by another source
     m_o = m[ii] - (~repeated)  # how many values the other claims name
-    unclaimed = dom + 1.0 - m_o  # values they do not name (the claim's own, when unique)
+    dom_a = false_domain(m_o, false_values)       # outcomes that repeat a value
+    dom_b = false_domain(m_o + 1, false_values)   # the outcome that adds one
+    # each value's evidence from its claims under the D of a slot of m + k values
+    variants = []
+    for k in (-1, 0, 1):
+        log_d = np.log(false_domain(np.maximum(m + k, 0), false_values))
+        g = base + count * log_d[owner]
+        cav = base[flat] - d0 + (count[flat] - 1) * log_d[ii]  # the claim's value without it
+        variants.append((g, np.maximum.reduceat(g, offsets), cav))
+    wrong_a = (1 - acc) / dom_a
     for r, rho in enumerate(grid):
         t = design_weights(others, rho)
-        z = t[owner] * gain
-        z_top = np.maximum(np.maximum.reduceat(z, offsets), 0.0)  # 0: an unclaimed value
-        total = np.add.reduceat(np.exp(z - z_top[owner]), offsets)[ii]
-        top = z_top[ii]
-        own = np.exp(z[flat] - top)
-        cavity = np.exp(t[ii] * (gain[flat] - d) - top)  # the value without the claim
-        named = total - own + np.where(repeated, cavity, 0.0)  # sum over the others' values
-        den = named + unclaimed * np.exp(-top)
-        # repeated: P(says v) = p_v acc + (1 - p_v) wrong; unique: P(a value none named)
-        p_v = cavity / den
-        p_in = named / den
-        lik = np.where(
-            repeated, p_v * acc + (1 - p_v) * wrong,
-            p_in * (1 - acc) * (dom - m_o + 1) / dom
-            + (1 - p_in) * (acc + (1 - acc) * (dom - m_o) / dom))
+        named, cavity, top = [], [], []
+        for g, g_max, cav in variants:
+            tp = np.maximum(t * g_max, 0.0)  # 0: a value nobody claimed
+            e = np.exp(t[owner] * g - tp[owner])
+            c = np.exp(t[ii] * cav - tp[ii])
+            # the others' values: every value but the claim's, and its own without the claim
+            named.append(np.add.reduceat(e, offsets)[ii] - e[flat] + np.where(repeated, c, 0.0))
+            cavity.append(c)
+            top.append(tp[ii])
+        # the slot of the others' m_o values is variant 0 for a claim that repeats a value
+        # and -1 for one whose value is its own; the slot with one value more, 1 and 0
+        n_a, c_a, t_a = (np.where(repeated, x[1], x[0]) for x in (named, cavity, top))
+        n_b, t_b = (np.where(repeated, x[2], x[1]) for x in (named, top))
+        den_a = n_a + (dom_a + 1.0 - m_o) * np.exp(-t_a)
+        p_in_a, p_v = n_a / den_a, c_a / den_a
+        p_in_b = n_b / (n_b + (dom_b + 1.0 - m_o) * np.exp(-t_b))
+        repeat_v = p_v * acc + (1 - p_v) * wrong_a
+        repeat_any = p_in_a * acc + (m_o - p_in_a) * wrong_a
+        new = (p_in_b * (1 - acc) * (dom_b - m_o + 1) / dom_b
+               + (1 - p_in_b) * (acc + (1 - acc) * (dom_b - m_o) / dom_b))
+        lik = np.where(repeated, repeat_v, new) / (repeat_any + new)
         out[r] = np.log(np.maximum(lik, 1e-300)).sum()
     return out
 
 
-def _kernel_claim_scores(k: np.ndarray, said: np.ndarray, acc: np.ndarray) -> np.ndarray:
+def _kernel_claim_scores(k: np.ndarray, said: np.ndarray, acc: np.ndarray,
+                         grid: np.ndarray = CORRELATION_GRID) -> np.ndarray:
     """:func:`_plain_claim_scores` for one item with the similarity kernel ``k`` (m, m)."""
     m = k.shape[0]
     lt, lf = np.log(acc)[:, None, None], np.log((1 - acc) / max(m - 1, 1))[:, None, None]
@@ -467,7 +508,7 @@ def _kernel_claim_scores(k: np.ndarray, said: np.ndarray, acc: np.ndarray) -> np
     lik /= lik.sum(axis=1, keepdims=True)             # P(u | v), normalised over u
     own = table[np.arange(len(said)), said, :]        # (S, v)
     cavity = own.sum(axis=0)[None, :] - own
-    t = design_weights(np.full(len(CORRELATION_GRID), len(said) - 1), CORRELATION_GRID)
+    t = design_weights(np.full(len(grid), len(said) - 1), grid)
     p = _softmax(t[:, None, None] * cavity[None])     # (R, S, v)
     q = (p * lik[np.arange(len(said)), said, :][None]).sum(axis=2)
     out: np.ndarray = np.log(np.maximum(q, 1e-300)).sum(axis=1)
