@@ -385,7 +385,8 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
                     n_choices: np.ndarray, n_workers: int, *,
                     gold: dict[int, int] | None = None,
                     kernels: dict[int, np.ndarray] | None = None,
-                    correlation: bool = True) -> tuple[np.ndarray, float, float]:
+                    correlation: bool = True,
+                    weights: np.ndarray | None = None) -> tuple[np.ndarray, float, float]:
     """The sources' accuracies (:func:`vb_one_coin_open`), the intra-item correlation rho
     (:func:`design_weights`; 0 without ``correlation``) and the size N of the domain of
     false values (:func:`.book.false_domain`), without labels: for each N of
@@ -396,21 +397,25 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
     large where they scatter. On an item with a similarity kernel (:mod:`.similarity`) a
     claim u under the truth v has the fractional-evidence likelihood, normalised over the
     item's values (N = 1). rho is searched on every fourth value of
-    :data:`CORRELATION_GRID`, then on the values next to the best."""
+    :data:`CORRELATION_GRID`, then on the values next to the best. ``weights``
+    (:func:`independence_weights`) scale each claim's evidence in the fit and its term in
+    the criterion: copied errors do not read as errors that coincide."""
     ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
     m = np.asarray(n_choices, dtype=int)
     kernels = kernels or {}
     plain = ~np.isin(ii, list(kernels))
     kernel_rows = _rows_by_item(ii, kernels)
+    w = np.ones(len(ii)) if weights is None else np.asarray(weights, dtype=float)
     best: tuple[float, np.ndarray, float, float] | None = None
     for n_false in FALSE_VALUES_GRID:
         acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
-                                  false_values=float(n_false))
+                                  false_values=float(n_false), weights=weights)
         a = np.clip(acc[ww], 1e-9, 1 - 1e-9)
 
         def score(grid: np.ndarray, a: np.ndarray = a, n_false: float = float(n_false),
                   ) -> np.ndarray:
-            out = _plain_claim_scores(ii[plain], cc[plain], m, a[plain], n_false, grid)
+            out = _plain_claim_scores(ii[plain], cc[plain], m, a[plain], n_false, grid,
+                                      w[plain])
             for i, rows in kernel_rows.items():
                 out += _kernel_claim_scores(kernels[i], cc[rows], a[rows], grid)
             return out
@@ -437,7 +442,7 @@ def _best_correlation(score: Any) -> tuple[float, float]:
 
 def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
                         false_values: float, grid: np.ndarray = CORRELATION_GRID,
-                        ) -> np.ndarray:
+                        weights: np.ndarray | None = None) -> np.ndarray:
     """Per rho of ``grid``, the sum of log P(claim | its item's other claims).
 
     The outcome of a claim is which of the other claims' m_o values it repeats, or that it
@@ -447,7 +452,8 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
     false values. D depends on how many values the slot has, so an outcome that repeats a
     value is scored with the D of m_o values and one that adds a value with the D of m_o + 1;
     the outcomes' probabilities are then normalised (else a small N, whose D grows with
-    every new value, would be credited for new values it never pays for)."""
+    every new value, would be credited for new values it never pays for). ``weights`` scale
+    each claim's evidence and its term (:func:`fit_open_claims`)."""
     out = np.zeros(len(grid))
     if len(ii) == 0:
         return out
@@ -455,7 +461,8 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
     offsets = np.concatenate([[0], np.cumsum(m)[:-1]]).astype(int)
     owner = np.repeat(np.arange(n), m)
     flat = offsets[ii] + cc
-    d0 = np.log(acc) - np.log1p(-acc)  # a claim's evidence for its value, before the domain
+    w = np.ones(len(ii)) if weights is None else weights
+    d0 = (np.log(acc) - np.log1p(-acc)) * w  # a claim's evidence, before the domain
     base = np.bincount(flat, weights=d0, minlength=int(m.sum()))
     count = np.bincount(flat, minlength=int(m.sum()))
     others = np.bincount(ii, minlength=n) - 1  # per item, the claims besides any one
@@ -464,11 +471,12 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
     dom_a = false_domain(m_o, false_values)       # outcomes that repeat a value
     dom_b = false_domain(m_o + 1, false_values)   # the outcome that adds one
     # each value's evidence from its claims under the D of a slot of m + k values
+    weight = np.bincount(flat, weights=w, minlength=int(m.sum()))  # count, weighted
     variants = []
     for k in (-1, 0, 1):
         log_d = np.log(false_domain(np.maximum(m + k, 0), false_values))
-        g = base + count * log_d[owner]
-        cav = base[flat] - d0 + (count[flat] - 1) * log_d[ii]  # the claim's value without it
+        g = base + weight * log_d[owner]
+        cav = base[flat] - d0 + (weight[flat] - w) * log_d[ii]  # the claim's value without it
         variants.append((g, np.maximum.reduceat(g, offsets), cav))
     wrong_a = (1 - acc) / dom_a
     for r, rho in enumerate(grid):
@@ -494,7 +502,7 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
         new = (p_in_b * (1 - acc) * (dom_b - m_o + 1) / dom_b
                + (1 - p_in_b) * (acc + (1 - acc) * (dom_b - m_o) / dom_b))
         lik = np.where(repeated, repeat_v, new) / (repeat_any + new)
-        out[r] = np.log(np.maximum(lik, 1e-300)).sum()
+        out[r] = (w * np.log(np.maximum(lik, 1e-300))).sum()
     return out
 
 

@@ -198,6 +198,9 @@ class Reliability:
                 weights = independence_weights(args[1], args[0], args[2], dep)
                 acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
                                           weights=weights, false_values=n_false)
+            # the domain again, copies counting less: copied errors are not common ones
+            acc, _, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
+                                              correlation=False, weights=weights)
             names = {j: src for src, j in sources.items()}
             pairs = [[names[a], names[b], p] for (a, b), p in sorted(dep.items())
                      if p >= 0.05]
