@@ -164,13 +164,12 @@ def test_dependence_keeps_a_chorus_of_copies_from_outvoting(seed: int, tmp_path:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_dependence_calibration_with_copying_sources(seed: int) -> None:
     """Calibration of decide()'s probability on data with copying sources, 200 items.
-    Tolerance: ECE (10 equal-width bins) <= 0.25 with dependence, against >= 0.5 without
-    (the chorus makes the memory confidently wrong). What is left is *under*confidence
-    (mean p about 0.8 at accuracy about 0.97): the one-coin model spreads a source's errors
-    over the values claimed on the item, so the chorus (40% right) agreeing with the truth
-    counts as weak evidence against it. A larger domain of false values fixes this case
-    (ECE 0.04), but the domain learned from these claims is the claimed values (N = 1):
-    the chorus's wrong claims all coincide."""
+    Tolerance: ECE (10 equal-width bins) <= .12 with dependence (4 seeds: .058-.086, mean p
+    .90-.93 at accuracy .97-.98), against >= .5 without (the chorus makes the memory
+    confidently wrong). The domain of false values is chosen again once the copies are
+    found (N = 4); chosen before, the chorus's wrong claims, which all coincide, made it the
+    claimed values (N = 1), so the chorus agreeing with the truth counted as weak evidence
+    against it: ECE .15-.21, mean p .76-.84."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
     from truthkeeper.values import Utility
@@ -184,7 +183,7 @@ def test_dependence_calibration_with_copying_sources(seed: int) -> None:
             ds = [mem.decide(f"q{i}", "v", utility=answer) for i in range(200)]
         ok = [d.value == "t" for d in ds]
         result[dependence] = (sum(ok) / 200, ece([d.p for d in ds], ok))
-    assert result[False][1] >= 0.5 and result[True][1] <= 0.25
+    assert result[False][1] >= 0.5 and result[True][1] <= 0.12
     assert result[True][0] >= 0.95
 
 
