@@ -208,9 +208,8 @@ class Memory:
         >>> Memory().verify().ok
         True
         """
-        check = self._guard.verifier()
         with self._open():
-            return self._events.verify(self._ledger.journal, check, checkpoint)
+            return self._events.verify(self._ledger.journal, self._guard.verifier(), checkpoint)
 
     def add_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
         """Trust a new key from now on; ``signature`` is a trusted key's
@@ -638,9 +637,9 @@ class Memory:
 
     def resolve_context(self, *, question: str, context_value: Any, context_source: str,
                         parametric_value: Any, parametric_confidence: float,
-                        context_tier: str = "unverified",
+                        context_tier: str = "unverified", alternatives: int | None = None,
                         utility: Utility | None = None) -> Decision:
-        """Decide between a retrieved context and the model's own answer.
+        """Decide between a retrieved context and the model's own answer (of ``alternatives``).
 
         >>> Memory().resolve_context(question="capital?", context_value="Lyon",
         ...     context_source="web", parametric_value="Paris", parametric_confidence=0.9).value
@@ -653,6 +652,7 @@ class Memory:
             return decide_context(
                 self._rel.book, context_value=context_value, source=src, tier=tier,
                 parametric_value=parametric_value, confidence=parametric_confidence, u=u,
+                alternatives=alternatives,
                 agree=self._store.same_value(context_value, parametric_value))
 
     def graph(self) -> Any:

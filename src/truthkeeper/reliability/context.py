@@ -9,8 +9,9 @@ from ..values import Decision, Utility
 from .book import ReliabilityBook
 from .decision import decide
 
-__all__ = ["MODEL_SOURCE", "calibrated_confidence", "calibration_map", "check_probability",
-           "context_probability", "decide_context", "effective_confidence"]
+__all__ = ["MODEL_SOURCE", "calibrated_confidence", "calibration_map", "check_alternatives",
+           "check_probability", "context_probability", "decide_context",
+           "effective_confidence"]
 
 MODEL_SOURCE = "model:parametric"
 """The source name under which outcomes of the model's own answers are recorded."""
@@ -74,22 +75,40 @@ def calibrated_confidence(stated: float, slope: float, intercept: float) -> floa
     return min(max(1 / (1 + math.exp(-z)), 1e-6), 1 - 1e-6)
 
 
-def context_probability(r_context: float, q_model: float, *, agree: bool) -> float:
-    """P(the context's value is right) under one-coin evidence from both.
+def context_probability(r_context: float, q_model: float, *, agree: bool,
+                        coincide: float = 1.0) -> float:
+    """P(the context's value is right), each answer right with its probability (r_c for the
+    context, q for the model) and, when both are wrong, the same wrong answer with
+    probability ``coincide`` (1 / (k - 1) for a question with k answers; 0: open answers).
 
-    When they agree: 1 - (1 - r_c)(1 - q). When they disagree:
-    r_c (1 - q) / (r_c (1 - q) + q (1 - r_c)).
+    When they agree: r_c q / (r_c q + (1 - r_c)(1 - q) coincide). When they disagree,
+    either may be right or neither: r_c (1 - q) / (r_c (1 - q) + q (1 - r_c) + (1 - r_c)(1
+    - q)(1 - coincide)); the model's is the same with r_c and q swapped.
 
     Examples
     --------
-    >>> round(context_probability(0.5, 0.5, agree=False), 3)
+    >>> round(context_probability(0.5, 0.5, agree=False), 3)   # yes or no
     0.5
+    >>> round(context_probability(0.5, 0.5, agree=False, coincide=0.0), 3)  # or neither
+    0.333
+    >>> round(context_probability(0.7, 0.6, agree=True), 3)
+    0.778
     >>> context_probability(0.9, 0.2, agree=False) > 0.9
     True
     """
+    r, q, k = r_context, q_model, min(max(coincide, 0.0), 1.0)
     if agree:
-        return 1.0 - (1.0 - r_context) * (1.0 - q_model)
-    return r_context * (1 - q_model) / (r_context * (1 - q_model) + q_model * (1 - r_context))
+        return r * q / max(r * q + (1 - r) * (1 - q) * k, 1e-300)
+    return r * (1 - q) / max(r * (1 - q) + q * (1 - r) + (1 - r) * (1 - q) * (1 - k), 1e-300)
+
+
+def check_alternatives(alternatives: object) -> int | None:
+    """None, or how many answers a question has: an integer of at least 2."""
+    if alternatives is not None and (isinstance(alternatives, bool) or not isinstance(
+            alternatives, int) or alternatives < 2):
+        msg = f"alternatives must be None or an integer >= 2, got {alternatives!r}"
+        raise InvalidFact(msg)
+    return alternatives
 
 
 def _calibration(book: ReliabilityBook, pairs: list[tuple[float, bool]]) -> tuple[float, float]:
@@ -104,10 +123,15 @@ def _calibration(book: ReliabilityBook, pairs: list[tuple[float, bool]]) -> tupl
 
 def decide_context(book: ReliabilityBook, *, context_value: Any, source: str, tier: str,
                    parametric_value: Any, confidence: float, agree: bool,
-                   u: Utility) -> Decision:
+                   u: Utility, alternatives: int | None = None) -> Decision:
     """Decide between a retrieved context (its source's running reliability is the prior)
-    and the model's answer (its stated confidence pulled toward its track record)."""
+    and the model's answer (its stated confidence pulled toward its track record). Two
+    wrong answers are the same one with probability 1 / (k - 1) for ``alternatives`` k; by
+    default k - 1 is the number of false values the memory learned from agreement
+    (``book.false_values``; 1 until learned: a disagreement then has one right answer)."""
     confidence = check_probability(confidence, "parametric_confidence")
+    k = check_alternatives(alternatives)
+    coincide = 1.0 / (k - 1 if k is not None else max(book.false_values, 1.0))
     pairs = book.stated.get(MODEL_SOURCE)
     if pairs:  # the model's stated confidences, calibrated on its outcomes
         q = calibrated_confidence(confidence, *_calibration(book, pairs))
@@ -117,8 +141,10 @@ def decide_context(book: ReliabilityBook, *, context_value: Any, source: str, ti
                                  book.mean(MODEL_SOURCE, "agent"))
     r_c = book.mean(source, tier)
     if agree:
-        return decide(u, [(context_value, context_probability(r_c, q, agree=True), None)],
+        return decide(u, [(context_value, context_probability(r_c, q, agree=True,
+                                                               coincide=coincide), None)],
                       "agree")
-    pc = context_probability(r_c, q, agree=False)
-    return decide(u, [(context_value, pc, None), (parametric_value, 1 - pc, None)],
+    pc = context_probability(r_c, q, agree=False, coincide=coincide)
+    pm = context_probability(q, r_c, agree=False, coincide=coincide)
+    return decide(u, [(context_value, pc, None), (parametric_value, pm, None)],
                   "context and parametric answers disagree")

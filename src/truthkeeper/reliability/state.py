@@ -150,9 +150,10 @@ class Reliability:
         over open values, near-equal values supporting each other under ``similarity``),
         with ``dependence`` the pairs of sources that copy each other
         ``[source, source, P(dependent)]`` (the fit and the domain of false values are then
-        redone with copies counting less), and with ``correlation`` (unless ``dependence``) the intra-item correlation
-        of claims (else 0), both with the size of the domain of false values
-        (:func:`.ds.fit_open_claims`; 1: the other claimed values); ``items`` as
+        redone with copies counting less), and with ``correlation`` (unless
+        ``dependence``) the intra-item correlation of claims (else 0), both with the size
+        of the domain of false values (:func:`.ds.fit_open_claims`; 1: the other claimed
+        values); ``items`` as
         ``Store.claims`` gives them; a slot with a single claim, unconfirmed, says nothing
         about its source and is left out (it read as a free success: a source whose facts
         nobody else states came out as reliable as agreement allows). Last, the confusion
