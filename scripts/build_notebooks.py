@@ -389,6 +389,9 @@ for s, v in sorted(res["mean_regret"].items(), key=lambda kv: kv[1]):
 print("accuracy under drift (rho 0.9 -> 0.1):")
 for s, v in res["drift"]["accuracy"].items():
     print(f"  {s:26s} {v:.3f}")
+print("calibration of the probability given to the answer (ECE, 10 equal-width bins):")
+for s, v in res["calibration"]["fixed_rho"].items():
+    print(f"  {s:26s} all {v['all']['ece']:.3f}   where they disagree {v['differ']['ece']:.3f}")
 '''),
     ("md", """\
 **Against the seed.** The fixed rules are straight lines in rho and each meets the convex
@@ -396,7 +399,10 @@ best only where it is optimal; the learned prior follows the best over the whole
 lowest mean regret, a few thousandths). Under drift both memories beat every fixed rule; the
 discounted one (`Memory(discount=0.97)`) follows the change better. What differs: the seed's
 gains are on GRACE and ClashEval with real models; here the model is simulated (and
-calibrated, which `resolve_context` learns from its outcomes rather than assumes)."""),
+calibrated, which `resolve_context` learns from its outcomes rather than assumes). The
+probability `resolve_context` gives its answer is calibrated too (the questions are
+open-ended, `alternatives=OPEN_ANSWERS`: when the two disagree, neither may be right); `best`
+is the exact posterior."""),
 ]
 
 NB["05_provenance"] = [

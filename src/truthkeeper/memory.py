@@ -639,7 +639,7 @@ class Memory:
                         parametric_value: Any, parametric_confidence: float,
                         context_tier: str = "unverified", alternatives: int | None = None,
                         utility: Utility | None = None) -> Decision:
-        """Decide between a retrieved context and the model's own answer (of ``alternatives``).
+        """Decide between a retrieved context and the model's own answer (one of ``alternatives``).
 
         >>> Memory().resolve_context(question="capital?", context_value="Lyon",
         ...     context_source="web", parametric_value="Paris", parametric_confidence=0.9).value
