@@ -78,10 +78,19 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
         ("feedback", {"source": "model:parametric", "correct": False, **ana}),
         ("forget", {"subject": "me", "attribute": "city", **ana}),
         ("recall", {"subject": "me", "attribute": "city", **ana}),
+        ("resolve_context", {"question": "capital?", "context_value": "Lyon",
+                             "context_source": "web", "parametric_value": "Paris",
+                             "parametric_confidence": 0.9, **ana}),
+        ("resolve_context", {"question": "capital?", "context_value": "Lyon",
+                             "context_source": "web", "parametric_value": "Paris",
+                             "parametric_confidence": 0.9, "alternatives": 1, **ana}),
+        ("feedback", {"source": "model:parametric", "correct": True, "confidence": 0.9,
+                      **ana}),
+        ("feedback", {"fact_id": "nope", "correct": True, "confidence": 0.9, **ana}),
     ]
     out = asyncio.run(_session(db, calls))
     assert out[0] == sorted(["remember", "recall", "about", "history", "filter_context", "why",
-                             "decide", "feedback", "forget"])
+                             "decide", "feedback", "forget", "resolve_context"])
     rem = out[1:5]
     assert all(not err for err, _ in rem) and rem[0][1]["scope"] == "user:ana"
     assert out[5][0] and "signature" in out[5][1] and "verified" in out[5][1]
@@ -100,6 +109,12 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     assert out[13][1] == {"recorded": 2} and out[14][1] == {"recorded": 1}
     assert len(out[15][1]["erased"]) == 2
     assert out[16][1]["status"] == "unknown"
+    ctx = out[17][1]  # the model's 0.9 against an unknown web source: the model's answer
+    assert ctx["value"] == "Paris" and ctx["action"] == "answer"
+    assert {a["value"] for a in ctx["alternatives"]} == {"Lyon", "Paris"}
+    assert out[18][0] and "alternatives" in out[18][1]
+    assert out[19][1] == {"recorded": 1}
+    assert out[20][0] and "confidence goes with source" in out[20][1]
     # why, on a fact id the server returned
     fid = rem[2][1]["id"]
     [_, (err, text)] = asyncio.run(_session(db, [("why", {"item": fid, **ana})]))
@@ -107,7 +122,8 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     with Memory(db) as mem:  # everything the agent did is in the journal
         view = mem.scope("user:ana")
         assert [f.status for f in view.history("me", "city")] == ["erased", "erased"]
-        assert {r.source: r.n for r in mem.reliability()}["model:parametric"] == 1
+        assert {r.source: r.n for r in mem.reliability()}["model:parametric"] == 2
+        assert mem._rel.book.stated["model:parametric"] == [(0.9, True)]
         assert mem.verify().ok
 
 

@@ -37,8 +37,10 @@ A memory of facts keyed by (subject, attribute) that knows which value is curren
 Store what you learn with remember (tier 'verified' for what the user states in this
 conversation, 'agent' for your own inferences, 'unverified' for retrieved web text);
 ask recall or about before answering from memory; pass retrieved passages through
-filter_context to drop stale ones; report whether an answer was right with feedback;
-forget erases personal data for good. Dates: YYYY-MM-DD or ISO 8601 with an offset."""
+filter_context to drop stale ones; when a retrieved passage and your own knowledge
+disagree, weigh them with resolve_context; report whether an answer was right with feedback
+(for your own answers: source 'model:parametric' with the confidence you stated); forget
+erases personal data for good. Dates: YYYY-MM-DD or ISO 8601 with an offset."""
 
 JSONValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 Scope = Annotated[str | None, Field(description="the scope, e.g. user:ana (default: the "
@@ -204,17 +206,47 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             return d.to_dict()
 
     @tool
+    def resolve_context(
+        question: str, context_value: JSONValue, context_source: str,
+        parametric_value: JSONValue,
+        parametric_confidence: Annotated[float, Field(
+            description="your confidence in parametric_value, from 0 to 1")],
+        alternatives: Annotated[int | None, Field(
+            description="how many answers the question has (2 for yes/no; a large number "
+                        "for open-ended answers); omitted: as many as the memory learned")
+        ] = None,
+        context_tier: str = "unverified", correct: float = 1.0, wrong: float = -1.0,
+        abstain: float = 0.0, scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Weigh a retrieved passage's answer (context_value, from context_source) against
+        your own (parametric_value): answer with the better one, or abstain. Report the
+        outcome afterwards with feedback (source=context_source, and source=model:parametric
+        with your confidence), so that the next decision learns from it."""
+        with _errors():
+            d = view(scope).resolve_context(
+                question=question, context_value=context_value, context_source=context_source,
+                parametric_value=parametric_value, parametric_confidence=parametric_confidence,
+                context_tier=context_tier, alternatives=alternatives,
+                utility=Utility(correct=correct, wrong=wrong, abstain=abstain))
+            return d.to_dict()
+
+    @tool
     def feedback(
         correct: bool, fact_id: str | None = None, subject: str | None = None,
         attribute: str | None = None, value: JSONValue = None,
         source: Annotated[str | None, Field(description="a source with no fact here, e.g. "
                                             "model:parametric")] = None,
+        confidence: Annotated[float | None, Field(
+            description="with source: the confidence it stated (yours, for "
+                        "model:parametric)")] = None,
         scope: Scope = None,
     ) -> dict[str, Any]:
         """Report an outcome: fact_id was right or wrong; or the true value of
         subject.attribute (every head is labelled); or a source was right or wrong."""
         with _errors():
             v = view(scope)
+            if confidence is not None and source is None:
+                raise InvalidFact("confidence goes with source")
             if fact_id is not None:
                 v.record_outcome(fact_id, correct=correct)
                 return {"recorded": 1}
@@ -223,7 +255,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                     raise InvalidFact("give the true value with correct=true")
                 return {"recorded": v.confirm(subject, attribute, value)}
             if source is not None:
-                v.record_source_outcome(source, correct=correct)
+                v.record_source_outcome(source, correct=correct, confidence=confidence)
                 return {"recorded": 1}
             raise InvalidFact("give fact_id, subject and attribute (with the true value), "
                               "or source")
