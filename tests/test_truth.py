@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from truthkeeper.bench.truth import (
     accu,
@@ -396,6 +398,32 @@ def test_common_wrong_values_are_counted(common: int, seed: int) -> None:
         assert mem._rel.book.false_values == common
         decisions = [mem.decide(f"q{i}", "v", utility=answer) for i in range(300)]
     assert ece([d.p for d in decisions], [d.value == "t" for d in decisions]) <= 0.06
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(others=st.lists(st.integers(0, 3), min_size=0, max_size=6),
+       accs=st.lists(st.floats(0.05, 0.95), min_size=7, max_size=7),
+       n_false=st.sampled_from([1.0, 2.0, 3.0, 16.0, 1024.0]),
+       rho=st.sampled_from([0.0, 0.1, 1.0]))
+def test_a_claim_is_predicted_by_a_probability_distribution(
+        others: list[int], accs: list[float], n_false: float, rho: float) -> None:
+    """The criterion that learns N and rho scores each claim by P(claim | the other claims
+    of its slot). Over every outcome (repeating one of the values the others name, or naming
+    a new one) these must sum to 1, whatever N, rho and the accuracies. (They summed to
+    more than 1 when the others name several values and N is small: a new value was scored
+    with a larger domain than a repeated one, which favoured N = 1.)"""
+    from truthkeeper.reliability.ds import claim_predictions
+
+    named = sorted(set(others))
+    total = 0.0
+    for outcome in [*named, max(named, default=-1) + 1]:
+        raw = [*others, outcome]
+        index = {v: i for i, v in enumerate(dict.fromkeys(raw))}
+        cc = np.array([index[v] for v in raw])
+        p = claim_predictions(np.zeros(len(raw), dtype=int), cc, np.array([len(index)]),
+                              np.array(accs[:len(raw)]), n_false, np.array([rho]))
+        total += float(p[0, -1])  # the last claim, given the others
+    assert total == pytest.approx(1.0, abs=1e-9)
 
 
 def test_false_values_by_hand() -> None:

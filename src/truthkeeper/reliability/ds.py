@@ -443,7 +443,21 @@ def _best_correlation(score: Any) -> tuple[float, float]:
 def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
                         false_values: float, grid: np.ndarray = CORRELATION_GRID,
                         weights: np.ndarray | None = None) -> np.ndarray:
-    """Per rho of ``grid``, the sum of log P(claim | its item's other claims).
+    """Per rho of ``grid``, the sum of log P(claim | its item's other claims)
+    (:func:`claim_predictions`), each term scaled by the claim's weight."""
+    if len(ii) == 0:
+        return np.zeros(len(grid))
+    w = np.ones(len(ii)) if weights is None else weights
+    lik = claim_predictions(ii, cc, m, acc, false_values, grid, w)
+    out: np.ndarray = (w[None, :] * np.log(np.maximum(lik, 1e-300))).sum(axis=1)
+    return out
+
+
+def claim_predictions(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
+                      false_values: float, grid: np.ndarray = CORRELATION_GRID,
+                      weights: np.ndarray | None = None) -> np.ndarray:
+    """(rho of ``grid``, claims): P(claim | its item's other claims), each claim's ``acc``
+    the accuracy of its source.
 
     The outcome of a claim is which of the other claims' m_o values it repeats, or that it
     names none of them. The truth is one of those values or, with the domain of false
@@ -453,10 +467,8 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
     value is scored with the D of m_o values and one that adds a value with the D of m_o + 1;
     the outcomes' probabilities are then normalised (else a small N, whose D grows with
     every new value, would be credited for new values it never pays for). ``weights`` scale
-    each claim's evidence and its term (:func:`fit_open_claims`)."""
-    out = np.zeros(len(grid))
-    if len(ii) == 0:
-        return out
+    each claim's evidence (:func:`fit_open_claims`)."""
+    out = np.zeros((len(grid), len(ii)))
     n = len(m)
     offsets = np.concatenate([[0], np.cumsum(m)[:-1]]).astype(int)
     owner = np.repeat(np.arange(n), m)
@@ -501,8 +513,7 @@ def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.n
         repeat_any = p_in_a * acc + (m_o - p_in_a) * wrong_a
         new = (p_in_b * (1 - acc) * (dom_b - m_o + 1) / dom_b
                + (1 - p_in_b) * (acc + (1 - acc) * (dom_b - m_o) / dom_b))
-        lik = np.where(repeated, repeat_v, new) / (repeat_any + new)
-        out[r] = (w * np.log(np.maximum(lik, 1e-300))).sum()
+        out[r] = np.where(repeated, repeat_v, new) / (repeat_any + new)
     return out
 
 
