@@ -33,8 +33,9 @@ from scipy.special import digamma
 from .book import false_domain
 from .crowd import CrowdData
 
-__all__ = ["DSFit", "design_weights", "fit_open_claims", "independence_weights",
-           "majority_vote", "source_dependence", "vb_dawid_skene", "vb_one_coin_open"]
+__all__ = ["DSFit", "claim_predictions", "design_weights", "fit_open_claims",
+           "independence_weights", "majority_vote", "source_dependence", "vb_dawid_skene",
+           "vb_one_coin_open"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
 from .priors import DS_PRIOR_OFF as PRIOR_OFF
