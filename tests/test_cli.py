@@ -237,6 +237,16 @@ def test_bench_peers_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["ratios"]["current_us"]["best_peer"] in ("memvara", "veritas-tms")
 
 
+def test_bench_agreement_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "agreement", "--slots", "400", "--repeat", "2", "--dependence"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    multi, agent = out["multi"], out["agent"]
+    assert multi["facts"] == 2000 and agent["slots"] == 1200
+    assert len(multi["plain"]["runs_s"]) == 2 and agent["dependence"]["median_s"] > 0
+    # three wrong values shared by every source: the fit counts them
+    assert multi["plain"]["false_values"] == 3.0
+
+
 def test_bench_fit_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "fit", "--sources", "60", "--repeat", "2"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -87,6 +87,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     fb.add_argument("--sources", type=int, default=1000, help="sources (default 1000)")
     fb.add_argument("--repeat", type=int, default=5, help="refits (default 5)")
     fb.add_argument("--nuts", action="store_true", help="also time one NUTS fit")
+    ab = bsub.add_parser("agreement", help="learn_from_agreement on open values: two "
+                         "synthetic workloads")
+    ab.add_argument("--slots", type=int, default=20_000,
+                    help="slots of the multi-claim workload (default 20000; the agent-like "
+                         "one has three times as many)")
+    ab.add_argument("--repeat", type=int, default=3, help="runs per workload (default 3)")
+    ab.add_argument("--dependence", action="store_true",
+                    help="also time learn_from_agreement(dependence=True)")
     pe = bsub.add_parser("peers", help="one seeded workload through truthkeeper, memvara and "
                          "veritas-tms side by side (needs the bench extra; minutes)")
     pe.add_argument("--subjects", type=int, default=10_000, help="subjects (default 10000)")
@@ -149,6 +157,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         print(json.dumps(run_fit(sources=args.sources, repeat=args.repeat, nuts=args.nuts),
                          indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "agreement":
+        from .bench.agreement import run as run_agreement
+
+        print(json.dumps(run_agreement(slots=args.slots, repeat=args.repeat,
+                                       dependence=args.dependence), indent=2))
         return 0
     if args.command == "bench" and args.bench == "peers":
         from .bench.peers import run as run_peers
