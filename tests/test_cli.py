@@ -237,6 +237,22 @@ def test_bench_peers_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["ratios"]["current_us"]["best_peer"] in ("memvara", "veritas-tms")
 
 
+@pytest.mark.parametrize("args", [["bench", "perf", "--repeat", "0"],
+                                  ["bench", "fit", "--sources", "-3"],
+                                  ["bench", "slot", "--sizes", "10,0"],
+                                  ["bench", "agreement", "--slots", "many"],
+                                  ["bench", "context", "--n", "0"],
+                                  ["eval", "decide", "--seeds", "0"]])
+def test_a_bad_count_is_refused_with_what_is_wrong(args: list[str],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A count of zero or less, or no number, is a usage error (exit 2) naming the
+    argument; it reached a benchmark and crashed there (no median of nothing)."""
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    assert "expected a whole number of at least 1" in capsys.readouterr().err
+
+
 def test_bench_agreement_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "agreement", "--slots", "400", "--repeat", "2", "--dependence"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -12,6 +12,23 @@ from pathlib import Path
 from .errors import TruthkeeperError
 
 
+def _count(text: str) -> int:
+    """A command-line count: an integer of at least 1 (argparse says what is wrong)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        msg = f"expected a whole number of at least 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return n
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    """Comma-separated counts, each at least 1."""
+    return tuple(_count(x) for x in text.split(","))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from . import __version__
     from .cli_memory import add_parsers
@@ -26,16 +43,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     cp.add_argument("file", help="Prolog text: clauses dominates(F, G) :- Body")
     cp.add_argument("--name", help="the policy's name (default: the file's base name)")
     cp.add_argument("--meta-keys", default="", help="comma-separated meta keys it reads")
-    cp.add_argument("--examples", type=int, default=100, help="Hypothesis examples each")
+    cp.add_argument("--examples", type=_count, default=100, help="Hypothesis examples each")
     cp.add_argument("--json", action="store_true", help="print the report as JSON")
     bench = sub.add_parser("bench", help="benchmarks (JSON on stdout)")
     bsub = bench.add_subparsers(dest="bench", required=True)
     perf = bsub.add_parser("perf", help="current, filter and add_many speed in memory")
-    perf.add_argument("--n", type=int, default=100_000, help="facts for add_many (default 100000)")
-    perf.add_argument("--repeat", type=int, default=5, help="repetitions (default 5)")
+    perf.add_argument("--n", type=_count, default=100_000,
+                      help="facts for add_many (default 100000)")
+    perf.add_argument("--repeat", type=_count, default=5, help="repetitions (default 5)")
     jb = bsub.add_parser("journal", help="durable add_many rate and reopen time")
-    jb.add_argument("--n", type=int, default=100_000, help="facts (default 100000)")
-    jb.add_argument("--repeat", type=int, default=3, help="repetitions (default 3)")
+    jb.add_argument("--n", type=_count, default=100_000, help="facts (default 100000)")
+    jb.add_argument("--repeat", type=_count, default=3, help="repetitions (default 3)")
     jb.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
     jb.add_argument("--db", help="a postgresql:// admin URL: benchmark PostgreSQL")
     ev = sub.add_parser("eval", help="evaluations on real data (JSON on stdout)")
@@ -54,28 +72,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "public API on the crowd sets, categorical and one-coin (minutes)")
     ed.add_argument("--data", default=None,
                     help="folder of data sets (default ../shared/data/crowd)")
-    ed.add_argument("--seeds", type=int, default=5, help="draws of the revealed items")
+    ed.add_argument("--seeds", type=_count, default=5, help="draws of the revealed items")
     ed.add_argument("--json", action="store_true", help="print JSON (the only format)")
     et = esub.add_parser("temporal", help="heads, as_of and history on PAT and SituatedQA")
     et.add_argument("--data", default=None,
                     help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
     et.add_argument("--json", action="store_true", help="print JSON (the only format)")
     sl = bsub.add_parser("slot", help="write and read costs as one slot grows")
-    sl.add_argument("--sizes", default="1000,10000,100000")
-    sl.add_argument("--repeat", type=int, default=5)
+    sl.add_argument("--sizes", default="1000,10000,100000", type=_counts)
+    sl.add_argument("--repeat", type=_count, default=5)
     sb = bsub.add_parser("shadowing", help="semantic shadowing vs Phi_T (seed 000), simulated")
-    sb.add_argument("--entities", type=int, default=200, help="entities per ratio (default 200)")
-    sb.add_argument("--k", type=int, default=10, help="retrieved items per query (default 10)")
+    sb.add_argument("--entities", type=_count, default=200, help="entities per ratio (default 200)")
+    sb.add_argument("--k", type=_count, default=10, help="retrieved items per query (default 10)")
     pb = bsub.add_parser("provenance", help="seed 003: depth, density and tier inversion")
-    pb.add_argument("--n", type=int, default=300, help="conflicts per experiment (default 300)")
+    pb.add_argument("--n", type=_count, default=300, help="conflicts per experiment (default 300)")
     pb.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
     cb = bsub.add_parser("context", help="seed 002: context vs parametric answers, fixed "
                          "rules against a learned prior")
-    cb.add_argument("--n", type=int, default=300, help="questions per rho (default 300)")
+    cb.add_argument("--n", type=_count, default=300, help="questions per rho (default 300)")
     cb.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
     sc = bsub.add_parser("scale", help="durable ingest, reopen to the first answer and RSS "
                          "at 10k, 100k and 1M facts (minutes)")
-    sc.add_argument("--sizes", default="10000,100000,1000000")
+    sc.add_argument("--sizes", default="10000,100000,1000000", type=_counts)
     sc.add_argument("--modes", default="lazy,full", help="reopen modes (default lazy,full)")
     sc.add_argument("--db", help="a PostgreSQL admin URL: measure PostgreSQL journals (a "
                     "database per size, dropped after) instead of SQLite files")
@@ -84,26 +102,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="plot a saved run (its JSON) instead of running")
     fb = bsub.add_parser("fit", help="fit_reliability (SVI) on many sources: first call "
                          "and refits")
-    fb.add_argument("--sources", type=int, default=1000, help="sources (default 1000)")
-    fb.add_argument("--repeat", type=int, default=5, help="refits (default 5)")
+    fb.add_argument("--sources", type=_count, default=1000, help="sources (default 1000)")
+    fb.add_argument("--repeat", type=_count, default=5, help="refits (default 5)")
     fb.add_argument("--nuts", action="store_true", help="also time one NUTS fit")
     ab = bsub.add_parser("agreement", help="learn_from_agreement on open values: two "
                          "synthetic workloads")
-    ab.add_argument("--slots", type=int, default=20_000,
+    ab.add_argument("--slots", type=_count, default=20_000,
                     help="slots of the multi-claim workload (default 20000; the agent-like "
                          "one has three times as many)")
-    ab.add_argument("--repeat", type=int, default=3, help="runs per workload (default 3)")
+    ab.add_argument("--repeat", type=_count, default=3, help="runs per workload (default 3)")
     ab.add_argument("--dependence", action="store_true",
                     help="also time learn_from_agreement(dependence=True)")
     pe = bsub.add_parser("peers", help="one seeded workload through truthkeeper, memvara and "
                          "veritas-tms side by side (needs the bench extra; minutes)")
-    pe.add_argument("--subjects", type=int, default=10_000, help="subjects (default 10000)")
-    pe.add_argument("--veritas-subjects", type=int, default=150,
+    pe.add_argument("--subjects", type=_count, default=10_000, help="subjects (default 10000)")
+    pe.add_argument("--veritas-subjects", type=_count, default=150,
                     help="subjects for veritas-tms, whose ingest is quadratic (default 150)")
-    pe.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    pe.add_argument("--rounds", type=_count, default=5, help="interleaved rounds (default 5)")
     tb = bsub.add_parser("shadowing-text", help="seed 000 with a BM25 retriever over text "
                          "chunks: strategies and readers")
-    tb.add_argument("--entities", type=int, default=200, help="projects (default 200)")
+    tb.add_argument("--entities", type=_count, default=200, help="projects (default 200)")
     tb.add_argument("--plot", metavar="DIR", help="also write the figures as PNG into DIR")
     args = parser.parse_args(argv)
     try:
@@ -147,7 +165,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "bench" and args.bench == "slot":
         from .bench.slot import run as run_slot
 
-        sizes = tuple(int(x) for x in args.sizes.split(","))
+        sizes = args.sizes
         print(json.dumps(run_slot(sizes=sizes, repeat=args.repeat), indent=2))
         return 0
     if args.command == "bench" and args.bench == "scale":
@@ -257,7 +275,7 @@ def _scale_bench(args: argparse.Namespace) -> int:
     else:
         from .bench.scale import run as run_scale
 
-        res = run_scale(sizes=tuple(int(x) for x in args.sizes.split(",")),
+        res = run_scale(sizes=args.sizes,
                         modes=tuple(args.modes.split(",")), db=args.db)
     if args.plot:
         from .bench import figures
