@@ -235,6 +235,15 @@ def test_cli_memory_file_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
         assert again.current("ana", "city").value == "Porto"
     assert main(["query", str(tmp_path / "missing.db"), "ana"]) == 2
     assert "no memory file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    assert main(["import", str(tmp_path / "new.db"), str(bad)]) == 2  # refused: no file left
+    assert "line 1" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("new.db")) == []
+    assert main(["import", str(copy), str(bad)]) == 2  # an existing memory stays as it was
+    capsys.readouterr()
+    with Memory(copy) as again:
+        assert again.current("ana", "city").value == "Porto"
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0 and "truthkeeper 0." in capsys.readouterr().out

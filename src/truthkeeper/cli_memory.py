@@ -186,10 +186,19 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    with open_existing(args.file, readonly=False, create=True) as mem:
-        before = mem._ledger.seq  # the journal's position, without walking the chain
-        n = mem.import_jsonl(args.src)
-        added = mem._ledger.seq - before
+    fresh = not args.file.startswith(("postgresql://", "postgres://")) and not os.path.exists(
+        args.file)
+    try:
+        with open_existing(args.file, readonly=False, create=True) as mem:
+            before = mem._ledger.seq  # the journal's position, without walking the chain
+            n = mem.import_jsonl(args.src)
+            added = mem._ledger.seq - before
+    except BaseException:
+        if fresh:  # a refused import leaves no memory file behind it
+            for path in (args.file, args.file + "-wal", args.file + "-shm"):
+                if os.path.exists(path):
+                    os.remove(path)
+        raise
     _out(args, {"lines_read": n, "events_added": added},
          f"imported {args.src}: {n} lines read, {added} new events")
     return 0
