@@ -459,6 +459,62 @@ def test_a_bad_false_values_prior_is_refused_on_import(tmp_path: Path) -> None:
             assert mem._rel.book.false_values == 1.0
 
 
+def _two_attributes(seed: int, n: int = 300) -> list[dict]:
+    """Five sources (right .6-.8) state a price, whose wrong values scatter, and a yes/no
+    flag, whose wrong value is the other answer, about the same n subjects."""
+    import random
+
+    rng = random.Random(seed)
+    facts = []
+    for i in range(n):
+        for s, right in enumerate((0.8, 0.7, 0.7, 0.6, 0.75)):
+            price = 100 + i if rng.random() < right else rng.randrange(10**6)
+            flag = "yes" if rng.random() < right else "no"
+            facts += [{"subject": f"q{i}", "attribute": a, "value": v, "source": f"s{s}",
+                       "valid_from": "2026-01-01"} for a, v in (("price", price),
+                                                                ("flag", flag))]
+    return facts
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_each_attribute_learns_its_own_domain_of_false_values(seed: int,
+                                                              tmp_path: Path) -> None:
+    """One memory, two attributes whose errors differ: each learns its own number of false
+    values (and correlation), journalled. Tolerance: the price's ECE <= .03 (3 seeds:
+    .001-.003); with one N for the memory (2, learned from both), .08-.09. The flag gets
+    what it gets alone (ECE .06-.08 either way)."""
+    from truthkeeper import Memory
+    from truthkeeper.reliability.calibration import ece
+    from truthkeeper.values import Utility
+
+    answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
+    with Memory(tmp_path / "m.db") as mem:
+        mem.add_many(_two_attributes(seed))
+        mem.learn_from_agreement()
+        learned = mem._rel.book.open_values
+        prices = [mem.decide(f"q{i}", "price", utility=answer) for i in range(300)]
+    assert learned["price"][1] >= 64 and learned["flag"][1] == 1
+    assert ece([d.p for d in prices], [d.value == 100 + i for i, d in enumerate(prices)]
+               ) <= 0.03
+    with Memory(tmp_path / "m.db") as again:  # journalled
+        assert again._rel.book.open_values == learned
+        assert again.decide("q0", "price", utility=answer).p == prices[0].p
+
+
+def test_a_bad_open_values_prior_is_refused_on_import(tmp_path: Path) -> None:
+    from truthkeeper import InvalidFact, Memory
+
+    for per_attr in ([], {"a": 0.5}, {"a": [0.5]}, {"a": [2, 4]}, {"a": [0.1, 0.5]},
+                     {"a": [0.1, True]}, {"a": [float("nan"), 4]}, {"a": ["0.1", 4]}):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(json.dumps({"kind": "prior", "recorded_at": 1, "body": {
+            "source_prior": {}, "false_values": 2, "open_values": per_attr}}) + "\n")
+        with Memory() as mem:
+            with pytest.raises(InvalidFact, match="open_values"):
+                mem.import_jsonl(bad)
+            assert mem._rel.book.open_values == {} and mem._rel.book.false_values == 1.0
+
+
 def test_a_bad_dependence_prior_is_refused_on_import(tmp_path: Path) -> None:
     from truthkeeper import InvalidFact, Memory
 

@@ -569,6 +569,13 @@ class Applier:
         if (isinstance(n_false, bool) or not isinstance(n_false, (int, float))
                 or not 1 <= n_false <= 1e9):
             raise InvalidFact(f"false_values must be a number in [1, 1e9], got {n_false!r}")
+        per_attr = body.get("open_values", {})
+        if not (isinstance(per_attr, dict) and all(
+                isinstance(a, str) and isinstance(v, list) and len(v) == 2
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+                and 0 <= v[0] <= 1 and 1 <= v[1] <= 1e9 for a, v in per_attr.items())):
+            raise InvalidFact("open_values must map an attribute to [correlation in [0, 1], "
+                              "false_values in [1, 1e9]]")
         if "confusion" in body:
             check_confusion_body(body["confusion"])
         if "categories" in body:

@@ -21,13 +21,13 @@ DEFAULT_CONCENTRATION = 10.0
 MAX_STATED = 5000
 
 
-def false_domain(n_choices: Any, false_values: float) -> Any:
+def false_domain(n_choices: Any, false_values: Any) -> Any:
     """Per slot, how many false values a wrong claim picks from: max(m - 1, 1, N) for a slot
-    with m claimed values (an array for an array of m, a float for one m)."""
+    with m claimed values (an array for an array of m or of N, a float for one of each)."""
     import numpy as np
 
     m = np.asarray(n_choices, dtype=float)
-    return np.maximum(np.maximum(m - 1.0, 1.0), float(false_values))
+    return np.maximum(np.maximum(m - 1.0, 1.0), np.asarray(false_values, dtype=float))
 
 
 @dataclass
@@ -68,6 +68,10 @@ class ReliabilityBook:
     and its truth may be one of the values nobody claimed; 1 until learned (the false values
     are the other claimed ones)."""
 
+    open_values: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Per attribute, (correlation, false_values) learned from its own claims when the
+    memory holds several attributes; an attribute not here has the memory-wide ones."""
+
     categories: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     """The categorical attributes: attribute -> its categories' value keys
     (:mod:`.categorical`)."""
@@ -85,6 +89,14 @@ class ReliabilityBook:
                 else:  # evenly spaced, ordered
                     mu = 0.95 - 0.45 * (i / max(n - 1, 1))
                 self.tier_prior[t] = (mu, DEFAULT_CONCENTRATION)
+
+    def correlation_of(self, attribute: str | None) -> float:
+        """The correlation of claims about one slot of ``attribute``."""
+        return self.open_values.get(attribute or "", (self.correlation, 0.0))[0]
+
+    def false_values_of(self, attribute: str | None) -> float:
+        """The number of false values a wrong claim about ``attribute`` picks from."""
+        return self.open_values.get(attribute or "", (0.0, self.false_values))[1]
 
     def record_stated(self, source: str, confidence: float, correct: bool) -> None:
         """Keep a stated confidence with its outcome (the last ``MAX_STATED``)."""

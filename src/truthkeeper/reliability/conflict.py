@@ -21,13 +21,14 @@ def claim_probabilities(book: ReliabilityBook,
     """P(value is the truth) for each claimed value, with a 90% interval.
 
     A single-truth one-coin model: each supporting source says the truth with probability
-    theta_s, else one of n false values, n = max(m - 1, 1, ``book.false_values``) for m
+    theta_s, else one of n false values, n = max(m - 1, 1, N) for m
     claimed values (:func:`.book.false_domain`); the truth is one of the m claimed values or
     of the n + 1 - m nobody claimed, which compete too (with one claimed value and n = 1:
     an implicit "something else"). theta is drawn from each source's posterior (its tier
     prior when it has no outcomes) and the result averaged over ``draws``. The n sources'
     claims count as n / (1 + (n - 1) rho) independent ones, rho the correlation of claims
-    learned from agreement (``book.correlation``; 0 until learned).
+    learned from agreement (0 until learned). rho and N are the attribute's
+    (``book.correlation_of``, ``book.false_values_of``).
 
     Parameters
     ----------
@@ -54,7 +55,7 @@ def claim_probabilities(book: ReliabilityBook,
         return _summary(post[:, [cats.index(key) for key in keys]])
     k = kernel(similarity, keys)
     # correlated claims: n of them count as n / (1 + (n - 1) rho) independent ones
-    omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation)
+    omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation_of(attribute))
     if k is not None:
         pairs = np.argwhere(support[:len(claims)].T > 0)  # (source, value) per claim
         ll = log_likelihood(theta[:, pairs[:, 0]], k, pairs[:, 1])  # (draws, claims, m)
@@ -64,7 +65,7 @@ def claim_probabilities(book: ReliabilityBook,
         sup = support[:len(claims)]
         claimed = sup.sum(axis=0) > 0
         omega = _independence(book, srcs, sup) * omega_scale
-        n_false = float(false_domain(len(claims), book.false_values))
+        n_false = float(false_domain(len(claims), book.false_values_of(attribute)))
         log_t, log_f = np.log(theta), np.log((1.0 - theta) / n_false)
         # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
         score = log_t @ (sup * omega).T + log_f @ ((claimed[None, :] - sup) * omega).T

@@ -56,7 +56,7 @@ def decide_slot(book: ReliabilityBook, r: Resolution, u: Utility) -> Decision:
     if options is not None:
         return decide(u, options, r.status)
     if r.status == "resolved":
-        [(p, iv)] = claim_probabilities(book, claims)
+        [(p, iv)] = claim_probabilities(book, claims, attribute=r.attribute)
         return decide(u, [(r.candidates[0].value, p, iv)], r.status)
     cands = r.candidates if r.candidates[0].p is not None else score_candidates(book, r)
     return decide(u, [(c.value, c.p or 0.0, c.interval) for c in cands], r.status)

@@ -299,7 +299,7 @@ def vb_one_coin_open(
     tol: float = 1e-6,
     kernels: dict[int, np.ndarray] | None = None,
     weights: np.ndarray | None = None,
-    false_values: float = 1.0,
+    false_values: float | np.ndarray = 1.0,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """One-coin Dawid-Skene for open-ended values: item i's truth is one of its own
     ``n_choices[i]`` claimed values; worker w answers the truth with probability acc_w ~
@@ -328,7 +328,7 @@ def vb_one_coin_open(
     # values no source claims that may be the truth; with N = 1 (the false values are the
     # other claimed ones) none: a slot everyone agrees on would otherwise be its own mirror
     # image (all right, or all wrong on the one false value), and the fit can slide to it
-    n_unclaimed = dom + 1.0 - n_choices if false_values > 1 else np.zeros(n_items)
+    n_unclaimed = np.where(np.asarray(false_values) > 1, dom + 1.0 - n_choices, 0.0)
     # start from vote shares
     T = np.bincount(flat, weights=ev, minlength=size).astype(float)
     T /= np.maximum(np.bincount(owner, weights=T, minlength=n_items)[owner], 1.0)
@@ -387,27 +387,37 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
                     gold: dict[int, int] | None = None,
                     kernels: dict[int, np.ndarray] | None = None,
                     correlation: bool = True,
-                    weights: np.ndarray | None = None) -> tuple[np.ndarray, float, float]:
-    """The sources' accuracies (:func:`vb_one_coin_open`), the intra-item correlation rho
-    (:func:`design_weights`; 0 without ``correlation``) and the size N of the domain of
-    false values (:func:`.book.false_domain`), without labels: for each N of
-    :data:`FALSE_VALUES_GRID` the accuracies are fitted, and the N and rho kept are those
-    under which each claim is best predicted from the other claims of its item. A claim is
-    predicted as which of the other claims' values it repeats, or that it names none of
-    them: so N comes out small where wrong claims coincide (copied or common errors) and
-    large where they scatter. On an item with a similarity kernel (:mod:`.similarity`) a
-    claim u under the truth v has the fractional-evidence likelihood, normalised over the
-    item's values (N = 1). rho is searched on every fourth value of
-    :data:`CORRELATION_GRID`, then on the values next to the best. ``weights``
+                    weights: np.ndarray | None = None,
+                    groups: np.ndarray | None = None,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sources' accuracies (:func:`vb_one_coin_open`), and per group of items (an
+    attribute: ``groups`` gives each item's, 0 to G - 1; None: one group) the intra-item
+    correlation rho (:func:`design_weights`; 0 without ``correlation``) and the size N of
+    the domain of false values (:func:`.book.false_domain`), without labels.
+
+    For each N of :data:`FALSE_VALUES_GRID` the accuracies are fitted, and each group
+    keeps the N and rho under which its claims are best predicted from the other claims of
+    their items. A claim is predicted as which of the other claims' values it repeats, or
+    that it names none of them: so N comes out small where wrong claims coincide (copied
+    or common errors) and large where they scatter. With several groups the accuracies
+    are fitted again with each item's own N. On an item with a similarity kernel
+    (:mod:`.similarity`) a claim u under the truth v has the fractional-evidence
+    likelihood, normalised over the item's values (N = 1). rho is searched on every fourth
+    value of :data:`CORRELATION_GRID`, then on the values next to the best. ``weights``
     (:func:`independence_weights`) scale each claim's evidence in the fit and its term in
     the criterion: copied errors do not read as errors that coincide."""
     ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
     m = np.asarray(n_choices, dtype=int)
+    g_item = np.zeros(len(m), dtype=int) if groups is None else np.asarray(groups, dtype=int)
+    n_groups = int(g_item.max()) + 1 if len(g_item) else 1
     kernels = kernels or {}
     plain = ~np.isin(ii, list(kernels))
     kernel_rows = _rows_by_item(ii, kernels)
     w = np.ones(len(ii)) if weights is None else np.asarray(weights, dtype=float)
-    best: tuple[float, np.ndarray, float, float] | None = None
+    g_plain = g_item[ii[plain]]
+    best_value = np.full(n_groups, -np.inf)
+    best_rho, best_n = np.zeros(n_groups), np.ones(n_groups)
+    best_acc = np.zeros(n_workers)
     for n_false in FALSE_VALUES_GRID:
         acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
                                   false_values=float(n_false), weights=weights)
@@ -415,30 +425,46 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
 
         def score(grid: np.ndarray, a: np.ndarray = a, n_false: float = float(n_false),
                   ) -> np.ndarray:
-            out = _plain_claim_scores(ii[plain], cc[plain], m, a[plain], n_false, grid,
-                                      w[plain])
+            """(rho of grid, group): the summed log-probabilities of the claims."""
+            out = np.zeros((len(grid), n_groups))
+            if plain.any():
+                lik = claim_predictions(ii[plain], cc[plain], m, a[plain], n_false, grid,
+                                        w[plain])
+                terms = w[plain][None, :] * np.log(np.maximum(lik, 1e-300))
+                for r in range(len(grid)):
+                    out[r] = np.bincount(g_plain, weights=terms[r], minlength=n_groups)
             for i, rows in kernel_rows.items():
-                out += _kernel_claim_scores(kernels[i], cc[rows], a[rows], grid)
+                out[:, g_item[i]] += _kernel_claim_scores(kernels[i], cc[rows], a[rows], grid)
             return out
 
-        value, rho = _best_correlation(score) if correlation else (float(score(
-            CORRELATION_GRID[:1])[0]), 0.0)
-        if best is None or value > best[0]:  # ties: the smaller N
-            best = (value, acc, rho, float(n_false))
-    assert best is not None
-    return best[1], best[2], best[3]
+        if correlation:
+            value, rho = _best_correlation(score, n_groups)
+        else:
+            value, rho = score(CORRELATION_GRID[:1])[0], np.zeros(n_groups)
+        better = value > best_value  # ties: the smaller N
+        best_value = np.where(better, value, best_value)
+        best_rho, best_n = np.where(better, rho, best_rho), np.where(better, n_false, best_n)
+        if better[0]:
+            best_acc = acc
+    if n_groups > 1:  # the accuracies with each item's own domain
+        best_acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
+                                       false_values=best_n[g_item], weights=weights)
+    return best_acc, best_rho, best_n
 
 
-def _best_correlation(score: Any) -> tuple[float, float]:
-    """The best score and its rho over :data:`CORRELATION_GRID`, ``score(grid)`` giving one
-    per rho: every fourth value, then the three on each side of the best (ties: the smaller
-    rho)."""
+def _best_correlation(score: Any, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the best score and its rho over :data:`CORRELATION_GRID`, ``score(grid)``
+    giving (rho, group) scores: every fourth value, then the three on each side of each
+    group's best (ties: the smaller rho)."""
     coarse = np.arange(0, len(CORRELATION_GRID), 4)
-    j = int(coarse[int(np.argmax(score(CORRELATION_GRID[coarse])))])
-    fine = np.arange(max(j - 3, 0), min(j + 4, len(CORRELATION_GRID)))
-    scores = score(CORRELATION_GRID[fine])
-    r = int(np.argmax(scores))
-    return float(scores[r]), float(CORRELATION_GRID[fine[r]])
+    top = coarse[np.argmax(score(CORRELATION_GRID[coarse]), axis=0)]  # per group
+    fine = np.unique(np.concatenate([np.arange(max(j - 3, 0), min(j + 4, len(
+        CORRELATION_GRID))) for j in top]))
+    scores = score(CORRELATION_GRID[fine])  # (fine, group)
+    near = np.abs(fine[:, None] - top[None, :]) <= 3  # each group's own window
+    scores = np.where(near, scores, -np.inf)
+    r = np.argmax(scores, axis=0)
+    return scores[r, np.arange(n_groups)], CORRELATION_GRID[fine[r]]
 
 
 def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
@@ -549,12 +575,13 @@ def source_dependence(
     accuracy: np.ndarray,
     *,
     min_shared: int = 3,
-    false_values: float = 1.0,
+    false_values: float | np.ndarray = 1.0,
 ) -> dict[tuple[int, int], float]:
     """P(two sources are dependent | their claims), after ACCU's test (Dong, Berti-Equille,
     Srivastava 2009): independent sources both say a value v with probability a_s a_t if it
     is true and (1 - a_s)(1 - a_t) / n^2 if it is false (one of n = :func:`.book.false_domain`
-    false values, ``false_values``), while one of a dependent pair copies the other's claim
+    false values, ``false_values``: one N, or one per item), while one of a dependent pair
+    copies the other's claim
     with probability ``COPY_RATE``, and so shares false values far more often.
 
     Whether a shared value is true is judged by the *other* sources of the item, never by
@@ -575,12 +602,13 @@ def source_dependence(
     ll_dep: dict[tuple[int, int], float] = {}
     shared: dict[tuple[int, int], int] = {}
     acc = np.clip(np.asarray(accuracy, dtype=float), 1e-9, 1 - 1e-9)
+    n_false = np.broadcast_to(np.asarray(false_values, dtype=float), (len(n_choices),))
     c = COPY_RATE
     for i, claims in by_item.items():
         if len(claims) < 3:
             continue
         m = int(n_choices[i])
-        n = float(false_domain(m, false_values))
+        n = float(false_domain(m, n_false[i]))
         said = np.array([v for _, v in claims])
         a_i = acc[[w for w, _ in claims]]
         gain = np.log(a_i) - np.log((1 - a_i) / n)  # a claim's evidence for its value

@@ -56,8 +56,11 @@ class Reliability:
             self.book.source_prior[src] = min(max(float(mu), 1e-3), 1 - 1e-3)
         if "correlation" in body:
             self.book.correlation = min(max(float(body["correlation"]), 0.0), 1.0)
-        if "false_values" in body:
+        if "false_values" in body:  # learned from agreement: per attribute, or none
             self.book.false_values = max(float(body["false_values"]), 1.0)
+            self.book.open_values = {
+                a: (min(max(float(r), 0.0), 1.0), max(float(n), 1.0))
+                for a, (r, n) in body.get("open_values", {}).items()}
         for attr, cats in body.get("categories", {}).items():  # the latest declaration wins
             if not cats:  # removed: the attribute takes open values again
                 for table in (self.book.category_values, self.book.categories,
@@ -134,9 +137,10 @@ class Reliability:
               similarity: Similarity | None, dependence: bool, correlation: bool,
               ) -> tuple[dict[str, float], dict[str, Any]]:
         """:meth:`from_agreement`'s estimates and the prior event body that journals them."""
-        est, pairs, rho, n_false, confusion = self.from_agreement(items, similarity,
-                                                                  dependence, correlation)
+        est, pairs, rho, n_false, by_attr, confusion = self.from_agreement(
+            items, similarity, dependence, correlation)
         return est, ({"source_prior": est, "correlation": rho, "false_values": n_false}
+                     | ({"open_values": by_attr} if by_attr else {})
                      | ({"dependence": pairs} if dependence else {})
                      | ({"confusion": confusion} if confusion else {}))
 
@@ -145,7 +149,7 @@ class Reliability:
                        similarity: Similarity | None = None, dependence: bool = False,
                        correlation: bool = True,
                        ) -> tuple[dict[str, float], list[list[Any]], float, float,
-                                  dict[str, Any]]:
+                                  dict[str, list[float]], dict[str, Any]]:
         """Each source's accuracy from how it agrees with the others (one-coin Dawid-Skene
         over open values, near-equal values supporting each other under ``similarity``),
         with ``dependence`` the pairs of sources that copy each other
@@ -169,7 +173,9 @@ class Reliability:
         nc: list[int] = []
         gold: dict[int, int] = {}
         kernels: dict[int, Any] = {}
-        for srcs, idx, n, g, values, _ in items:
+        attrs: dict[str, int] = {}
+        group: list[int] = []
+        for srcs, idx, n, g, values, attr in items:
             if len(srcs) < 2 and g < 0:  # one unconfirmed claim: no agreement to learn from
                 continue
             item = len(nc)
@@ -181,30 +187,37 @@ class Reliability:
                 ww.append(sources.setdefault(src, len(sources)))
                 cc.append(c)
             nc.append(n)
+            group.append(attrs.setdefault(attr, len(attrs)))
             if g >= 0:
                 gold[item] = g
         if not sources:
-            return {}, [], 0.0, 1.0, {}
+            return {}, [], 0.0, 1.0, {}, {}
         args = (np.array(ii), np.array(ww), np.array(cc), np.array(nc))
+        groups = np.array(group)  # each attribute learns its own rho and N
         # with dependence, copies already count less: rho would count that correlation again
         cor = correlation and not dependence
         acc, rho, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
-                                            correlation=cor)
+                                            correlation=cor, groups=groups)
         pairs: list[list[Any]] = []
         if dependence:  # ACCU's iteration: equal accuracies first, then the fitted ones
             dep: dict[tuple[int, int], float] = {}
             for equal in (True, False):
                 dep = source_dependence(*args, np.full(len(acc), acc.mean()) if equal else acc,
-                                        false_values=n_false)
+                                        false_values=n_false[groups])
                 weights = independence_weights(args[1], args[0], args[2], dep)
                 acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
-                                          weights=weights, false_values=n_false)
+                                          weights=weights, false_values=n_false[groups])
             # the domain again, copies counting less: copied errors are not common ones
             acc, _, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
-                                              correlation=False, weights=weights)
+                                              correlation=False, weights=weights,
+                                              groups=groups)
             names = {j: src for src, j in sources.items()}
             pairs = [[names[a], names[b], p] for (a, b), p in sorted(dep.items())
                      if p >= 0.05]
         confusion = fit_confusions(items, self.book.categories)
-        return ({src: float(acc[j]) for src, j in sources.items()}, pairs, rho, n_false,
-                confusion)
+        # the memory-wide values are those of the attribute with the most claims
+        main = int(np.argmax(np.bincount(groups[args[0]], minlength=len(attrs))))
+        by_attr = {a: [float(rho[j]), float(n_false[j])] for a, j in attrs.items()
+                   } if len(attrs) > 1 else {}
+        return ({src: float(acc[j]) for src, j in sources.items()}, pairs, float(rho[main]),
+                float(n_false[main]), by_attr, confusion)
