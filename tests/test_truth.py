@@ -480,7 +480,8 @@ def _two_attributes(seed: int, n: int = 300) -> list[dict]:
 def test_each_attribute_learns_its_own_domain_of_false_values(seed: int,
                                                               tmp_path: Path) -> None:
     """One memory, two attributes whose errors differ: each learns its own number of false
-    values (and correlation), journalled. Tolerance: the price's ECE <= .03 (3 seeds:
+    values (and correlation), journalled; an attribute with few claims (fewer than
+    ``MIN_OWN_CLAIMS``) shares the memory-wide ones. Tolerance: the price's ECE <= .03 (3 seeds:
     .001-.003); with one N for the memory (2, learned from both), .08-.09. The flag gets
     what it gets alone (ECE .06-.08 either way)."""
     from truthkeeper import Memory
@@ -488,12 +489,15 @@ def test_each_attribute_learns_its_own_domain_of_false_values(seed: int,
     from truthkeeper.values import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
+    few = [{"subject": f"q{i}", "attribute": "nickname", "value": "x", "source": f"s{s}",
+            "valid_from": "2026-01-01"} for i in range(4) for s in range(5)]
     with Memory(tmp_path / "m.db") as mem:
-        mem.add_many(_two_attributes(seed))
+        mem.add_many(_two_attributes(seed) + few)
         mem.learn_from_agreement()
         learned = mem._rel.book.open_values
         prices = [mem.decide(f"q{i}", "price", utility=answer) for i in range(300)]
     assert learned["price"][1] >= 64 and learned["flag"][1] == 1
+    assert "nickname" not in learned  # 20 claims: it shares the memory-wide values
     assert ece([d.p for d in prices], [d.value == 100 + i for i, d in enumerate(prices)]
                ) <= 0.03
     with Memory(tmp_path / "m.db") as again:  # journalled

@@ -390,33 +390,36 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
                     weights: np.ndarray | None = None,
                     groups: np.ndarray | None = None,
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sources' accuracies (:func:`vb_one_coin_open`), and per group of items (an
-    attribute: ``groups`` gives each item's, 0 to G - 1; None: one group) the intra-item
-    correlation rho (:func:`design_weights`; 0 without ``correlation``) and the size N of
-    the domain of false values (:func:`.book.false_domain`), without labels.
+    """The sources' accuracies (:func:`vb_one_coin_open`), and the intra-item correlation
+    rho (:func:`design_weights`; 0 without ``correlation``) and the size N of the domain of
+    false values (:func:`.book.false_domain`) of each group of items, then of all of them
+    (the last entry), without labels. ``groups`` gives each item's group (an attribute), 0
+    to G - 1, or -1 for an item that has none of its own; None: every item -1.
 
-    For each N of :data:`FALSE_VALUES_GRID` the accuracies are fitted, and each group
-    keeps the N and rho under which its claims are best predicted from the other claims of
-    their items. A claim is predicted as which of the other claims' values it repeats, or
-    that it names none of them: so N comes out small where wrong claims coincide (copied
-    or common errors) and large where they scatter. With several groups the accuracies
-    are fitted again with each item's own N. On an item with a similarity kernel
-    (:mod:`.similarity`) a claim u under the truth v has the fractional-evidence
-    likelihood, normalised over the item's values (N = 1). rho is searched on every fourth
-    value of :data:`CORRELATION_GRID`, then on the values next to the best. ``weights``
-    (:func:`independence_weights`) scale each claim's evidence in the fit and its term in
-    the criterion: copied errors do not read as errors that coincide."""
+    For each N of :data:`FALSE_VALUES_GRID` the accuracies are fitted, and each group, and
+    all the claims together, keep the N and rho under which their claims are best
+    predicted from the other claims of their items. A claim is predicted as which of the
+    other claims' values it repeats, or that it names none of them: so N comes out small
+    where wrong claims coincide (copied or common errors) and large where they scatter.
+    With groups the accuracies are fitted again with each item's N (its group's, or that
+    of all the claims). On an item with a similarity kernel (:mod:`.similarity`) a claim u
+    under the truth v has the fractional-evidence likelihood, normalised over the item's
+    values (N = 1). rho is searched on every fourth value of :data:`CORRELATION_GRID`,
+    then on the values next to the best. ``weights`` (:func:`independence_weights`) scale
+    each claim's evidence in the fit and its term in the criterion: copied errors do not
+    read as errors that coincide."""
     ii, ww, cc = (np.asarray(x, dtype=int) for x in (item_idx, worker_idx, choice_idx))
     m = np.asarray(n_choices, dtype=int)
-    g_item = np.zeros(len(m), dtype=int) if groups is None else np.asarray(groups, dtype=int)
-    n_groups = int(g_item.max()) + 1 if len(g_item) else 1
+    g_item = np.full(len(m), -1) if groups is None else np.asarray(groups, dtype=int)
+    n_own = int(g_item.max()) + 1 if len(g_item) else 0
     kernels = kernels or {}
     plain = ~np.isin(ii, list(kernels))
     kernel_rows = _rows_by_item(ii, kernels)
     w = np.ones(len(ii)) if weights is None else np.asarray(weights, dtype=float)
     g_plain = g_item[ii[plain]]
-    best_value = np.full(n_groups, -np.inf)
-    best_rho, best_n = np.zeros(n_groups), np.ones(n_groups)
+    mine = g_plain >= 0
+    best_value = np.full(n_own + 1, -np.inf)
+    best_rho, best_n = np.zeros(n_own + 1), np.ones(n_own + 1)
     best_acc = np.zeros(n_workers)
     for n_false in FALSE_VALUES_GRID:
         acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
@@ -425,30 +428,36 @@ def fit_open_claims(item_idx: np.ndarray, worker_idx: np.ndarray, choice_idx: np
 
         def score(grid: np.ndarray, a: np.ndarray = a, n_false: float = float(n_false),
                   ) -> np.ndarray:
-            """(rho of grid, group): the summed log-probabilities of the claims."""
-            out = np.zeros((len(grid), n_groups))
+            """(rho of grid, group and then all): the summed log-probabilities of claims."""
+            out = np.zeros((len(grid), n_own + 1))
             if plain.any():
                 lik = claim_predictions(ii[plain], cc[plain], m, a[plain], n_false, grid,
                                         w[plain])
                 terms = w[plain][None, :] * np.log(np.maximum(lik, 1e-300))
-                for r in range(len(grid)):
-                    out[r] = np.bincount(g_plain, weights=terms[r], minlength=n_groups)
+                out[:, n_own] = terms.sum(axis=1)
+                for r in range(len(grid) if n_own else 0):
+                    out[r, :n_own] = np.bincount(g_plain[mine], weights=terms[r][mine],
+                                                 minlength=n_own)
             for i, rows in kernel_rows.items():
-                out[:, g_item[i]] += _kernel_claim_scores(kernels[i], cc[rows], a[rows], grid)
+                k = _kernel_claim_scores(kernels[i], cc[rows], a[rows], grid)
+                out[:, n_own] += k
+                if g_item[i] >= 0:
+                    out[:, g_item[i]] += k
             return out
 
         if correlation:
-            value, rho = _best_correlation(score, n_groups)
+            value, rho = _best_correlation(score, n_own + 1)
         else:
-            value, rho = score(CORRELATION_GRID[:1])[0], np.zeros(n_groups)
+            value, rho = score(CORRELATION_GRID[:1])[0], np.zeros(n_own + 1)
         better = value > best_value  # ties: the smaller N
         best_value = np.where(better, value, best_value)
         best_rho, best_n = np.where(better, rho, best_rho), np.where(better, n_false, best_n)
-        if better[0]:
+        if better[n_own]:
             best_acc = acc
-    if n_groups > 1:  # the accuracies with each item's own domain
+    if n_own:  # the accuracies with each item's own domain
+        per_item = np.where(g_item >= 0, best_n[np.maximum(g_item, 0)], best_n[n_own])
         best_acc, _ = vb_one_coin_open(ii, ww, cc, m, n_workers, gold=gold, kernels=kernels,
-                                       false_values=best_n[g_item], weights=weights)
+                                       false_values=per_item, weights=weights)
     return best_acc, best_rho, best_n
 
 

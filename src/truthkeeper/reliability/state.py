@@ -18,6 +18,26 @@ from .similarity import Similarity, kernel
 __all__ = ["Reliability"]
 
 
+MIN_OWN_CLAIMS = 100
+"""An attribute with fewer claims to learn from takes the memory-wide correlation and number
+of false values (learned from all the claims), rather than learn its own from a few
+slots."""
+
+
+def _own_groups(group: Any, item_idx: Any, n_attrs: int) -> Any:
+    """Per item, the group of its attribute for :func:`.ds.fit_open_claims`: when at least
+    two attributes have :data:`MIN_OWN_CLAIMS` claims, each of them is a group of its own,
+    and the items of the others have none (-1: they take what all the claims say); else
+    every item -1."""
+    import numpy as np
+
+    big = np.bincount(group[item_idx], minlength=n_attrs) >= MIN_OWN_CLAIMS
+    if big.sum() < 2:
+        return np.full(len(group), -1)
+    label = np.where(big, np.cumsum(big) - 1, -1)
+    return label[group]
+
+
 class Reliability:
     """Per-source posteriors (conjugate between fits) and the truths confirmed by outcomes.
 
@@ -193,7 +213,7 @@ class Reliability:
         if not sources:
             return {}, [], 0.0, 1.0, {}, {}
         args = (np.array(ii), np.array(ww), np.array(cc), np.array(nc))
-        groups = np.array(group)  # each attribute learns its own rho and N
+        groups = _own_groups(np.array(group), args[0], len(attrs))
         # with dependence, copies already count less: rho would count that correlation again
         cor = correlation and not dependence
         acc, rho, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
@@ -201,12 +221,13 @@ class Reliability:
         pairs: list[list[Any]] = []
         if dependence:  # ACCU's iteration: equal accuracies first, then the fitted ones
             dep: dict[tuple[int, int], float] = {}
+            per_item = n_false[groups]  # an item without a group: -1, all the claims' N
             for equal in (True, False):
                 dep = source_dependence(*args, np.full(len(acc), acc.mean()) if equal else acc,
-                                        false_values=n_false[groups])
+                                        false_values=per_item)
                 weights = independence_weights(args[1], args[0], args[2], dep)
                 acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
-                                          weights=weights, false_values=n_false[groups])
+                                          weights=weights, false_values=per_item)
             # the domain again, copies counting less: copied errors are not common ones
             acc, _, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
                                               correlation=False, weights=weights,
@@ -215,9 +236,10 @@ class Reliability:
             pairs = [[names[a], names[b], p] for (a, b), p in sorted(dep.items())
                      if p >= 0.05]
         confusion = fit_confusions(items, self.book.categories)
-        # the memory-wide values are those of the attribute with the most claims
-        main = int(np.argmax(np.bincount(groups[args[0]], minlength=len(attrs))))
-        by_attr = {a: [float(rho[j]), float(n_false[j])] for a, j in attrs.items()
-                   } if len(attrs) > 1 else {}
-        return ({src: float(acc[j]) for src, j in sources.items()}, pairs, float(rho[main]),
-                float(n_false[main]), by_attr, confusion)
+        # the memory-wide values are those of all the claims (the last entry)
+        label = np.full(len(attrs), -1)
+        label[np.array(group)] = groups  # every item of an attribute has its group
+        by_attr = {a: [float(rho[label[j]]), float(n_false[label[j]])]
+                   for a, j in attrs.items() if label[j] >= 0}
+        return ({src: float(acc[j]) for src, j in sources.items()}, pairs, float(rho[-1]),
+                float(n_false[-1]), by_attr, confusion)
