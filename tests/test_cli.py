@@ -253,6 +253,29 @@ def test_a_bad_count_is_refused_with_what_is_wrong(args: list[str],
     assert "expected a whole number of at least 1" in capsys.readouterr().err
 
 
+def test_inspect_shows_what_was_learned_from_agreement(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from truthkeeper import Memory
+
+    from .test_truth import _two_attributes
+
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add_many(_two_attributes(0, n=60))
+    assert main(["inspect", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["learned"] is None
+    assert main(["inspect", str(db)]) == 0
+    assert "learned from agreement: nothing yet" in capsys.readouterr().out
+    with Memory(db) as mem:
+        mem.learn_from_agreement()
+    assert main(["inspect", str(db), "--json"]) == 0
+    learned = json.loads(capsys.readouterr().out)["learned"]
+    assert learned["sources"] == 5 and set(learned["by_attribute"]) == {"flag", "price"}
+    assert learned["by_attribute"]["price"]["false_values"] >= 64
+    assert main(["inspect", str(db)]) == 0
+    assert "  price: correlation" in capsys.readouterr().out
+
+
 def test_bench_agreement_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "agreement", "--slots", "400", "--repeat", "2", "--dependence"]) == 0
     out = json.loads(capsys.readouterr().out)

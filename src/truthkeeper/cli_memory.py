@@ -112,7 +112,7 @@ def _inspect(args: argparse.Namespace) -> int:
                 "slots": len(slots), "subjects": len({s for s, _ in slots}),
                 "conflicts": [list(c) for c in view.conflicts()],
                 "sources": [r.to_dict() for r in mem.reliability()],
-                "rules": mem.rules(), "chain": v.to_dict()}
+                "rules": mem.rules(), "chain": v.to_dict(), "learned": _learned(mem)}
     lines = [f"{args.file}: {data['facts']} facts in {data['slots']} slots about "
              f"{data['subjects']} subjects" + (f" (scope {args.scope})" if args.scope else ""),
              f"policy {data['policy']}; tiers {', '.join(mem.tiers)} "
@@ -127,8 +127,30 @@ def _inspect(args: argparse.Namespace) -> int:
               for r in data["sources"][:20]]
     lines.append(f"rules: {len(data['rules'])}")
     lines += [f"  {r}" for r in data["rules"]]
+    learned = data["learned"]
+    if learned is None:
+        lines.append("learned from agreement: nothing yet")
+    else:
+        lines.append(f"learned from agreement: {learned['sources']} sources; claims' "
+                     f"correlation {learned['correlation']:.3g}, false values "
+                     f"{learned['false_values']:g}; {learned['dependent_pairs']} dependent "
+                     "pairs")
+        lines += [f"  {a}: correlation {v['correlation']:.3g}, false values "
+                  f"{v['false_values']:g}" for a, v in learned["by_attribute"].items()]
     _out(args, data, "\n".join(lines))
     return 0
+
+
+def _learned(mem: Memory) -> dict[str, Any] | None:
+    """What ``learn_from_agreement`` learned about open values, or None before it ran."""
+    book = mem._rel.book
+    if not book.source_prior:
+        return None
+    return {"sources": len(book.source_prior), "correlation": book.correlation,
+            "false_values": book.false_values,
+            "by_attribute": {a: {"correlation": r, "false_values": n}
+                             for a, (r, n) in sorted(book.open_values.items())},
+            "dependent_pairs": sum(p >= 0.5 for p in book.dependence.values())}
 
 
 def _query(args: argparse.Namespace) -> int:
