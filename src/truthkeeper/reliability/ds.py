@@ -476,19 +476,6 @@ def _best_correlation(score: Any, n_groups: int) -> tuple[np.ndarray, np.ndarray
     return scores[r, np.arange(n_groups)], CORRELATION_GRID[fine[r]]
 
 
-def _plain_claim_scores(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
-                        false_values: float, grid: np.ndarray = CORRELATION_GRID,
-                        weights: np.ndarray | None = None) -> np.ndarray:
-    """Per rho of ``grid``, the sum of log P(claim | its item's other claims)
-    (:func:`claim_predictions`), each term scaled by the claim's weight."""
-    if len(ii) == 0:
-        return np.zeros(len(grid))
-    w = np.ones(len(ii)) if weights is None else weights
-    lik = claim_predictions(ii, cc, m, acc, false_values, grid, w)
-    out: np.ndarray = (w[None, :] * np.log(np.maximum(lik, 1e-300))).sum(axis=1)
-    return out
-
-
 def claim_predictions(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.ndarray,
                       false_values: float, grid: np.ndarray = CORRELATION_GRID,
                       weights: np.ndarray | None = None) -> np.ndarray:
@@ -555,7 +542,8 @@ def claim_predictions(ii: np.ndarray, cc: np.ndarray, m: np.ndarray, acc: np.nda
 
 def _kernel_claim_scores(k: np.ndarray, said: np.ndarray, acc: np.ndarray,
                          grid: np.ndarray = CORRELATION_GRID) -> np.ndarray:
-    """:func:`_plain_claim_scores` for one item with the similarity kernel ``k`` (m, m)."""
+    """Per rho of ``grid``, the summed log-probabilities of one item's claims given the
+    others (as :func:`claim_predictions`), with the similarity kernel ``k`` (m, m)."""
     m = k.shape[0]
     lt, lf = np.log(acc)[:, None, None], np.log((1 - acc) / max(m - 1, 1))[:, None, None]
     table = k[None] * lt + (1 - k[None]) * lf        # (S, u, v): log-likelihood of u under v

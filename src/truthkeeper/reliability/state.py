@@ -226,9 +226,11 @@ class Reliability:
                 dep = source_dependence(*args, np.full(len(acc), acc.mean()) if equal else acc,
                                         false_values=per_item)
                 weights = independence_weights(args[1], args[0], args[2], dep)
-                acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
-                                          weights=weights, false_values=per_item)
-            # the domain again, copies counting less: copied errors are not common ones
+                if equal:  # the accuracies of the fit that discounts the copies found
+                    acc, _ = vb_one_coin_open(*args, len(sources), gold=gold, kernels=kernels,
+                                              weights=weights, false_values=per_item)
+            # the accuracies and the domain again, copies counting less: copied errors are
+            # not common ones
             acc, _, n_false = fit_open_claims(*args, len(sources), gold=gold, kernels=kernels,
                                               correlation=False, weights=weights,
                                               groups=groups)
