@@ -13,6 +13,7 @@ from truthkeeper.reliability.book import ReliabilityBook
 from truthkeeper.reliability.calibration import (
     brier,
     ece,
+    ece_if_calibrated,
     interval_coverage,
     log_loss,
     reliability_diagram,
@@ -227,6 +228,28 @@ def test_calibration_tools() -> None:
     assert [b["count"] for b in bins] == [1, 2]
     with pytest.raises(ValueError):
         brier([0.1], [1, 0])
+
+
+def test_ece_if_calibrated_tells_noise_from_miscalibration() -> None:
+    """On 100 answers, calibrated probabilities still show an ECE near .06; the floor falls
+    with more answers; a measured ECE above it gets a small p-value, one within it not."""
+    rng = np.random.default_rng(3)
+    few = rng.uniform(0.7, 1.0, 100)
+    floor = ece_if_calibrated(few)
+    assert 0.03 <= floor["median"] <= 0.09 and floor["q95"] > floor["median"]
+    assert ece_if_calibrated(few) == floor  # seeded: the figures repeat
+    many = rng.uniform(0.7, 1.0, 10_000)
+    assert ece_if_calibrated(many)["median"] < floor["median"] / 4
+    assert ece_if_calibrated(many)["p_at_most_05"] == 1.0
+    # calibrated answers: the p-value is spread over [0, 1], rarely small
+    pv = [ece_if_calibrated(few, rng.random(100) < few, draws=200)["p_value"]
+          for _ in range(40)]
+    assert sum(v < 0.05 for v in pv) <= 6 and np.mean(pv) > 0.3
+    # overconfident: stated .7-1.0, right 60% of the time
+    over = ece_if_calibrated(few, rng.random(100) < 0.6, draws=200)
+    assert over["p_value"] == 0.0
+    with pytest.raises(ValueError):
+        ece_if_calibrated(np.ones((2, 2)))
 
 
 def _synthetic(n_items: int = 300, n_workers: int = 12, k: int = 3, seed: int = 0,

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..memory import Memory
 from ..reliability.book import ReliabilityBook
-from ..reliability.calibration import brier, ece, reliability_diagram
+from ..reliability.calibration import brier, ece, ece_if_calibrated, reliability_diagram
 from ..reliability.crowd import CrowdData
 from ..values import Utility
 
@@ -45,6 +45,7 @@ def _score(mem: Memory, data: CrowdData, items: list[int]) -> dict[str, Any]:
         ok.append(d.value == data.classes[data.gold[i]])
     return {"accuracy": float(np.mean(ok)), "ece_10_equal_width": ece(conf, ok),
             "ece_15_equal_mass": ece(conf, ok, bins=15, equal_mass=True), "brier": brier(conf, ok),
+            "ece_10_if_calibrated": ece_if_calibrated(conf, ok),
             "diagram": reliability_diagram(conf, ok), "items": len(items)}
 
 

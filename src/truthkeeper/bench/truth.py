@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Memory
-from ..reliability.calibration import brier, ece
+from ..reliability.calibration import brier, ece, ece_if_calibrated
 from ..reliability.similarity import Similarity
 from ..values import Utility
 
@@ -234,13 +234,16 @@ def truthkeeper_answers(claims: Claims, attribute: str, items: list[str],
     return out
 
 
-def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[str, float]:
+def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[str, Any]:
+    """Accuracy, ECE (10 equal-width, 15 equal-mass bins), Brier; and what each ECE would
+    be if the probabilities were calibrated, on this many gold items."""
     items = [i for i in gold if i in answers]
     ok = [answers[i][0] == gold[i] for i in items]
     p = [answers[i][1] for i in items]
     return {"accuracy": sum(ok) / len(items), "ece": ece(p, ok),
             "ece_mass15": ece(p, ok, bins=15, equal_mass=True), "brier": brier(p, ok),
-            "gold_items": len(items)}
+            "gold_items": len(items), "ece_if_calibrated": ece_if_calibrated(p, ok),
+            "ece_mass15_if_calibrated": ece_if_calibrated(p, ok, bins=15, equal_mass=True)}
 
 
 def evaluate_truth(root: Path) -> dict[str, Any]:

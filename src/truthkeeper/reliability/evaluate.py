@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .calibration import brier, ece
+from .calibration import brier, ece, ece_if_calibrated
 from .crowd import CrowdData, find_sets, load_set
 from .ds import majority_vote, vb_dawid_skene
 
@@ -17,16 +17,23 @@ __all__ = ["evaluate_crowd", "evaluate_set"]
 REVEAL = (0.05, 0.10, 0.20)
 
 
-def _score(post: np.ndarray, data: CrowdData, items: np.ndarray) -> dict[str, float]:
+def _score(post: np.ndarray, data: CrowdData, items: np.ndarray,
+           floor: bool = False) -> dict[str, Any]:
     """Accuracy of the most probable class; ECE over 10 equal-width and over 15 equal-mass
-    bins of the probability given to it; multi-class Brier score."""
+    bins of the probability given to it; multi-class Brier score. With ``floor``, also what
+    each ECE would be if these probabilities were calibrated (``ece_if_calibrated``)."""
     y = np.array([data.gold[i] for i in items])
     p = post[items]
     pred = p.argmax(axis=1)
     ok = pred == y
-    return {"accuracy": float(ok.mean()), "ece": ece(p.max(axis=1), ok),
-            "ece_mass15": ece(p.max(axis=1), ok, bins=15, equal_mass=True),
-            "brier": brier(p, y)}
+    out: dict[str, Any] = {"accuracy": float(ok.mean()), "ece": ece(p.max(axis=1), ok),
+                           "ece_mass15": ece(p.max(axis=1), ok, bins=15, equal_mass=True),
+                           "brier": brier(p, y)}
+    if floor:
+        out["ece_if_calibrated"] = ece_if_calibrated(p.max(axis=1), ok)
+        out["ece_mass15_if_calibrated"] = ece_if_calibrated(p.max(axis=1), ok, bins=15,
+                                                            equal_mass=True)
+    return out
 
 
 SMOOTHING = (0.05, 0.1, 0.2, 0.3, 0.4)
@@ -70,7 +77,7 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
     out: dict[str, Any] = {
         "items": data.n_items, "workers": data.n_workers, "classes": data.n_classes,
         "answers": int(len(data.label)), "gold": int(len(gold_items)),
-        **_score(fit.posterior, data, gold_items), "seconds": seconds,
+        **_score(fit.posterior, data, gold_items, floor=True), "seconds": seconds,
         "iterations": fit.iterations,
         # answers to one item as correlated readings (rho learned from the answers alone),
         # and the plain fit that counts them as independent, for comparison
@@ -98,7 +105,7 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
         revealed = {int(i): data.gold[int(i)] for i in shown}
         semi = vb_dawid_skene(data, gold=revealed)
         out["semi_supervised"][f"{round(frac * 100)}%"] = {
-            "revealed": k, **_score(semi.reference, data, rest),
+            "revealed": k, **_score(semi.reference, data, rest, floor=True),
             "seconds": time.perf_counter() - t}
     if crowdkit:
         out["crowdkit"] = _crowdkit(data, gold_items)
