@@ -91,6 +91,101 @@ def test_eval_truth_cli_on_a_small_folder(tmp_path: Path,
     assert out["gold_not_claimed"] == 1 and out["truthkeeper"]["accuracy"] == 0.75
 
 
+TRUTH_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "truth_discovery"
+
+
+def test_matching_rules_for_numbers_and_text() -> None:
+    from truthkeeper.bench.truth_data import choose_rule, normalise_number, normalise_text
+
+    assert normalise_number("$1,234.50") == "1234.5" == normalise_number("1234.500")
+    assert normalise_number("12%") == "12" and normalise_number("-0.25") == "-0.25"
+    assert normalise_number("12 a.m.") is None and normalise_number("n/a") is None
+    assert normalise_text("  The  Hobbit. ") == "the hobbit" and normalise_text("N/A") is None
+    assert choose_rule(["4:55 p.m.", "", "16:10"], names=False) == "time"
+    assert choose_rule(["$3.50", "3.5", "n/a"], names=False) == "number"
+    assert choose_rule(["Knuth, Donald", "Aho; Ullman"], names=True) == "authors"
+    assert choose_rule(["Knuth, Donald", "Aho; Ullman"], names=False) == "text"
+
+
+def test_a_truth_set_is_found_by_its_layout_not_its_name(tmp_path: Path) -> None:
+    """A table whose first column is a row id, with a price, a time and a text column, in
+    a folder named nothing like the shared sets: each column is read under its own rule,
+    and a price stated as "$1,200.00" by one site and "1200" by another is one value."""
+    from truthkeeper.bench.truth_data import find_truth_sets, load_truth_set
+
+    d = tmp_path / "shop_prices"
+    d.mkdir()
+    (tmp_path / "notes").mkdir()  # a folder in neither layout is passed over
+    head = "tuple_id,site,product,price,opens,colour\n"
+    dirty, clean = [], []
+    for i in range(6):
+        for j in range(5):
+            wrong = j == 4 and i % 2 == 0  # one site errs on half the products
+            price = f'"${1000 + i * 100:,}.00"' if j % 2 else str(1000 + i * 100)
+            dirty.append(f"{i * 5 + j},site{j},P{i},{'999' if wrong else price},"
+                         f"{'9:15 a.m.' if wrong else '9:00 a.m.'},{' Red ' if j else 'red'}\n")
+            clean.append(f"{i * 5 + j},site{j},P{i},{1000 + i * 100},9:00 a.m.,red\n")
+    (d / "dirty.csv").write_text(head + "".join(dirty))
+    (d / "clean.csv").write_text(head + "".join(clean))
+    assert find_truth_sets(tmp_path) == [d]
+    claims, gold, rule_of = load_truth_set(d)
+    assert rule_of["P0|price"] == "number" and rule_of["P0|opens"] == "time"
+    assert rule_of["P0|colour"] == "text"
+    assert claims["P1|price"] == [(f"site{j}", "1100") for j in range(5)]
+    assert claims["P0|opens"][4] == ("site4", "09:15") and gold["P0|opens"] == "09:00"
+    assert {v for _, v in claims["P3|colour"]} == {"red"} and gold["P5|price"] == "1500"
+    assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
+
+
+def test_eval_truth_reads_numbers_as_numbers(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A claims file and a gold file, with values that are numbers: decide()'s answers come
+    back in the gold's form, and near-equal numbers support each other."""
+    d = tmp_path / "populations"
+    d.mkdir()
+    rows, gold = [], []
+    for i in range(30):
+        true = 10_000 + 37 * i
+        for j in range(5):
+            # sites 0 and 1 are wrong together on two cities in three; site 2 is near
+            v = (7_000 + i if i % 3 else true) if j < 2 else true + 2 if j == 2 else true
+            rows.append(f"site{j}\tcity{i}\tsome title\t{v:,}\n")
+        gold.append(f"city{i}\t{true}\n")
+    (d / "claims.tsv").write_text("".join(rows))
+    (d / "gold.tsv").write_text("".join(gold))
+    assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["sets"]["populations"]
+    assert out["rules"] == ["number"] and out["items"] == 30
+    assert out["truthkeeper"]["gold_items"] == 30
+    # majority ties 2 against 2 on two cities in three (site 2 is near, not equal), and
+    # takes the value claimed first
+    assert out["majority_vote"]["accuracy"] < 1.0
+    assert out["truthkeeper_similarity"]["accuracy"] == 1.0
+    assert out["truthkeeper_similarity"]["accuracy"] >= out["truthkeeper"]["accuracy"]
+
+
+@pytest.mark.skipif(not TRUTH_DATA.is_dir(), reason="../shared/data/truth_discovery absent")
+def test_the_shared_sets_read_the_same_under_other_names(tmp_path: Path) -> None:
+    from truthkeeper.bench.truth import load_books, load_flights
+    from truthkeeper.bench.truth_data import find_truth_sets, load_truth_set
+
+    books, flights = tmp_path / "library", tmp_path / "timetable"
+    books.mkdir()
+    flights.mkdir()
+    (books / "claims.tsv").symlink_to(TRUTH_DATA / "book_yin2008" / "book.txt")
+    (books / "truth.tsv").symlink_to(TRUTH_DATA / "book_yin2008" / "book_golden.txt")
+    (books / "silver.txt").symlink_to(TRUTH_DATA / "book_yin2008" / "book_silver.txt")
+    for name in ("dirty.csv", "clean.csv"):
+        (flights / name).symlink_to(TRUTH_DATA / "flights_raha" / name)
+    assert find_truth_sets(tmp_path) == [books, flights]
+    claims, gold, rule_of = load_truth_set(books)
+    assert (claims, gold) == load_books(TRUTH_DATA / "book_yin2008")
+    assert set(rule_of.values()) == {"authors"} and len(gold) == 100
+    claims, gold, rule_of = load_truth_set(flights)
+    assert (claims, gold) == load_flights(TRUTH_DATA / "flights_raha")
+    assert set(rule_of.values()) == {"time"} and len(gold) >= 400
+
+
 def test_similarity_lets_near_equal_values_support_each_other() -> None:
     from truthkeeper import InvalidFact, Memory, Similarity
 

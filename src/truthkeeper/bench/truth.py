@@ -1,23 +1,20 @@
 """``truthkeeper eval truth``: truth discovery over open values, on the sets in
 ``../shared/data/truth_discovery`` (read at run time).
 
-Matching rules (applied to claims and gold alike, before anything votes):
-
-- books (``book_yin2008``): an author list is the set of its lower-case alphabetic words of two
-  or more letters (initials, punctuation and order dropped), written sorted; an empty list or
-  "Not Available" is no claim. One claim per (source, ISBN): the first row.
-- flights (``flights_raha``): a time is the first ``h:mm`` in the cell, to 24-hour ``HH:MM``
-  (``a.m.``/``p.m.``, or an ``a``/``p`` right after the minutes; none: as written); a cell
-  without a time ("Not Available", "Contact Airline", empty) is no claim. The gold value of a
-  (flight, attribute) cell is ``clean.csv``'s, normalised alike.
+Data sets are found by their layout (:mod:`.truth_data`: a table of claims with its clean
+copy, as ``flights_raha``; or a claims file with a gold file, as ``book_yin2008``), whatever
+their folder is called, and read under matching rules chosen per column by what its cells
+look like (author lists as word sets, times as 24-hour ``HH:MM``, numbers, text); the JSON
+states the rules (``matching``) and which each set took (``rules``).
 
 Methods, all on the same claims: majority vote (ties: the value claimed first), TruthFinder
 (Yin, Han, Yu 2008; with the implication of similar values for books: Jaccard similarity of
 the word sets minus 0.5), ACCU (Dong, Berti-Equille, Srivastava 2009; without copy
 detection), and truthkeeper through its public API: each claim is a fact (subject = item,
 source = the site, tier ``unverified``, one valid time), ``learn_from_agreement()``, then
-``decide()`` (never abstaining) gives the value and its probability; on books also with
-``Similarity.tokens()`` (overlapping author lists support each other), and for comparison
+``decide()`` (never abstaining) gives the value and its probability; on word-set values
+(books) also with ``Similarity.tokens()`` (overlapping author lists support each other), on
+numbers with ``Similarity.numbers()``, and for comparison
 with ``correlation=False`` (claims about one item counted as independent) and with
 ``dependence=True``. Accuracy is over the
 gold items; ECE (10 equal-width bins) over the probability each method gives its answer.
@@ -25,13 +22,11 @@ gold items; ECE (10 equal-width bins) over the probability each method gives its
 
 from __future__ import annotations
 
-import csv
 import functools
 import math
-import re
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,80 +34,19 @@ from ..memory import Memory
 from ..reliability.calibration import brier, ece, ece_if_calibrated
 from ..reliability.similarity import Similarity
 from ..values import Utility
+from .truth_data import (
+    Claims,
+    find_truth_sets,
+    load_books,
+    load_flights,
+    load_truth_set,
+    normalise_authors,
+    normalise_number,
+    normalise_time,
+)
 
 __all__ = ["Claims", "accu", "evaluate_truth", "load_books", "load_flights", "majority_vote",
            "normalise_authors", "normalise_time", "truthfinder"]
-
-Claims = dict[str, list[tuple[str, str]]]
-"""item -> [(source, normalised value)], in reading order."""
-
-_WORD = re.compile(r"[a-z]{2,}")
-_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap])?")
-
-
-def normalise_authors(text: str) -> str | None:
-    """An author list as its sorted set of lower-case words of 2+ letters, or None."""
-    words = sorted(set(_WORD.findall(text.lower())) - {"not", "available"})
-    return " ".join(words) if words else None
-
-
-def normalise_time(text: str) -> str | None:
-    """The first h:mm in ``text`` as 24-hour HH:MM, or None."""
-    m = _TIME.search(text)
-    if m is None:
-        return None
-    h, mm, ap = int(m.group(1)), m.group(2), m.group(3)
-    if ap == "p" and h < 12:
-        h += 12
-    elif ap == "a" and h == 12:
-        h = 0
-    return f"{h:02d}:{mm}"
-
-
-def load_books(folder: Path) -> tuple[Claims, dict[str, str]]:
-    """Claims and gold of ``book_yin2008``."""
-    claims: Claims = defaultdict(list)
-    seen: set[tuple[str, str]] = set()
-    with open(folder / "book.txt", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) < 4:
-                continue
-            src, isbn, authors = parts[0], parts[1].strip(), parts[3]
-            v = normalise_authors(authors)
-            if v is None or (src, isbn) in seen:
-                continue
-            seen.add((src, isbn))
-            claims[isbn].append((src, v))
-    gold = {}
-    with open(folder / "book_golden.txt", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) >= 2 and (v := normalise_authors(parts[1])) is not None:
-                gold[parts[0].strip()] = v
-    return dict(claims), gold
-
-
-_FLIGHT_ATTRS = ("scheduled_dept", "actual_dept", "scheduled_arrival", "actual_arrival")
-
-
-def load_flights(folder: Path) -> tuple[Claims, dict[str, str]]:
-    """Claims and gold of ``flights_raha``; items are ``flight|attribute`` cells."""
-    claims: Claims = defaultdict(list)
-    with open(folder / "dirty.csv", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            for a in _FLIGHT_ATTRS:
-                v = normalise_time(row[a])
-                if v is not None:
-                    claims[f"{row['flight']}|{a}"].append((row["src"], v))
-    gold: dict[str, str] = {}
-    with open(folder / "clean.csv", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            for a in _FLIGHT_ATTRS:
-                v = normalise_time(row[a])
-                if v is not None:
-                    gold.setdefault(f"{row['flight']}|{a}", v)
-    return dict(claims), gold
 
 
 # ---------------------------------------------------------------- baselines
@@ -218,19 +152,28 @@ def jaccard(a: str, b: str) -> float:
 _ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
 
 
-def truthkeeper_answers(claims: Claims, attribute: str, items: list[str],
+def truthkeeper_answers(claims: Claims, attribute: str | Mapping[str, str], items: list[str],
                         similarity: Similarity | None = None, dependence: bool = False,
                         correlation: bool = True) -> dict[str, tuple[str, float]]:
-    """Claims in as facts, ``learn_from_agreement()``, then ``decide()`` for ``items``."""
+    """Claims in as facts, ``learn_from_agreement()``, then ``decide()`` for ``items``;
+    ``attribute`` one for all, or per item. Values under the ``number`` rule go in as
+    numbers (so that ``Similarity.numbers()`` applies) and come out as they were written."""
+    attr = (lambda item: attribute) if isinstance(attribute, str) else attribute.__getitem__
+
+    def typed(item: str, v: str) -> Any:
+        return float(v) if attr(item) == "number" else v
+
     with Memory(protected_tiers=(), similarity=similarity) as mem:
-        mem.add_many({"subject": item, "attribute": attribute, "value": v, "source": w,
-                      "tier": "unverified", "valid_from": "2026-01-01"}
+        mem.add_many({"subject": item, "attribute": attr(item), "value": typed(item, v),
+                      "source": w, "tier": "unverified", "valid_from": "2026-01-01"}
                      for item, cs in claims.items() for w, v in cs)
         mem.learn_from_agreement(dependence=dependence, correlation=correlation)
         out = {}
         for item in items:
-            d = mem.decide(item, attribute, utility=_ANSWER)
-            out[item] = (d.value, d.p)
+            d = mem.decide(item, attr(item), utility=_ANSWER)
+            value = (normalise_number(str(d.value)) or str(d.value)) if attr(item) == "number" \
+                else d.value
+            out[item] = (value, d.p)
     return out
 
 
@@ -246,41 +189,45 @@ def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[
             "ece_mass15_if_calibrated": ece_if_calibrated(p, ok, bins=15, equal_mass=True)}
 
 
+_SIMILARITY: dict[str, tuple[Callable[[str, str], float] | None, Similarity | None]] = {
+    "authors": (jaccard, Similarity.tokens()), "number": (None, Similarity.numbers())}
+"""Per matching rule: TruthFinder's implication and truthkeeper's similarity, where the
+values have one (word sets overlap; numbers come near)."""
+
+
 def evaluate_truth(root: Path) -> dict[str, Any]:
-    """Every method on every set under ``root`` that is present."""
-    sets: dict[str, tuple[Claims, dict[str, str], str, Callable[[str, str], float] | None]] = {}
-    if (root / "book_yin2008").is_dir():
-        c, g = load_books(root / "book_yin2008")
-        sets["book_yin2008"] = (c, g, "authors", jaccard)
-    if (root / "flights_raha").is_dir():
-        c, g = load_flights(root / "flights_raha")
-        sets["flights_raha"] = (c, g, "time", None)
-    out: dict[str, Any] = {"matching": __doc__.split("Matching rules")[1].split("Methods")[0]
-                           .strip() if __doc__ else "", "sets": {}}
-    for name, (claims, gold, attribute, sim) in sets.items():
-        res: dict[str, Any] = {"items": len(claims), "claims": sum(map(len, claims.values())),
-                               "sources": len({w for cs in claims.values() for w, _ in cs})}
+    """Every method on every data set under ``root`` (:func:`.truth_data.find_truth_sets`)."""
+    from . import truth_data
+
+    doc = truth_data.__doc__ or ""
+    out: dict[str, Any] = {"matching": doc[doc.find("Matching rules"):].strip(), "sets": {}}
+    for folder in find_truth_sets(root):
+        claims, gold, rule_of = load_truth_set(folder)
         items = [i for i in gold if i in claims]
+        if not items:
+            continue
+        res: dict[str, Any] = {"items": len(claims), "claims": sum(map(len, claims.values())),
+                               "sources": len({w for cs in claims.values() for w, _ in cs}),
+                               "rules": sorted(set(rule_of.values()))}
         # gold values no source claims: no method that picks a claimed value can get these
         res["gold_not_claimed"] = sum(gold[i] not in {v for _, v in claims[i]} for i in items)
+        only = set(rule_of.values())  # one rule for every item: its similarity, if any
+        tf_sim, sim = _SIMILARITY.get(only.pop(), (None, None)) if len(only) == 1 else (None, None)
+        run = functools.partial(truthkeeper_answers, claims, rule_of, items)
         runs: dict[str, Callable[[], dict[str, tuple[str, float]]]] = {
             "majority_vote": functools.partial(majority_vote, claims),
-            "truthfinder": functools.partial(truthfinder, claims, similarity=sim),
+            "truthfinder": functools.partial(truthfinder, claims, similarity=tf_sim),
             "accu": functools.partial(accu, claims),
-            "truthkeeper": functools.partial(truthkeeper_answers, claims, attribute, items),
+            "truthkeeper": run,
+            "truthkeeper_independent_claims": functools.partial(run, correlation=False),
+            "truthkeeper_dependence": functools.partial(run, None, True),
         }
-        runs["truthkeeper_independent_claims"] = functools.partial(
-            truthkeeper_answers, claims, attribute, items, correlation=False)
-        runs["truthkeeper_dependence"] = functools.partial(
-            truthkeeper_answers, claims, attribute, items, None, True)
-        if name == "book_yin2008":  # author lists: word sets that overlap support each other
-            runs["truthkeeper_similarity"] = functools.partial(
-                truthkeeper_answers, claims, attribute, items, Similarity.tokens())
-            runs["truthkeeper_similarity_dependence"] = functools.partial(
-                truthkeeper_answers, claims, attribute, items, Similarity.tokens(), True)
+        if sim is not None:  # values that come near each other support each other
+            runs["truthkeeper_similarity"] = functools.partial(run, sim)
+            runs["truthkeeper_similarity_dependence"] = functools.partial(run, sim, True)
         for method, fn in runs.items():
             t = time.perf_counter()
             answers = fn()
             res[method] = {**_score(answers, gold), "seconds": time.perf_counter() - t}
-        out["sets"][name] = res
+        out["sets"][folder.name] = res
     return out
