@@ -478,3 +478,27 @@ def test_learn_from_agreement_uses_confirmed_truths() -> None:
     semi = mem.learn_from_agreement(apply=False)
     assert semi != unsupervised
     assert semi["good1"] >= unsupervised["good1"] - 0.02
+
+
+def test_crowd_files_are_read_by_their_headers(tmp_path: Path) -> None:
+    """crowd-kit's files put the worker first (``worker,task,label``); a file saved with a
+    byte-order mark, or with columns the header does not name, reads in the usual order."""
+    from truthkeeper.reliability.crowd import find_sets, load_set
+
+    answers = [("t1", "w1", "yes"), ("t1", "w2", "no"), ("t2", "w1", "no")]
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    (kit / "answer.csv").write_text("worker,task,label\n" + "".join(
+        f"{w},{t},{a}\n" for t, w, a in answers))
+    (kit / "truth.csv").write_text("\ufefflabel,task\nyes,t1\nno,t2\n", encoding="utf-8")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "answer.csv").write_text("a,b,c\n" + "".join(f"{t},{w},{a}\n"
+                                                         for t, w, a in answers))
+    (plain / "truth.csv").write_text("\ufeffq,t\nt1,yes\nt2,no\n", encoding="utf-8")
+    assert find_sets(tmp_path) == [kit, plain]
+    for folder in (kit, plain):
+        d = load_set(folder)
+        assert d.items == ["t1", "t2"] and d.workers == ["w1", "w2"], folder.name
+        assert d.classes == ["no", "yes"] and d.gold == {0: 1, 1: 0}, folder.name
+        assert d.label.tolist() == [1, 0, 0]

@@ -1,8 +1,11 @@
 """Loaders for the crowd-labelling data sets in ``../shared/data/crowd`` (read at run time).
 
-A zheng-style folder holds ``answer.csv`` (item, worker, answer; header names vary) and
-``truth.csv`` (item, truth). A Snow et al. file ``*.standardized.tsv`` has the columns
-``!amt_annotation_ids, !amt_worker_ids, orig_id, response, gold``.
+A zheng-style folder holds ``answer.csv`` (item, worker, answer) and ``truth.csv`` (item,
+truth); the columns are found by their header's names (``question``/``item``/``task``/``id``,
+``worker``/``annotator``, ``answer``/``label``/``response``; ``truth``/``gold``), in that
+order when the header does not name them (so crowd-kit's ``worker, task, label`` reads
+too). A Snow et al. file ``*.standardized.tsv`` has the columns ``!amt_annotation_ids,
+!amt_worker_ids, orig_id, response, gold``.
 """
 
 from __future__ import annotations
@@ -64,21 +67,39 @@ def _class_key(c: str) -> tuple[int, float | str]:
         return (1, c)
 
 
+_ITEM = ("question", "item", "task", "id", "q", "object", "example", "orig_id")
+_WORKER = ("worker", "annotator", "performer", "user", "labeler", "worker_id",
+           "!amt_worker_ids")
+_ANSWER = ("answer", "label", "response", "output")
+_TRUTH = ("truth", "gold", "label", "answer", "true_label")
+
+
+def _pick(header: list[str], *names: tuple[str, ...]) -> list[int]:
+    """The columns named by each tuple of ``names`` (the first name found), or the first
+    columns in order when a header does not name them all (answer.csv's header names vary:
+    question/id, and crowd-kit's files put the worker first)."""
+    low = [h.strip().lower().lstrip("\ufeff") for h in header]
+    cols = [next((low.index(n) for n in group if n in low), -1) for group in names]
+    return cols if -1 not in cols and len(set(cols)) == len(cols) else list(range(len(names)))
+
+
 def load_zheng(folder: Path) -> CrowdData:
-    with open(folder / "answer.csv", newline="", encoding="utf-8") as fh:
+    with open(folder / "answer.csv", newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh)
-        next(r)
-        rows = [(a.strip(), b.strip(), c.strip()) for a, b, c, *_ in r if a]
-    with open(folder / "truth.csv", newline="", encoding="utf-8") as fh:
+        i, w, a = _pick(next(r), _ITEM, _WORKER, _ANSWER)
+        rows = [(rec[i].strip(), rec[w].strip(), rec[a].strip()) for rec in r
+                if len(rec) > max(i, w, a) and rec[i].strip()]
+    with open(folder / "truth.csv", newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh)
-        next(r)
-        truth = {a.strip(): b.strip() for a, b, *_ in r if a}
+        i, t = _pick(next(r), _ITEM, _TRUTH)
+        truth = {rec[i].strip(): rec[t].strip() for rec in r
+                 if len(rec) > max(i, t) and rec[i].strip()}
     return _build(folder.name, rows, truth)
 
 
 def load_snow(path: Path) -> CrowdData:
     rows, truth = [], {}
-    with open(path, newline="", encoding="utf-8") as fh:
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh, delimiter="\t")
         header = next(r)
         col = {h: i for i, h in enumerate(header)}
