@@ -135,6 +135,16 @@ def test_a_truth_set_is_found_by_its_layout_not_its_name(tmp_path: Path) -> None
     assert claims["P0|opens"][4] == ("site4", "09:15") and gold["P0|opens"] == "09:00"
     assert {v for _, v in claims["P3|colour"]} == {"red"} and gold["P5|price"] == "1500"
     assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
+    # comma-separated claims with a header row, and a gold file named "truth"
+    b = tmp_path / "books_csv"
+    b.mkdir()
+    (b / "claims.csv").write_text('source,isbn,title,authors\nshopA,111,"A, B","Knuth, '
+                                  'Donald E."\nshopB,111,A,donald knuth\n')
+    (b / "truth.csv").write_text("isbn,authors\n111,\"KNUTH, DONALD\"\n")
+    assert find_truth_sets(tmp_path) == [b, d]
+    claims, gold, rule_of = load_truth_set(b)
+    assert claims == {"111": [("shopA", "donald knuth"), ("shopB", "donald knuth")]}
+    assert gold["111"] == "donald knuth" and rule_of == {"111": "authors"}
 
 
 def test_eval_truth_reads_numbers_as_numbers(tmp_path: Path,

@@ -8,10 +8,11 @@ Two layouts (``find_truth_sets``):
   the column named ``src``/``source``/``site``/``provider`` (else the first); the entity the
   first other column (skipping ``tuple_id``/``id``/``index``/``row``); every other column is
   an attribute, and an item is an ``entity|column`` cell.
-- **claims and gold** (``book_yin2008``'s): a folder with a tab-separated gold file (its
-  name holds ``golden``, ``gold`` or ``truth``; ``item, value``) and a tab-separated claims
-  file (the largest other ``.txt``/``.tsv``, not ``silver``): ``source, item, ..., value``,
-  the value in the last column of the rows with the file's usual number of columns.
+- **claims and gold** (``book_yin2008``'s): a folder with a gold file (its name holds
+  ``golden``, ``gold`` or ``truth``; ``item, value``) and a claims file (the largest other
+  ``.txt``/``.tsv``/``.csv``, not ``silver``): ``source, item, ..., value``, the value in the
+  last column of the rows with the file's usual number of columns; tab-separated, or
+  comma-separated when the first line has no tab.
 
 Matching rules, chosen per column (or per claims file) by what most of its non-empty cells
 look like, and applied to claims and gold alike before anything votes:
@@ -126,7 +127,7 @@ def _layout(folder: Path) -> tuple[Path, Path] | None:
     if (folder / "dirty.csv").is_file() and (folder / "clean.csv").is_file():
         return folder / "dirty.csv", folder / "clean.csv"
     files = [p for p in sorted(folder.iterdir())
-             if p.is_file() and p.suffix.lower() in (".txt", ".tsv")]
+             if p.is_file() and p.suffix.lower() in (".txt", ".tsv", ".csv")]
     gold = next((p for word in ("golden", "gold", "truth") for p in files
                  if word in p.stem.lower()), None)
     others = [p for p in files if p != gold and not any(
@@ -158,7 +159,7 @@ def _columns(header: list[str]) -> tuple[int, int]:
 def load_table(folder: Path) -> TruthSet:
     """A table folder (``dirty.csv``, ``clean.csv``); items are ``entity|column`` cells,
     each read under its column's rule."""
-    with open(folder / "dirty.csv", encoding="utf-8", errors="replace", newline="") as f:
+    with open(folder / "dirty.csv", encoding="utf-8-sig", errors="replace", newline="") as f:
         rows = list(csv.reader(f))
     if len(rows) < 2:
         return {}, {}, {}
@@ -180,7 +181,7 @@ def load_table(folder: Path) -> TruthSet:
                 claims[item].append((r[src], v))
                 rule_of[item] = rules[a]
     gold: dict[str, str] = {}
-    with open(folder / "clean.csv", encoding="utf-8", errors="replace", newline="") as f:
+    with open(folder / "clean.csv", encoding="utf-8-sig", errors="replace", newline="") as f:
         clean = list(csv.reader(f))
     if clean:
         csrc, ckey = _columns(clean[0])
@@ -197,14 +198,22 @@ def load_table(folder: Path) -> TruthSet:
 
 
 def _tab_rows(path: Path) -> list[list[str]]:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return [line.rstrip("\r\n").split("\t") for line in f if line.strip()]
+    """The rows of a tab-separated file, or of a comma-separated one (no tab in its first
+    line)."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as f:
+        first = f.readline()
+        f.seek(0)
+        if "\t" in first or "," not in first:
+            return [line.rstrip("\r\n").split("\t") for line in f if line.strip()]
+        return [r for r in csv.reader(f) if any(c.strip() for c in r)]
 
 
 def load_claims_and_gold(claims_file: Path, gold_file: Path) -> TruthSet:
     """A claims file (``source, item, ..., value``, tab-separated) and its gold file
     (``item, value``)."""
     rows = _tab_rows(claims_file)
+    if rows and rows[0][0].strip().lower() in _SOURCE_COLUMNS:  # a header row
+        rows = rows[1:]
     width = Counter(len(r) for r in rows).most_common(1)[0][0] if rows else 0
     rows = [r for r in rows if len(r) == width and width >= 3]
     rule = choose_rule((r[-1] for r in rows), names=True)
@@ -218,7 +227,7 @@ def load_claims_and_gold(claims_file: Path, gold_file: Path) -> TruthSet:
         seen.add((src, item))
         claims[item].append((src, v))
     gold: dict[str, str] = {}
-    for r in _tab_rows(gold_file):
+    for r in _tab_rows(gold_file):  # a header row names no item with claims: ignored
         if len(r) >= 2 and (v := norm(r[-1])) is not None:
             gold.setdefault(r[0].strip(), v)
     return dict(claims), gold, dict.fromkeys(claims, rule)
