@@ -66,6 +66,8 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"tiny"}
     assert out["tiny"]["accuracy"] == 1.0 and {"ece", "seconds"} <= set(out["tiny"])
+    floor = out["tiny"]["ece_if_calibrated"]
+    assert 0.0 <= floor["median"] <= floor["q95"] and 0.0 <= floor["p_value"] <= 1.0
     # worker 2 always disagrees: every item has a 2/3 majority, which the gold always is
     [share] = out["tiny"]["by_vote_share"]
     assert (share["share_from"], share["items"], share["gold_is_majority"]) == (0.6, 20, 1.0)
@@ -87,6 +89,8 @@ def test_eval_decide_on_a_small_folder(tmp_path: Path,
         assert set(out[model]) == {"prior", "agreement", "outcomes"}
         assert out[model]["agreement"]["accuracy"] == 1.0
         assert out[model]["agreement"]["items"] == 27  # 10% revealed
+        floor = out[model]["agreement"]["ece_10_if_calibrated"]
+        assert 0.0 <= floor["median"] <= floor["q95"] and 0.0 <= floor["p_value"] <= 1.0
     assert len(out["outcomes_by_seed"]["ece_10_equal_width"]) == 2
 
 

@@ -88,7 +88,8 @@ def evaluate_decide(root: Path, *, seeds: int = 5) -> dict[str, Any]:
     the revealed items (seed 0 first)."""
     from ..reliability.crowd import find_sets, load_set
 
-    keys = ("accuracy", "ece_10_equal_width", "ece_15_equal_mass", "brier", "items")
+    keys = ("accuracy", "ece_10_equal_width", "ece_15_equal_mass", "brier", "items",
+            "ece_10_if_calibrated")
     out: dict[str, Any] = {}
     for path in find_sets(root):
         data = load_set(path)
