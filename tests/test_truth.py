@@ -661,3 +661,13 @@ def test_resolve_context_calibrates_the_models_stated_confidence() -> None:
         assert (before.value, after.value) == ("B", "A")
         with pytest.raises(InvalidFact, match="confidence"):
             mem.record_source_outcome("model:parametric", correct=True, confidence=1.5)
+
+
+def test_a_table_without_claims_is_passed_over(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    for name, text in (("bare", "src\ns1\n"), ("empty", ""), ("no_values", "src,item\ns1,a\n")):
+        (tmp_path / name).mkdir()
+        for f in ("dirty.csv", "clean.csv"):
+            (tmp_path / name / f).write_text(text)
+    assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sets"] == {}

@@ -152,7 +152,7 @@ def load_truth_set(folder: Path) -> TruthSet:
 def _columns(header: list[str]) -> tuple[int, int]:
     low = [h.strip().lower() for h in header]
     src = next((low.index(n) for n in _SOURCE_COLUMNS if n in low), 0)
-    key = next(i for i in range(len(low)) if i != src and low[i] not in _ROW_COLUMNS)
+    key = next((i for i in range(len(low)) if i != src and low[i] not in _ROW_COLUMNS), -1)
     return src, key
 
 
@@ -165,6 +165,8 @@ def load_table(folder: Path) -> TruthSet:
         return {}, {}, {}
     header, body = rows[0], rows[1:]
     src, key = _columns(header)
+    if key < 0:  # no column names the entity
+        return {}, {}, {}
     attrs = [i for i in range(len(header)) if i not in (src, key)]
     rules = {a: choose_rule((r[a] for r in body if len(r) > a), names=False) for a in attrs}
     claims: Claims = defaultdict(list)
@@ -183,8 +185,7 @@ def load_table(folder: Path) -> TruthSet:
     gold: dict[str, str] = {}
     with open(folder / "clean.csv", encoding="utf-8-sig", errors="replace", newline="") as f:
         clean = list(csv.reader(f))
-    if clean:
-        csrc, ckey = _columns(clean[0])
+    if clean and (ckey := _columns(clean[0])[1]) >= 0:
         cols = {h: i for i, h in enumerate(clean[0])}
         for r in clean[1:]:
             for a in attrs:
