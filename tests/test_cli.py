@@ -296,3 +296,24 @@ def test_bench_fit_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["svi_refit_s"]["median"] > 0 and out["svi_first_call_s"] > 0
     means = out["svi_tier_means"]
     assert means["verified"] > means["agent"] > means["unverified"]
+
+
+def test_eval_crowd_passes_over_sets_it_cannot_score(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty truth file, answers without rows, one class only, a Snow file without its
+    columns: each is named on stderr and left out; the good set is scored."""
+    _tiny_crowd(tmp_path, 20, 3)
+    for name, answers, truth in (("empty_truth", "question,worker,answer\nq1,w1,a\n", ""),
+                                 ("no_answers", "question,worker,answer\n", "q,t\nq1,a\n"),
+                                 ("one_class", "question,worker,answer\nq1,w1,a\nq1,w2,a\n",
+                                  "question,truth\nq1,a\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "answer.csv").write_text(answers)
+        (tmp_path / name / "truth.csv").write_text(truth)
+    (tmp_path / "bad.standardized.tsv").write_text("a\tb\n1\t2\n")
+    for command in (["eval", "crowd", "--no-crowdkit"], ["eval", "decide", "--seeds", "1"]):
+        assert main([*command, "--data", str(tmp_path), "--json"]) == 0
+        captured = capsys.readouterr()
+        assert set(json.loads(captured.out)) == {"tiny"}
+        for name in ("empty_truth", "no_answers", "one_class", "bad.standardized.tsv"):
+            assert f"skipping {name}" in captured.err

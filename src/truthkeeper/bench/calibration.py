@@ -86,13 +86,12 @@ def evaluate_decide(root: Path, *, seeds: int = 5) -> dict[str, Any]:
     with the labels declared categorical and as open values (one-coin); for the categorical
     model, the ECE and accuracy after confirming 10% are also given for ``seeds`` draws of
     the revealed items (seed 0 first)."""
-    from ..reliability.crowd import find_sets, load_set
+    from ..reliability.crowd import load_sets
 
     keys = ("accuracy", "ece_10_equal_width", "ece_15_equal_mass", "brier", "items",
             "ece_10_if_calibrated")
     out: dict[str, Any] = {}
-    for path in find_sets(root):
-        data = load_set(path)
+    for data in load_sets(root):
         row: dict[str, Any] = {}
         for categorical in (True, False):
             st = crowd_stages(data, categorical=categorical)

@@ -11,12 +11,14 @@ too). A Snow et al. file ``*.standardized.tsv`` has the columns ``!amt_annotatio
 from __future__ import annotations
 
 import csv
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CrowdData", "find_sets", "load_set"]
+__all__ = ["CrowdData", "find_sets", "load_set", "load_sets"]
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,12 @@ def _pick(header: list[str], *names: tuple[str, ...]) -> list[int]:
 def load_zheng(folder: Path) -> CrowdData:
     with open(folder / "answer.csv", newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh)
-        i, w, a = _pick(next(r), _ITEM, _WORKER, _ANSWER)
+        i, w, a = _pick(next(r, []), _ITEM, _WORKER, _ANSWER)
         rows = [(rec[i].strip(), rec[w].strip(), rec[a].strip()) for rec in r
                 if len(rec) > max(i, w, a) and rec[i].strip()]
     with open(folder / "truth.csv", newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh)
-        i, t = _pick(next(r), _ITEM, _TRUTH)
+        i, t = _pick(next(r, []), _ITEM, _TRUTH)
         truth = {rec[i].strip(): rec[t].strip() for rec in r
                  if len(rec) > max(i, t) and rec[i].strip()}
     return _build(folder.name, rows, truth)
@@ -101,10 +103,13 @@ def load_snow(path: Path) -> CrowdData:
     rows, truth = [], {}
     with open(path, newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh, delimiter="\t")
-        header = next(r)
-        col = {h: i for i, h in enumerate(header)}
+        col = {h.strip(): i for i, h in enumerate(next(r, []))}
+        missing = {"!amt_worker_ids", "orig_id", "response", "gold"} - set(col)
+        if missing:
+            msg = f"{path.name} lacks the columns {', '.join(sorted(missing))}"
+            raise ValueError(msg)
         for rec in r:
-            if not rec:
+            if len(rec) <= max(col.values()):
                 continue
             item = rec[col["orig_id"]].strip()
             rows.append((item, rec[col["!amt_worker_ids"]].strip(), rec[col["response"]].strip()))
@@ -122,3 +127,20 @@ def find_sets(root: Path) -> list[Path]:
 
 def load_set(path: Path) -> CrowdData:
     return load_zheng(path) if path.is_dir() else load_snow(path)
+
+
+def load_sets(root: Path) -> Iterator[CrowdData]:
+    """Each data set under ``root`` (:func:`find_sets`) that has answers, a gold label for an
+    answered item and two classes or more; the others (and files that do not parse) are
+    passed over with a message on stderr."""
+    for path in find_sets(root):
+        try:
+            data = load_set(path)
+        except (ValueError, KeyError, IndexError, UnicodeDecodeError) as exc:
+            print(f"skipping {path.name}: {exc}", file=sys.stderr)
+            continue
+        if not len(data.label) or not data.gold or data.n_classes < 2:
+            print(f"skipping {path.name}: no answers, no gold label for an answered item, "
+                  "or one class only", file=sys.stderr)
+            continue
+        yield data

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .calibration import brier, ece, ece_if_calibrated
-from .crowd import CrowdData, find_sets, load_set
+from .crowd import CrowdData, load_sets
 from .ds import majority_vote, vb_dawid_skene
 
 __all__ = ["evaluate_crowd", "evaluate_set"]
@@ -132,5 +132,4 @@ def _crowdkit(data: CrowdData, gold_items: np.ndarray) -> dict[str, Any] | None:
 
 def evaluate_crowd(root: Path, *, crowdkit: bool = True) -> dict[str, Any]:
     """Evaluate every set under root; keys are set names."""
-    return {load_set(p).name: evaluate_set(load_set(p), crowdkit=crowdkit)
-            for p in find_sets(root)}
+    return {data.name: evaluate_set(data, crowdkit=crowdkit) for data in load_sets(root)}
