@@ -65,3 +65,22 @@ def test_temporal_sets_are_found_by_their_layout(tmp_path: Path,
     sqa = out["timelines"]
     assert sqa["questions"] == 1 and sqa["as_of_checks"] == 1
     assert sqa["head_accuracy"] == sqa["as_of_accuracy_vs_timeline"] == 1.0
+
+
+def test_temporal_sets_that_do_not_parse_are_passed_over(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from truthkeeper.cli import main
+
+    for name, first in (("not_json", "{oops"), ("a_list", "[1, 2]")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "Jan2020.json").write_text(first)
+        (tmp_path / name / "Jan2021.json").write_text(json.dumps({"q": {"text answers": ["a"]}}))
+    (tmp_path / "lines").mkdir()
+    (tmp_path / "lines" / "raw_data.jsonl").write_text('{"id": 1, "timelines": 5}\n')
+    assert main(["eval", "temporal", "--data", str(tmp_path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {}
+    for name in ("not_json", "a_list", "lines"):
+        assert f"skipping {name}" in captured.err

@@ -670,4 +670,7 @@ def test_a_table_without_claims_is_passed_over(tmp_path: Path,
         for f in ("dirty.csv", "clean.csv"):
             (tmp_path / name / f).write_text(text)
     assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["sets"] == {}
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["sets"] == {}
+    for name in ("bare", "empty", "no_values"):
+        assert f"skipping {name}: no gold value" in captured.err

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 import time
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -59,6 +60,9 @@ def evaluate_pat(folder: Path, *, seed: int = 0) -> dict[str, Any]:
         msg = f"{folder} holds fewer than two dated snapshots"
         raise ValueError(msg)
     snaps = [(json.loads(p.read_text(encoding="utf-8")), _iso(at)) for p, at in dated]
+    if not all(isinstance(s, dict) for s, _ in snaps):
+        msg = "a snapshot is not a JSON object of questions"
+        raise ValueError(msg)
     questions = sorted(set.intersection(*(set(s) for s, _ in snaps)))
     # as_of halfway between two snapshots must give the earlier one's answer
     between = [_iso(a + (b - a) / 2) for (_, a), (_, b) in pairwise(dated)]
@@ -71,6 +75,9 @@ def evaluate_pat(folder: Path, *, seed: int = 0) -> dict[str, Any]:
         for (_, at), a in zip(snaps, answers, strict=True):
             facts.append({"subject": q, "attribute": "answer", "value": a,
                           "source": "wikidata", "tier": "verified", "valid_from": at})
+    if not expected:
+        msg = "no question has an answer in every snapshot"
+        raise ValueError(msg)
     random.Random(seed).shuffle(facts)
     with Memory(policy="temporal", protected_tiers=()) as mem:
         t = time.perf_counter()
@@ -84,7 +91,7 @@ def evaluate_pat(folder: Path, *, seed: int = 0) -> dict[str, Any]:
                            for at, a in zip(between, answers, strict=False))
             hist_ok += [f.value for f in mem.history(q, "answer")] == answers
         query = time.perf_counter() - t
-    n = max(len(expected), 1)
+    n = len(expected)
     changed = {f"changed_{a.year}_{b.year}": sum(x[i] != x[i + 1] for x in expected.values())
                for i, ((_, a), (_, b)) in enumerate(pairwise(dated))}
     return {"questions": len(expected), "facts": len(facts),
@@ -124,6 +131,9 @@ def evaluate_situatedqa(folder: Path, *, seed: int = 0) -> dict[str, Any]:
                     want = [y for y in sorted(timeline) if y <= int(date)][-1]
                     checks.append((q, f"{date}-12-31T00:00:00Z", timeline[want],
                                    _answer(pair.get("answers") or [])))
+    if not heads:
+        msg = "no question has a timeline whose answer changed"
+        raise ValueError(msg)
     random.Random(seed).shuffle(facts)
     with Memory(policy="temporal", protected_tiers=()) as mem:
         t = time.perf_counter()
@@ -145,8 +155,13 @@ def evaluate_temporal(root: Path) -> dict[str, Any]:
     """Every data set under ``root`` (sorted by folder name), found by its layout."""
     out: dict[str, Any] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        if len(snapshots(folder)) >= 2:
-            out[folder.name] = evaluate_pat(folder)
-        elif any(folder.glob("raw_data*.jsonl")):
-            out[folder.name] = evaluate_situatedqa(folder)
+        run = (evaluate_pat if len(snapshots(folder)) >= 2 else evaluate_situatedqa
+               if any(folder.glob("raw_data*.jsonl")) else None)
+        if run is None:
+            continue
+        try:
+            out[folder.name] = run(folder)
+        except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+            # a file that is not JSON, or JSON not shaped as the layout says
+            print(f"skipping {folder.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
     return out

@@ -22,8 +22,10 @@ gold items; ECE (10 equal-width bins) over the probability each method gives its
 
 from __future__ import annotations
 
+import csv
 import functools
 import math
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -202,9 +204,15 @@ def evaluate_truth(root: Path) -> dict[str, Any]:
     doc = truth_data.__doc__ or ""
     out: dict[str, Any] = {"matching": doc[doc.find("Matching rules"):].strip(), "sets": {}}
     for folder in find_truth_sets(root):
-        claims, gold, rule_of = load_truth_set(folder)
+        try:
+            claims, gold, rule_of = load_truth_set(folder)
+        except (ValueError, csv.Error, OSError) as exc:
+            print(f"skipping {folder.name}: {exc}", file=sys.stderr)
+            continue
         items = [i for i in gold if i in claims]
         if not items:
+            print(f"skipping {folder.name}: no gold value for an item with claims",
+                  file=sys.stderr)
             continue
         res: dict[str, Any] = {"items": len(claims), "claims": sum(map(len, claims.values())),
                                "sources": len({w for cs in claims.values() for w, _ in cs}),
