@@ -233,10 +233,13 @@ plt.show()
 {n: st["coverage"] for n, st in results.items()}
 '''),
     ("md", """\
-**Reading the numbers.** The coverage line compares each worker's accuracy on the held-back
-gold items with the 90% interval the memory reported for that worker. The held-back accuracy
-is itself noisy (few items per worker), which pushes coverage below 0.9 even for a perfect
-model; coverage near 0.75 says the intervals are also somewhat too narrow.
+**Reading the numbers.** `coverage` compares each worker's accuracy on the held-back gold
+items with the 90% interval the memory reported for that worker's reliability. The held-back
+accuracy is itself noisy (few items per worker), which pushes that share below 0.9 even for
+a perfect model. `predictive_coverage` asks the right question: is the held-back accuracy
+inside the 90% interval of what that many items would show under the reported posterior
+(Beta-binomial)? Near or above 0.9 (whole counts make it conservative), the intervals are
+as wide as they should be.
 The crowd labels are declared categorical (`Memory(categories={"label": classes})`), so
 `decide` weighs each worker's confusion between the classes (the full Dawid-Skene model that
 `learn_from_agreement()` learns), and a conflict's n answers count as n / (1 + (n - 1) rho)

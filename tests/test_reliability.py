@@ -502,3 +502,35 @@ def test_crowd_files_are_read_by_their_headers(tmp_path: Path) -> None:
         assert d.items == ["t1", "t2"] and d.workers == ["w1", "w2"], folder.name
         assert d.classes == ["no", "yes"] and d.gold == {0: 1, 1: 0}, folder.name
         assert d.label.tolist() == [1, 0, 0]
+
+
+def test_interval_coverage_holds_held_back_accuracy_against_its_predictive_interval() -> None:
+    """Workers whose reliability is exactly the reported Beta posterior: an accuracy on 8
+    held-back items falls inside the 90% interval of the reliability far less than 90% of
+    the time, and inside the 90% predictive interval of 8 items at least 90% of the time."""
+    from scipy.stats import beta as beta_dist
+
+    from truthkeeper.bench.calibration import _beta_of
+    from truthkeeper.bench.calibration import interval_coverage as coverage
+
+    rng = np.random.default_rng(0)
+    n_workers, n_items = 300, 8
+    a, b = 16.0, 4.0
+    lo, hi = beta_dist.ppf([0.05, 0.95], a, b)
+    assert _beta_of(a / (a + b), lo, hi) == pytest.approx((a, b), rel=1e-3)
+    theta = rng.beta(a, b, n_workers)
+    ii, ww, ll = [], [], []
+    for w in range(n_workers):
+        for i in range(n_items):
+            ii.append(w * n_items + i)
+            ww.append(w)
+            ll.append(int(rng.random() >= theta[w]))  # class 0 is the truth of every item
+    items = [str(i) for i in range(n_workers * n_items)]
+    data = CrowdData("sim", items, [f"w{w}" for w in range(n_workers)], ["0", "1"],
+                     np.array(ii), np.array(ww), np.array(ll), dict.fromkeys(range(len(items)), 0))
+    summary = {"mean": a / (a + b), "low": lo, "high": hi, "n": 0, "tier": "agent"}
+    stages = {"held_back": list(range(len(items))),
+              "reliability": [{"source": f"w{w}", **summary} for w in range(n_workers)]}
+    out = coverage(data, stages)
+    assert out["workers"] == n_workers
+    assert out["coverage"] < 0.8 and out["predictive_coverage"] >= 0.88

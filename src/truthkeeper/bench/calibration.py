@@ -9,6 +9,8 @@ learns without labels, ``confirm`` reveals a share of the gold labels as outcome
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -105,11 +107,32 @@ def evaluate_decide(root: Path, *, seeds: int = 5) -> dict[str, Any]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _beta_of(mean: float, low: float, high: float) -> tuple[float, float]:
+    """The Beta(a, b) with this mean whose central 90% interval is (low, high): a reported
+    summary turned back into its distribution (the concentration found by bisection on the
+    interval's width, which falls as the concentration grows)."""
+    from scipy.stats import beta
+
+    lo_k, hi_k = 1e-3, 1e7
+    for _ in range(48):
+        k = math.sqrt(lo_k * hi_k)
+        q = beta.ppf((0.05, 0.95), mean * k, (1 - mean) * k)
+        lo_k, hi_k = (k, hi_k) if q[1] - q[0] > high - low else (lo_k, k)
+    k = math.sqrt(lo_k * hi_k)
+    return mean * k, (1 - mean) * k
+
+
 def interval_coverage(data: CrowdData, stages: dict[str, Any], *,
                       min_answers: int = 5) -> dict[str, Any]:
     """How often a worker's accuracy on the held-back gold items lies inside the 90%
     posterior interval the memory reported (workers with at least ``min_answers`` held-back
-    answers)."""
+    answers): ``coverage``. That interval is for the worker's reliability, and an accuracy
+    on a few items scatters around it, so ``predictive_coverage`` is the share inside the
+    90% interval of what n items would show under that posterior (Beta-binomial): the one
+    to hold against 0.9 (at least 0.9, the counts being whole numbers)."""
+    from scipy.stats import betabinom
+
     held = set(stages["held_back"])
     right: dict[str, int] = {}
     total: dict[str, int] = {}
@@ -119,13 +142,17 @@ def interval_coverage(data: CrowdData, stages: dict[str, Any], *,
             name = data.workers[w]
             total[name] = total.get(name, 0) + 1
             right[name] = right.get(name, 0) + (c == data.gold[i])
-    inside = []
+    inside, predicted = [], []
     for r in stages["reliability"]:
         n = total.get(r["source"], 0)
         if n >= min_answers:
-            acc = right[r["source"]] / n
-            inside.append(r["low"] <= acc <= r["high"])
+            k = right[r["source"]]
+            inside.append(r["low"] <= k / n <= r["high"])
+            a, b = _beta_of(r["mean"], r["low"], r["high"])
+            dist = betabinom(n, a, b)
+            predicted.append(dist.ppf(0.05) <= k <= dist.ppf(0.95))
     return {"workers": len(inside), "coverage": float(np.mean(inside)) if inside else None,
+            "predictive_coverage": float(np.mean(predicted)) if predicted else None,
             "nominal": 0.9}
 
 
