@@ -105,6 +105,9 @@ def test_matching_rules_for_numbers_and_text() -> None:
     assert choose_rule(["$3.50", "3.5", "n/a"], names=False) == "number"
     assert choose_rule(["Knuth, Donald", "Aho; Ullman"], names=True) == "authors"
     assert choose_rule(["Knuth, Donald", "Aho; Ullman"], names=False) == "text"
+    from truthkeeper.bench.truth import near_numbers
+
+    assert near_numbers("292648", "292650") == 1.0 and near_numbers("100", "101") == 0.0
 
 
 def test_a_truth_set_is_found_by_its_layout_not_its_name(tmp_path: Path) -> None:

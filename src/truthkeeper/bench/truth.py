@@ -8,16 +8,16 @@ look like (author lists as word sets, times as 24-hour ``HH:MM``, numbers, text)
 states the rules (``matching``) and which each set took (``rules``).
 
 Methods, all on the same claims: majority vote (ties: the value claimed first), TruthFinder
-(Yin, Han, Yu 2008; with the implication of similar values for books: Jaccard similarity of
-the word sets minus 0.5), ACCU (Dong, Berti-Equille, Srivastava 2009; without copy
-detection), and truthkeeper through its public API: each claim is a fact (subject = item,
-source = the site, tier ``unverified``, one valid time), ``learn_from_agreement()``, then
-``decide()`` (never abstaining) gives the value and its probability; on word-set values
-(books) also with ``Similarity.tokens()`` (overlapping author lists support each other), on
-numbers with ``Similarity.numbers()``, and for comparison
-with ``correlation=False`` (claims about one item counted as independent) and with
-``dependence=True``. Accuracy is over the
-gold items; ECE (10 equal-width bins) over the probability each method gives its answer.
+(Yin, Han, Yu 2008; with the implication of similar values for word sets: Jaccard similarity
+minus 0.5; for numbers: +0.5 within 0.1% of each other, -0.5 farther), ACCU (Dong,
+Berti-Equille, Srivastava 2009; without copy detection), and truthkeeper through its public
+API: each claim is a fact (subject = item, source = the site, tier ``unverified``, one valid
+time), ``learn_from_agreement()``, then ``decide()`` (never abstaining) gives the value and
+its probability; on word-set values (books) also with ``Similarity.tokens()`` (overlapping
+author lists support each other), on numbers with ``Similarity.numbers()``, and for
+comparison with ``correlation=False`` (claims about one item counted as independent) and
+with ``dependence=True``. Accuracy is over the gold items; ECE (10 equal-width bins) over the
+probability each method gives its answer.
 """
 
 from __future__ import annotations
@@ -148,6 +148,13 @@ def jaccard(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x | y else 1.0
 
 
+def near_numbers(a: str, b: str, rel_tol: float = 0.001) -> float:
+    """1 for two normalised numbers within ``rel_tol`` of the larger (as
+    ``Similarity.numbers()`` reads them), else 0: TruthFinder's implication for numbers."""
+    x, y = float(a), float(b)
+    return 1.0 if abs(x - y) <= rel_tol * max(abs(x), abs(y)) else 0.0
+
+
 # ---------------------------------------------------------------- truthkeeper
 
 
@@ -192,7 +199,7 @@ def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[
 
 
 _SIMILARITY: dict[str, tuple[Callable[[str, str], float] | None, Similarity | None]] = {
-    "authors": (jaccard, Similarity.tokens()), "number": (None, Similarity.numbers())}
+    "authors": (jaccard, Similarity.tokens()), "number": (near_numbers, Similarity.numbers())}
 """Per matching rule: TruthFinder's implication and truthkeeper's similarity, where the
 values have one (word sets overlap; numbers come near)."""
 
