@@ -77,6 +77,21 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     assert sm["0.05"] < sm["0.2"] < sm["0.4"]
 
 
+def test_eval_crowd_scores_crowdkit_peers_probabilities(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """crowd-kit's aggregators in the same run, each with its accuracy and the ECE of the
+    probability it gives its answer; ``--slow-peers`` adds GLAD, MACE and one-coin DS."""
+    pytest.importorskip("crowdkit")
+    _tiny_crowd(tmp_path, 20, 3)
+    assert main(["eval", "crowd", "--data", str(tmp_path), "--slow-peers", "--json"]) == 0
+    peers = json.loads(capsys.readouterr().out)["tiny"]["crowdkit"]
+    assert set(peers) == {"MajorityVote", "DawidSkene", "GLAD", "MACE", "OneCoinDawidSkene"}
+    assert peers["MajorityVote"]["accuracy"] == 1.0
+    # two of three workers agree on every item: majority vote says 2/3 and is always right
+    assert peers["MajorityVote"]["ece"] == pytest.approx(1 / 3)
+    assert all(0.0 <= p["ece"] <= 1.0 for p in peers.values())
+
+
 def test_eval_decide_on_a_small_folder(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Three workers always right, one always wrong: both models find the truth after

@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="folder of data sets (default ../shared/data/crowd)")
     ec.add_argument("--json", action="store_true", help="print JSON (the only format)")
     ec.add_argument("--no-crowdkit", action="store_true", help="skip crowd-kit peers")
+    ec.add_argument("--slow-peers", action="store_true",
+                    help="also crowd-kit's GLAD, MACE and OneCoinDawidSkene (minutes)")
     eh = esub.add_parser("truth", help="truth discovery over open values: truthkeeper "
                          "against majority vote, TruthFinder and ACCU")
     eh.add_argument("--data", default=None,
@@ -211,7 +213,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.eval == "crowd":
             from .reliability.evaluate import evaluate_crowd
 
-            result = evaluate_crowd(root, crowdkit=not args.no_crowdkit)
+            result = evaluate_crowd(root, crowdkit=not args.no_crowdkit,
+                                    slow_peers=args.slow_peers)
         elif args.eval == "decide":
             from .bench.calibration import evaluate_decide
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ def _mix(y: np.ndarray, k: int) -> list[float]:
     return [round(float(x), 4) for x in np.bincount(y, minlength=k) / max(len(y), 1)]
 
 
-def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> dict[str, Any]:
+def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
+                 slow_peers: bool = False) -> dict[str, Any]:
     gold_items = np.array(sorted(data.gold))
     t = time.perf_counter()
     fit = vb_dawid_skene(data)
@@ -108,28 +110,54 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> di
             "revealed": k, **_score(semi.reference, data, rest, floor=True),
             "seconds": time.perf_counter() - t}
     if crowdkit:
-        out["crowdkit"] = _crowdkit(data, gold_items)
+        out["crowdkit"] = _crowdkit(data, gold_items, slow=slow_peers)
     return out
 
 
-def _crowdkit(data: CrowdData, gold_items: np.ndarray) -> dict[str, Any] | None:
+def _crowdkit(data: CrowdData, gold_items: np.ndarray, *,
+              slow: bool = False) -> dict[str, Any] | None:
+    """crowd-kit's aggregators on the same answers: accuracy on the gold items, and the ECE
+    (10 equal-width bins) of the probability each gives its answer (``probas_``, where it has
+    one). MajorityVote and DawidSkene always; with ``slow`` also GLAD (per-item difficulty),
+    MACE and OneCoinDawidSkene, which take up to minutes a set."""
     try:
         import pandas as pd
-        from crowdkit.aggregation import DawidSkene, MajorityVote
+        from crowdkit.aggregation import (
+            GLAD,
+            MACE,
+            DawidSkene,
+            MajorityVote,
+            OneCoinDawidSkene,
+        )
     except ImportError:
         return None
     df = pd.DataFrame({"task": data.item_idx, "worker": data.worker_idx, "label": data.label})
     res: dict[str, Any] = {}
     y = np.array([data.gold[i] for i in gold_items])
-    for name, agg in (("MajorityVote", MajorityVote()), ("DawidSkene", DawidSkene(n_iter=100))):
+    peers: list[tuple[str, Any]] = [("MajorityVote", MajorityVote()),
+                                    ("DawidSkene", DawidSkene(n_iter=100))]
+    if slow:
+        peers += [("GLAD", GLAD()), ("MACE", MACE()),
+                  ("OneCoinDawidSkene", OneCoinDawidSkene(n_iter=100))]
+    for name, agg in peers:
         t = time.perf_counter()
-        labels = agg.fit_predict(df)
+        with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas APIs pandas deprecates
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", FutureWarning)
+            labels = agg.fit_predict(df)
         sec = time.perf_counter() - t
         pred = labels.reindex(gold_items).to_numpy()
         res[name] = {"accuracy": float((pred == y).mean()), "seconds": sec}
+        probas = getattr(agg, "probas_", None)
+        if probas is not None:
+            p = probas.reindex(index=gold_items, columns=range(data.n_classes)).fillna(0.0)
+            conf = p.to_numpy().max(axis=1)
+            res[name]["ece"] = ece(conf, pred == y)
     return res
 
 
-def evaluate_crowd(root: Path, *, crowdkit: bool = True) -> dict[str, Any]:
+def evaluate_crowd(root: Path, *, crowdkit: bool = True,
+                   slow_peers: bool = False) -> dict[str, Any]:
     """Evaluate every set under root; keys are set names."""
-    return {data.name: evaluate_set(data, crowdkit=crowdkit) for data in load_sets(root)}
+    return {data.name: evaluate_set(data, crowdkit=crowdkit, slow_peers=slow_peers)
+            for data in load_sets(root)}
