@@ -66,6 +66,7 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"tiny"}
     assert out["tiny"]["accuracy"] == 1.0 and {"ece", "seconds"} <= set(out["tiny"])
+    assert out["tiny"]["exact_posterior"]["accuracy"] == 1.0
     floor = out["tiny"]["ece_if_calibrated"]
     assert 0.0 <= floor["median"] <= floor["q95"] and 0.0 <= floor["p_value"] <= 1.0
     # worker 2 always disagrees: every item has a 2/3 majority, which the gold always is

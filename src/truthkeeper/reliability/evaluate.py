@@ -12,6 +12,7 @@ import numpy as np
 from .calibration import brier, ece, ece_if_calibrated
 from .crowd import CrowdData, load_sets
 from .ds import majority_vote, vb_dawid_skene
+from .gibbs import gibbs_dawid_skene
 
 __all__ = ["evaluate_crowd", "evaluate_set"]
 
@@ -86,6 +87,9 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
         "item_correlation": fit.item_correlation,
         "independent_answers": _score(vb_dawid_skene(data, correlation=False).posterior,
                                       data, gold_items),
+        # the same model as "independent_answers" without mean field: its exact posterior,
+        # by collapsed Gibbs sampling (how much of the ECE the approximation makes)
+        "exact_posterior": _score(gibbs_dawid_skene(data), data, gold_items),
         "majority_vote_accuracy": _score(majority_vote(data), data, gold_items)["accuracy"],
         "majority_vote_ties": "lowest class index",
         # the classes of the gold items against the fit's class prior over all items: where
