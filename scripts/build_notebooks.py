@@ -304,7 +304,9 @@ with rho learned from the answers alone, as the value under which each answer is
 predicted from the item's other answers, and each item's posterior is averaged over draws
 of the workers' confusion rows from their posterior (mean field's geometric-mean rows read a
 worker with few answers as surer than its counts allow). The row `indep.` is the fit that
-counts the answers as independent: it is overconfident wherever rho > 0. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
+counts the answers as independent: it is overconfident wherever rho > 0. The row `exact` is
+that same model's exact posterior, by collapsed Gibbs sampling instead of mean field: where
+it is as overconfident as `indep.`, the approximation is not the cause. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
 gold items drawn from another mix of classes than the crowd's items), the probabilities are
 too high against the reference, and nothing in the answers can reveal it. With some gold
 revealed, the model learns a *perception matrix*, P(reference label | the class the crowd
@@ -315,7 +317,8 @@ from truthkeeper.reliability.evaluate import evaluate_set
 print(f"{'set':26s} {'gold':8s} acc    ECE10  floor  ECE15m Brier   rho; gold classes vs fit prior")
 for path in SETS:
     r = evaluate_set(load_set(path), crowdkit=False)
-    stages = {"none": r, "indep.": r["independent_answers"], **r["semi_supervised"]}
+    stages = {"none": r, "indep.": r["independent_answers"], "exact": r["exact_posterior"],
+              **r["semi_supervised"]}
     for k, s in stages.items():
         extra = (f"rho {r['item_correlation']:.3f}; {r['gold_class_mix']} vs "
                  f"{r['fit_class_prior']}" if k == "none" else "")
