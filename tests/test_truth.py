@@ -100,6 +100,7 @@ def test_matching_rules_for_numbers_and_text() -> None:
     assert normalise_number("$1,234.50") == "1234.5" == normalise_number("1234.500")
     assert normalise_number("12%") == "12" and normalise_number("-0.25") == "-0.25"
     assert normalise_number("12 a.m.") is None and normalise_number("n/a") is None
+    assert normalise_number("1e400") is None and normalise_number("-0") == "0"
     assert normalise_text("  The  Hobbit. ") == "the hobbit" and normalise_text("N/A") is None
     assert choose_rule(["4:55 p.m.", "", "16:10"], names=False) == "time"
     assert choose_rule(["$3.50", "3.5", "n/a"], names=False) == "number"
@@ -677,3 +678,18 @@ def test_a_table_without_claims_is_passed_over(tmp_path: Path,
     assert json.loads(captured.out)["sets"] == {}
     for name in ("bare", "empty", "no_values"):
         assert f"skipping {name}: no gold value" in captured.err
+
+
+def test_eval_truth_reports_a_claim_the_memory_refuses(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An item key longer than a subject may be: truthkeeper's runs say why they have no
+    figures, the baselines still run."""
+    d = tmp_path / "long_keys"
+    d.mkdir()
+    key = "k" * 600
+    (d / "claims.tsv").write_text(f"s1\t{key}\tx\ns2\t{key}\tx\ns1\tshort\ty\n")
+    (d / "gold.tsv").write_text(f"{key}\tx\nshort\ty\n")
+    assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["sets"]["long_keys"]
+    assert out["majority_vote"]["accuracy"] == 1.0
+    assert "InvalidFact" in out["truthkeeper"]["error"]

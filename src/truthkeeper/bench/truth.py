@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import TruthkeeperError
 from ..memory import Memory
 from ..reliability.calibration import brier, ece, ece_if_calibrated
 from ..reliability.similarity import Similarity
@@ -242,7 +243,11 @@ def evaluate_truth(root: Path) -> dict[str, Any]:
             runs["truthkeeper_similarity_dependence"] = functools.partial(run, sim, True)
         for method, fn in runs.items():
             t = time.perf_counter()
-            answers = fn()
+            try:
+                answers = fn()
+            except TruthkeeperError as exc:  # a claim the memory refuses: said, not fatal
+                res[method] = {"error": f"{type(exc).__name__}: {exc}"}
+                continue
             res[method] = {**_score(answers, gold), "seconds": time.perf_counter() - t}
         out["sets"][folder.name] = res
     return out

@@ -34,6 +34,7 @@ the first gold row's.
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -85,6 +86,8 @@ def normalise_number(text: str) -> str | None:
     if not _NUMBER.fullmatch(s):
         return None
     x = float(s)
+    if not math.isfinite(x):  # 1e400
+        return None
     return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
