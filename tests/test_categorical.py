@@ -285,3 +285,36 @@ def test_bad_imported_categories_are_refused(tmp_path: Path) -> None:
             with pytest.raises(InvalidFact):
                 mem.import_jsonl(bad)
             mem.add("f", "rating", "anything", source="a")  # still an open attribute
+
+
+def test_a_categorical_decision_computes_its_posterior_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """decide() scores the slot's candidates and then every category from the same draws:
+    one posterior, not two. A new outcome or a new confusion is a new posterior."""
+    from truthkeeper.reliability import conflict
+
+    calls = []
+    real = conflict._category_posterior
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(conflict, "_category_posterior", counted)
+    facts, _ = _graded(0, n_items=60)
+    said: dict[str, set[str]] = {}
+    for f in facts:
+        said.setdefault(f["subject"], set()).add(f["value"])
+    subject = next(s for s, values in said.items() if len(values) > 1)  # a conflict
+    with Memory(categories={"rating": GRADES}) as mem:
+        mem.add_many(facts)
+        before = mem.decide(subject, "rating", utility=ANSWER)
+        assert len(calls) == 1
+        assert mem.decide(subject, "rating", utility=ANSWER) == before and len(calls) == 1
+        source = mem.history(subject, "rating")[0].source
+        mem.record_source_outcome(source, correct=False, tier="agent")
+        after = mem.decide(subject, "rating", utility=ANSWER)
+        assert len(calls) == 2 and after.alternatives != before.alternatives
+        mem.learn_from_agreement()  # a new confusion
+        learned = mem.decide(subject, "rating", utility=ANSWER)
+        assert len(calls) == 3 and learned.alternatives != after.alternatives

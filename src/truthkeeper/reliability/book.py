@@ -80,6 +80,11 @@ class ReliabilityBook:
     confusion: dict[str, Any] = field(default_factory=dict)
     """Per categorical attribute, the :class:`.categorical.Confusion` learned from
     agreement; used while its categories are the declared ones."""
+    last_categorical: Any = field(default=None, repr=False, compare=False)
+    """The last categorical slot's posterior with what it was computed from
+    (:func:`.conflict.category_result`): ``decide`` scores the slot's candidates and then
+    every category, from the same draws."""
+
     def __post_init__(self) -> None:
         if not self.tier_prior:
             n = len(self.tiers)

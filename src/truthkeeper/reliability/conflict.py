@@ -47,12 +47,12 @@ def claim_probabilities(book: ReliabilityBook,
     """
     import numpy as np
 
-    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
     keys = [value_key(v) for v, _ in claims]
-    cat = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
+    cat = category_result(book, claims, attribute, rng_seed, draws)
     if cat is not None:
         post, cats = cat
         return _summary(post[:, [cats.index(key) for key in keys]])
+    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
     k = kernel(similarity, keys)
     # correlated claims: n of them count as n / (1 + (n - 1) rho) independent ones
     omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation_of(attribute))
@@ -86,8 +86,7 @@ def category_options(book: ReliabilityBook,
     would be confirmed) and its 90% interval, as :func:`claim_probabilities` computes them
     (the claimed ones under their claimed value); None when the slot is not categorical or
     holds a value outside its categories."""
-    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
-    cat = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
+    cat = category_result(book, claims, attribute, rng_seed, draws)
     if cat is None:
         return None
     post, cats = cat
@@ -113,6 +112,31 @@ def _draws(book: ReliabilityBook, claims: Sequence[tuple[Any, Sequence[tuple[str
         for s in ss:
             support[v, idx[s]] = 1.0
     return rng, srcs, theta, support
+
+
+def category_result(book: ReliabilityBook,
+                    claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]],
+                    attribute: str | None, rng_seed: int,
+                    draws: int) -> tuple[Any, tuple[Any, ...]] | None:
+    """:func:`_category_posterior` from the slot's draws, or the book's last result when
+    it was computed from the same claims, seed, reliabilities, confusion and dependence
+    (the confusion and the dependence are replaced, never changed, when learned)."""
+    cats = book.categories.get(attribute or "")
+    if attribute is None or cats is None or any(value_key(v) not in cats for v, _ in claims):
+        return None
+    srcs = sorted({s for _, ss in claims for s in ss})
+    key = (attribute, cats, rng_seed, draws,
+           tuple((value_key(v), tuple(ss)) for v, ss in claims),
+           tuple(book.params(s, t) for s, t in srcs))
+    conf, dependence = book.confusion.get(attribute), book.dependence
+    last = book.last_categorical
+    if last is not None and last[0] == key and last[1] is conf and last[2] is dependence:
+        result: tuple[Any, tuple[Any, ...]] | None = last[3]
+        return result
+    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
+    result = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
+    book.last_categorical = (key, conf, dependence, result)
+    return result
 
 
 def _category_posterior(book: ReliabilityBook,
