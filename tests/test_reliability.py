@@ -496,7 +496,7 @@ def test_crowd_files_are_read_by_their_headers(tmp_path: Path) -> None:
     (plain / "answer.csv").write_text("a,b,c\n" + "".join(f"{t},{w},{a}\n"
                                                          for t, w, a in answers))
     (plain / "truth.csv").write_text("\ufeffq,t\nt1,yes\nt2,no\n", encoding="utf-8")
-    assert find_sets(tmp_path) == [kit, plain]
+    assert find_sets(tmp_path) == [kit, plain] and find_sets(kit) == [kit]
     for folder in (kit, plain):
         d = load_set(folder)
         assert d.items == ["t1", "t2"] and d.workers == ["w1", "w2"], folder.name

@@ -65,6 +65,11 @@ def test_temporal_sets_are_found_by_their_layout(tmp_path: Path,
     sqa = out["timelines"]
     assert sqa["questions"] == 1 and sqa["as_of_checks"] == 1
     assert sqa["head_accuracy"] == sqa["as_of_accuracy_vs_timeline"] == 1.0
+    # a set's own folder, given directly
+    assert main(["eval", "temporal", "--data", str(snaps), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wiki_snapshots"] == {
+        **pat, "load_seconds": pytest.approx(pat["load_seconds"], abs=60),
+        "query_seconds": pytest.approx(pat["query_seconds"], abs=60)}
 
 
 def test_temporal_sets_that_do_not_parse_are_passed_over(

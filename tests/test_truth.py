@@ -132,6 +132,7 @@ def test_a_truth_set_is_found_by_its_layout_not_its_name(tmp_path: Path) -> None
     (d / "dirty.csv").write_text(head + "".join(dirty))
     (d / "clean.csv").write_text(head + "".join(clean))
     assert find_truth_sets(tmp_path) == [d]
+    assert find_truth_sets(d) == [d]  # the set's own folder, given directly
     claims, gold, rule_of = load_truth_set(d)
     assert rule_of["P0|price"] == "number" and rule_of["P0|opens"] == "time"
     assert rule_of["P0|colour"] == "text"

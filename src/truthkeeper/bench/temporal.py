@@ -152,9 +152,10 @@ def evaluate_situatedqa(folder: Path, *, seed: int = 0) -> dict[str, Any]:
 
 
 def evaluate_temporal(root: Path) -> dict[str, Any]:
-    """Every data set under ``root`` (sorted by folder name), found by its layout."""
+    """``root`` itself and every folder under it (sorted by name) that is a data set, found
+    by its layout."""
     out: dict[str, Any] = {}
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+    for folder in [root, *sorted(p for p in root.iterdir() if p.is_dir())]:
         run = (evaluate_pat if len(snapshots(folder)) >= 2 else evaluate_situatedqa
                if any(folder.glob("raw_data*.jsonl")) else None)
         if run is None:

@@ -121,8 +121,10 @@ def choose_rule(cells: Iterable[str], *, names: bool) -> str:
 
 
 def find_truth_sets(root: Path) -> list[Path]:
-    """Every folder under ``root`` (sorted by name) in one of the two layouts."""
-    return [p for p in sorted(root.iterdir()) if p.is_dir() and _layout(p) is not None]
+    """``root`` itself when it is in one of the two layouts, and every folder under it that
+    is (sorted by name)."""
+    inside = [p for p in sorted(root.iterdir()) if p.is_dir() and _layout(p) is not None]
+    return ([root] if _layout(root) is not None else []) + inside
 
 
 def _layout(folder: Path) -> tuple[Path, Path] | None:

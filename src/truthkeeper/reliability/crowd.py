@@ -118,9 +118,12 @@ def load_snow(path: Path) -> CrowdData:
 
 
 def find_sets(root: Path) -> list[Path]:
-    """Every data set under root: folders with answer.csv and truth.csv, and *.standardized.tsv."""
-    out = [p for p in sorted(root.iterdir())
-           if p.is_dir() and (p / "answer.csv").exists() and (p / "truth.csv").exists()]
+    """Every data set in root: root itself and the folders under it that hold answer.csv and
+    truth.csv, and the *.standardized.tsv files."""
+    def zheng(p: Path) -> bool:
+        return p.is_dir() and (p / "answer.csv").exists() and (p / "truth.csv").exists()
+
+    out = ([root] if zheng(root) else []) + [p for p in sorted(root.iterdir()) if zheng(p)]
     out += sorted(root.glob("*.standardized.tsv"))
     return out
 
