@@ -31,6 +31,8 @@ def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert add["n"] == 2000 and len(add["runs"]) == 3  # the arguments were honoured
     assert add["median"] == sorted(add["runs"])[1]  # a median, not one run
     assert {"current_us", "filter_50_candidates_us", "filter_store_ids_us"} <= out.keys()
+    decide = out["decide_conflict_ms"]
+    assert decide["open_values"] > 0 and decide["categorical"] > 0
 
 
 def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:

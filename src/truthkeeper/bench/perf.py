@@ -1,4 +1,5 @@
-"""``truthkeeper bench perf``: medians of current, filter of 50 candidates, add_many rate."""
+"""``truthkeeper bench perf``: medians of current, filter of 50 candidates, add_many rate,
+and decide on a conflict (open values and categories) after learning from agreement."""
 
 from __future__ import annotations
 
@@ -17,6 +18,34 @@ def _facts(n: int, slots: int) -> list[dict[str, Any]]:
          "tier": "agent", "valid_from": f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z"[:26] + "Z"}
         for i in range(n)
     ]
+
+
+def _decide_ms(categorical: bool, repeat: int, slots: int = 200,
+               sources: int = 9) -> float:
+    """Median ms of the first ``decide`` of a conflict (nothing cached) after
+    ``learn_from_agreement()``: ``slots`` slots, each answered by ``sources`` sources of
+    .6-.9 among three categories."""
+    import random
+
+    rng = random.Random(0)
+    cats = ("red", "green", "blue")
+    facts = []
+    for i in range(slots):
+        truth = rng.randrange(3)
+        for s in range(sources):
+            said = truth if rng.random() < 0.6 + 0.3 * s / sources else rng.randrange(3)
+            facts.append({"subject": f"s{i}", "attribute": "colour", "value": cats[said],
+                          "source": f"src{s}", "valid_from": "2026-01-01"})
+    times = []
+    with Memory(categories={"colour": cats} if categorical else None) as mem:
+        mem.add_many(facts)
+        for _ in range(repeat):
+            mem.learn_from_agreement()  # a new version: every answer computed again
+            for i in range(slots):
+                t = time.perf_counter()
+                mem.decide(f"s{i}", "colour")
+                times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
 
 
 def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
@@ -62,4 +91,6 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "filter_50_candidates_us": {"median": statistics.median(filt), "target": 50},
         "filter_store_ids_us": {"median": statistics.median(store_filter),
                                 "items": len(ids)},
+        "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),
+                               "categorical": _decide_ms(True, repeat), "sources": 9},
     }
