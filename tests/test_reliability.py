@@ -496,7 +496,12 @@ def test_crowd_files_are_read_by_their_headers(tmp_path: Path) -> None:
     (plain / "answer.csv").write_text("a,b,c\n" + "".join(f"{t},{w},{a}\n"
                                                          for t, w, a in answers))
     (plain / "truth.csv").write_text("\ufeffq,t\nt1,yes\nt2,no\n", encoding="utf-8")
-    assert find_sets(tmp_path) == [kit, plain] and find_sets(kit) == [kit]
+    snow = tmp_path / "anger.tsv"  # Snow et al.'s columns under another name
+    snow.write_text("!amt_annotation_ids\t!amt_worker_ids\torig_id\tresponse\tgold\n"
+                    "a1\tw1\tt1\tyes\tyes\na2\tw2\tt1\tno\tyes\na3\tw1\tt2\tno\tno\n")
+    (tmp_path / "notes.tsv").write_text("just\ta table\n")
+    assert find_sets(tmp_path) == [kit, plain, snow] and find_sets(kit) == [kit]
+    assert load_set(snow).name == "anger" and load_set(snow).gold == {0: 1, 1: 0}
     for folder in (kit, plain):
         d = load_set(folder)
         assert d.items == ["t1", "t2"] and d.workers == ["w1", "w2"], folder.name

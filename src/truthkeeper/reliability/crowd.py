@@ -104,7 +104,7 @@ def load_snow(path: Path) -> CrowdData:
     with open(path, newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh, delimiter="\t")
         col = {h.strip(): i for i, h in enumerate(next(r, []))}
-        missing = {"!amt_worker_ids", "orig_id", "response", "gold"} - set(col)
+        missing = _SNOW_COLUMNS - set(col)
         if missing:
             msg = f"{path.name} lacks the columns {', '.join(sorted(missing))}"
             raise ValueError(msg)
@@ -114,18 +114,35 @@ def load_snow(path: Path) -> CrowdData:
             item = rec[col["orig_id"]].strip()
             rows.append((item, rec[col["!amt_worker_ids"]].strip(), rec[col["response"]].strip()))
             truth[item] = rec[col["gold"]].strip()
-    return _build(path.name.removesuffix(".standardized.tsv"), rows, truth)
+    return _build(path.name.removesuffix(".tsv").removesuffix(".standardized"), rows, truth)
 
 
 def find_sets(root: Path) -> list[Path]:
     """Every data set in root: root itself and the folders under it that hold answer.csv and
-    truth.csv, and the *.standardized.tsv files."""
+    truth.csv, and the Snow et al. files (``*.standardized.tsv``, or a ``.tsv`` with their
+    columns)."""
     def zheng(p: Path) -> bool:
         return p.is_dir() and (p / "answer.csv").exists() and (p / "truth.csv").exists()
 
     out = ([root] if zheng(root) else []) + [p for p in sorted(root.iterdir()) if zheng(p)]
-    out += sorted(root.glob("*.standardized.tsv"))
+    out += [p for p in sorted(root.glob("*.tsv")) if _snow_file(p)]
     return out
+
+
+_SNOW_COLUMNS = {"!amt_worker_ids", "orig_id", "response", "gold"}
+
+
+def _snow_file(path: Path) -> bool:
+    """A Snow et al. file: ``*.standardized.tsv``, or any ``.tsv`` whose header names the
+    worker, item, response and gold columns."""
+    if path.name.endswith(".standardized.tsv"):
+        return True
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            header = fh.readline().rstrip("\r\n").split("\t")
+    except OSError:
+        return False
+    return {h.strip() for h in header} >= _SNOW_COLUMNS
 
 
 def load_set(path: Path) -> CrowdData:
