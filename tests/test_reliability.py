@@ -502,6 +502,14 @@ def test_crowd_files_are_read_by_their_headers(tmp_path: Path) -> None:
     (tmp_path / "notes.tsv").write_text("just\ta table\n")
     assert find_sets(tmp_path) == [kit, plain, snow] and find_sets(kit) == [kit]
     assert load_set(snow).name == "anger" and load_set(snow).gold == {0: 1, 1: 0}
+    # crowd-kit's own datasets: crowd_labels.csv (worker, task, label) and gt.csv
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    (ck / "crowd_labels.csv").write_text("worker,task,label\n" + "".join(
+        f"{w},{t},{a}\n" for t, w, a in answers))
+    (ck / "gt.csv").write_text("task,true_label\nt1,yes\nt2,no\n")
+    d = load_set(find_sets(ck)[0])
+    assert d.items == ["t1", "t2"] and d.gold == {0: 1, 1: 0} and d.label.tolist() == [1, 0, 0]
     for folder in (kit, plain):
         d = load_set(folder)
         assert d.items == ["t1", "t2"] and d.workers == ["w1", "w2"], folder.name

@@ -1,11 +1,12 @@
 """Loaders for the crowd-labelling data sets in ``../shared/data/crowd`` (read at run time).
 
 A zheng-style folder holds ``answer.csv`` (item, worker, answer) and ``truth.csv`` (item,
-truth); the columns are found by their header's names (``question``/``item``/``task``/``id``,
-``worker``/``annotator``, ``answer``/``label``/``response``; ``truth``/``gold``), in that
-order when the header does not name them (so crowd-kit's ``worker, task, label`` reads
-too). A Snow et al. file ``*.standardized.tsv`` has the columns ``!amt_annotation_ids,
-!amt_worker_ids, orig_id, response, gold``.
+truth), or crowd-kit's ``crowd_labels.csv`` and ``gt.csv``. The columns are found by their
+header's names (``question``/``item``/``task``/``id``, ``worker``/``annotator``,
+``answer``/``label``/``response``; ``truth``/``gold``/``true_label``), in that order when
+the header does not name them (so crowd-kit's ``worker, task, label`` reads too). A Snow et
+al. file (``*.standardized.tsv``, or any ``.tsv`` with their columns) has the columns
+``!amt_annotation_ids, !amt_worker_ids, orig_id, response, gold``.
 """
 
 from __future__ import annotations
@@ -85,13 +86,23 @@ def _pick(header: list[str], *names: tuple[str, ...]) -> list[int]:
     return cols if -1 not in cols and len(set(cols)) == len(cols) else list(range(len(names)))
 
 
+ANSWER_FILES = ("answer.csv", "answers.csv", "crowd_labels.csv")
+TRUTH_FILES = ("truth.csv", "gold.csv", "gt.csv")
+"""A crowd folder's answers and gold, by file name: zheng's (``answer.csv``,
+``truth.csv``) or crowd-kit's datasets' (``crowd_labels.csv``, ``gt.csv``)."""
+
+
+def _first(folder: Path, names: tuple[str, ...]) -> Path:
+    return next((folder / n for n in names if (folder / n).is_file()), folder / names[0])
+
+
 def load_zheng(folder: Path) -> CrowdData:
-    with open(folder / "answer.csv", newline="", encoding="utf-8-sig") as fh:
+    with open(_first(folder, ANSWER_FILES), newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh)
         i, w, a = _pick(next(r, []), _ITEM, _WORKER, _ANSWER)
         rows = [(rec[i].strip(), rec[w].strip(), rec[a].strip()) for rec in r
                 if len(rec) > max(i, w, a) and rec[i].strip()]
-    with open(folder / "truth.csv", newline="", encoding="utf-8-sig") as fh:
+    with open(_first(folder, TRUTH_FILES), newline="", encoding="utf-8-sig") as fh:
         r = csv.reader(fh)
         i, t = _pick(next(r, []), _ITEM, _TRUTH)
         truth = {rec[i].strip(): rec[t].strip() for rec in r
@@ -118,11 +129,12 @@ def load_snow(path: Path) -> CrowdData:
 
 
 def find_sets(root: Path) -> list[Path]:
-    """Every data set in root: root itself and the folders under it that hold answer.csv and
-    truth.csv, and the Snow et al. files (``*.standardized.tsv``, or a ``.tsv`` with their
-    columns)."""
+    """Every data set in root: root itself and the folders under it that hold answers and
+    gold (:data:`ANSWER_FILES`, :data:`TRUTH_FILES`), and the Snow et al. files
+    (``*.standardized.tsv``, or a ``.tsv`` with their columns)."""
     def zheng(p: Path) -> bool:
-        return p.is_dir() and (p / "answer.csv").exists() and (p / "truth.csv").exists()
+        return p.is_dir() and any((p / n).is_file() for n in ANSWER_FILES) and any(
+            (p / n).is_file() for n in TRUTH_FILES)
 
     out = ([root] if zheng(root) else []) + [p for p in sorted(root.iterdir()) if zheng(p)]
     out += [p for p in sorted(root.glob("*.tsv")) if _snow_file(p)]
