@@ -149,11 +149,13 @@ def jaccard(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x | y else 1.0
 
 
-def near_numbers(a: str, b: str, rel_tol: float = 0.001) -> float:
-    """1 for two normalised numbers within ``rel_tol`` of the larger (as
-    ``Similarity.numbers()`` reads them), else 0: TruthFinder's implication for numbers."""
-    x, y = float(a), float(b)
-    return 1.0 if abs(x - y) <= rel_tol * max(abs(x), abs(y)) else 0.0
+_NEAR = Similarity.numbers()
+
+
+def near_numbers(a: str, b: str) -> float:
+    """``Similarity.numbers()`` of two normalised numbers: TruthFinder's implication for
+    numbers, the same nearness truthkeeper's similarity run uses."""
+    return _NEAR(float(a), float(b))
 
 
 # ---------------------------------------------------------------- truthkeeper
@@ -200,7 +202,7 @@ def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[
 
 
 _SIMILARITY: dict[str, tuple[Callable[[str, str], float] | None, Similarity | None]] = {
-    "authors": (jaccard, Similarity.tokens()), "number": (near_numbers, Similarity.numbers())}
+    "authors": (jaccard, Similarity.tokens()), "number": (near_numbers, _NEAR)}
 """Per matching rule: TruthFinder's implication and truthkeeper's similarity, where the
 values have one (word sets overlap; numbers come near)."""
 
