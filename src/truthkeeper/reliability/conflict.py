@@ -134,21 +134,17 @@ def category_result(book: ReliabilityBook,
         result: tuple[Any, tuple[Any, ...]] | None = last[3]
         return result
     rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
-    result = _category_posterior(book, claims, attribute, rng, srcs, theta, support)
+    result = _category_posterior(book, claims, cats, conf, rng, srcs, theta, support)
     book.last_categorical = (key, conf, dependence, result)
     return result
 
 
 def _category_posterior(book: ReliabilityBook,
                         claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]],
-                        attribute: str | None, rng: Any, srcs: list[tuple[str, str]],
-                        theta: Any, support: Any) -> tuple[Any, tuple[Any, ...]] | None:
-    """(draws, K) over a categorical slot's categories, and their keys; None when the slot
-    is not categorical or holds a value outside its categories."""
-    cats = book.categories.get(attribute or "")
-    if attribute is None or cats is None or any(value_key(v) not in cats for v, _ in claims):
-        return None
-    conf = book.confusion.get(attribute)
+                        cats: tuple[Any, ...], conf: Any, rng: Any, srcs: list[tuple[str, str]],
+                        theta: Any, support: Any) -> tuple[Any, tuple[Any, ...]]:
+    """(draws, K) over a categorical slot's categories ``cats`` (every claimed value one of
+    them), and their keys; ``conf`` the attribute's learned confusion, if any."""
     conf = conf if conf is not None and conf.categories == cats else None
     rho = conf.correlation if conf is not None else 0.0
     omega = _independence(book, srcs, support) / (1.0 + (len(srcs) - 1) * rho)
