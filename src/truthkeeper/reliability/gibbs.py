@@ -51,6 +51,7 @@ def gibbs_dawid_skene(data: CrowdData, *, sweeps: int = 300, burn: int = 100,
     m = np.bincount(z, minlength=K).astype(float)
     total = np.zeros((n, K))
     inside = np.zeros(n, dtype=bool)
+    pos = np.zeros(n, dtype=int)  # an item's row in its block
     for sweep in range(sweeps):
         for block in np.array_split(rng.permutation(n), min(blocks, n)):
             if not len(block):
@@ -65,7 +66,6 @@ def gibbs_dawid_skene(data: CrowdData, *, sweeps: int = 300, burn: int = 100,
             # log P(answer | class k) given the other items, per answer and class
             like = (np.log(counts[w, :, lab] + beta[:, lab].T)
                     - np.log(row[w, :] + beta.sum(axis=1)[None, :]))
-            pos = np.empty(n, dtype=int)
             pos[block] = np.arange(len(block))
             logp = np.zeros((len(block), K))
             for k in range(K):
