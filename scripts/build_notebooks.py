@@ -27,7 +27,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 %matplotlib inline
 FULL = False  # True: the full settings (minutes); False: small settings (seconds)
-DATA = Path(os.environ.get("TRUTHKEEPER_DATA", Path.cwd().resolve().parents[1] / "shared" / "data"))
 '''
 
 NB: dict[str, list[tuple[str, str]]] = {}
@@ -151,8 +150,9 @@ NB["02_prior_calibration"] = [
 
 The Bayesian layer gives every source a reliability: a Beta posterior under its tier's prior
 (`human` > `verified` > `agent` > `unverified`), updated by outcomes and, without labels, by
-agreement between sources. This notebook checks that model on the crowd-labelling sets in
-`../shared/data/crowd`, through the public API only (every crowd answer is a fact; `decide`
+agreement between sources. This notebook checks that model on public crowd-labelling sets
+(the folder `TRUTHKEEPER_DATA` names; small generated sets of the same layouts when it is
+not set), through the public API only (every crowd answer is a fact; `decide`
 answers with a probability):
 
 1. the prior predictive of the tier hyperpriors;
@@ -173,8 +173,14 @@ import numpy as np
 from truthkeeper.reliability.crowd import find_sets, load_set
 from truthkeeper.bench import calibration as cal
 from truthkeeper.bench.figures import plot_reliability_diagram
-SETS = [p for p in find_sets(DATA / "crowd")] if FULL else \\
-       [DATA / "crowd" / "duck_bluebirds", DATA / "crowd" / "temp.standardized.tsv"]
+from truthkeeper.bench.samples import notebook_data
+# The public sets' folder (TRUTHKEEPER_DATA); without it, small generated sets of the same
+# layouts, so the notebook runs anywhere (its figures then describe those, not the public sets).
+DATA, REAL = notebook_data(tempfile.mkdtemp())
+print("data:", DATA if REAL else "generated samples; set TRUTHKEEPER_DATA for the public sets")
+SETS = find_sets(DATA / "crowd")
+if not FULL:
+    SETS = [p for p in SETS if p.name in ("duck_bluebirds", "temp.standardized.tsv")] or SETS[:2]
 print([p.name for p in SETS])
 '''),
     ("md", """\
@@ -336,7 +342,7 @@ even perfect probabilities score a few hundredths.
 
 `truthkeeper eval truth --json` runs majority vote, TruthFinder, ACCU and truthkeeper (facts
 in, `learn_from_agreement()`, `decide()` out) on the book author lists and the flight times
-in `../shared/data/truth_discovery`. Beside each ECE: what calibrated probabilities would
+in the data folder's `truth_discovery/`. Beside each ECE: what calibrated probabilities would
 show on that many gold items (median and 95th percentile), the share of such draws at or
 below .05, and the p-value of the measured ECE (small: the miscalibration is real)."""),
     ("code", '''\

@@ -177,7 +177,8 @@ def test_as_of_bitemporal() -> None:
     assert mem.as_of("acme", "price", known_at=known).value == 1
     assert mem.as_of("acme", "price", valid_at=T(5)).value == 1
     assert mem.as_of("acme", "price", valid_at=T(15)).value == 2
-    assert mem.as_of("acme", "price", valid_at=T(25)).value == 1  # 2 stopped being true
+    # 2 superseded 1 and then stopped being true: the slot is unknown, 1 does not come back
+    assert mem.as_of("acme", "price", valid_at=T(25)).status == "unknown"
     assert mem.as_of("acme", "price", valid_at="2025-01-01T00:00:00Z").status == "unknown"
     with pytest.raises(InvalidFact, match="timezone-aware"):
         mem.as_of("acme", "price", known_at=datetime(2026, 1, 1))

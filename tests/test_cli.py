@@ -50,6 +50,29 @@ def test_eval_missing_data_is_a_clear_error(tmp_path: Path,
     assert "no data folder" in capsys.readouterr().err
 
 
+def test_eval_without_data_names_where_to_get_it(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # a fresh clone: no --data, no TRUTHKEEPER_DATA; nothing is looked up beside the clone
+    monkeypatch.delenv("TRUTHKEEPER_DATA", raising=False)
+    for kind in ("crowd", "truth", "temporal"):
+        assert main(["eval", kind, "--json"]) == 2
+        err = capsys.readouterr().err
+        assert "TRUTHKEEPER_DATA" in err and "--data DIR" in err and "Snow et al." in err
+
+
+def test_eval_reads_the_folder_truthkeeper_data_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from truthkeeper.bench.samples import write_samples
+
+    monkeypatch.setenv("TRUTHKEEPER_DATA", str(write_samples(tmp_path)))
+    assert main(["eval", "truth", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["sets"]) == {"sample_books", "sample_flights"}
+    for res in out["sets"].values():  # the generated sets can be learned: better than chance
+        assert res["majority_vote"]["accuracy"] > 0.6
+
+
 def _tiny_crowd(root: Path, items: int, workers: int) -> None:
     """A crowd set ``root/tiny``: two classes, every worker right but w2, always wrong."""
     d = root / "tiny"

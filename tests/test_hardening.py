@@ -373,7 +373,7 @@ def test_a_journal_of_another_format_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     with Memory(path) as mem:
         mem.add("ana", "city", "Lisbon", source="a", valid_from=T(1))
-    for version, what in ((3, "later truthkeeper"), (1, "earlier truthkeeper")):
+    for version, what in ((4, "later truthkeeper"), (1, "earlier truthkeeper")):
         con = sqlite3.connect(path)
         con.execute(f"PRAGMA user_version={version}")
         con.close()
@@ -383,10 +383,17 @@ def test_a_journal_of_another_format_is_refused(tmp_path: Path) -> None:
                 Memory(path, readonly=readonly)
         assert path.read_bytes() == before
     con = sqlite3.connect(path)
-    con.execute("PRAGMA user_version=2")
+    con.execute("PRAGMA user_version=2")  # format 2 (before end and declare events)
     con.close()
-    with Memory(path) as mem:
+    with Memory(path, readonly=True) as ro:  # read as it is, and left as it is
+        assert ro.current("ana", "city").value == "Lisbon"
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    with Memory(path) as mem:  # opened for writing: upgraded in place
         assert mem.current("ana", "city").value == "Lisbon" and mem.verify().ok
+        mem.end(mem.history("ana", "city")[0].id, valid_to=T(2))
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 3
+    with Memory(path) as again:
+        assert again.current("ana", "city").status == "unknown" and again.verify().ok
 
 
 def test_13_files_that_are_not_journals_are_refused(tmp_path: Path) -> None:

@@ -140,8 +140,8 @@ def test_the_journal_format_is_marked_and_checked(url: str) -> None:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"COMMENT ON TABLE events IS '{text}'")
 
-    assert comment() == "truthkeeper journal format 2"
-    for text, what in (("truthkeeper journal format 3", "later truthkeeper"),
+    assert comment() == "truthkeeper journal format 3"
+    for text, what in (("truthkeeper journal format 4", "later truthkeeper"),
                        ("truthkeeper journal format 1", "earlier truthkeeper"),
                        ("truthkeeper journal format x", "not a truthkeeper journal")):
         set_comment(text)
@@ -155,7 +155,7 @@ def test_the_journal_format_is_marked_and_checked(url: str) -> None:
     assert comment() == "truthkeeper journal"
     with Memory(url) as mem:
         assert mem.verify().ok
-    assert comment() == "truthkeeper journal format 2"
+    assert comment() == "truthkeeper journal format 3"  # format 2, upgraded in place
 
 
 def test_another_applications_table_is_never_touched(url: str) -> None:

@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     esub = ev.add_subparsers(dest="eval", required=True)
     ec = esub.add_parser("crowd", help="source reliability from agreement on crowd data sets")
     ec.add_argument("--data", default=None,
-                    help="folder of data sets (default ../shared/data/crowd)")
+                    help="folder of data sets (default: $TRUTHKEEPER_DATA/crowd)")
     ec.add_argument("--json", action="store_true", help="print JSON (the only format)")
     ec.add_argument("--no-crowdkit", action="store_true", help="skip crowd-kit peers")
     ec.add_argument("--slow-peers", action="store_true",
@@ -68,17 +68,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     eh = esub.add_parser("truth", help="truth discovery over open values: truthkeeper "
                          "against majority vote, TruthFinder and ACCU")
     eh.add_argument("--data", default=None,
-                    help="folder of data sets (default ../shared/data/truth_discovery)")
+                    help="folder of data sets (default: $TRUTHKEEPER_DATA/truth_discovery)")
     eh.add_argument("--json", action="store_true", help="print JSON (the only format)")
     ed = esub.add_parser("decide", help="decide()'s answers and probabilities through the "
                          "public API on the crowd sets, categorical and one-coin (minutes)")
     ed.add_argument("--data", default=None,
-                    help="folder of data sets (default ../shared/data/crowd)")
+                    help="folder of data sets (default: $TRUTHKEEPER_DATA/crowd)")
     ed.add_argument("--seeds", type=_count, default=5, help="draws of the revealed items")
     ed.add_argument("--json", action="store_true", help="print JSON (the only format)")
     et = esub.add_parser("temporal", help="heads, as_of and history on PAT and SituatedQA")
     et.add_argument("--data", default=None,
-                    help="folder with pat/ and situatedqa/ (default ../shared/data/temporal)")
+                    help="folder with pat/ and situatedqa/ (default: $TRUTHKEEPER_DATA/temporal)")
     et.add_argument("--json", action="store_true", help="print JSON (the only format)")
     sl = bsub.add_parser("slot", help="write and read costs as one slot grows")
     sl.add_argument("--sizes", default="1000,10000,100000", type=_counts)
@@ -204,11 +204,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "bench" and args.bench in ("provenance", "context", "shadowing-text"):
         return _seed_bench(args)
     if args.command == "eval":
+        from .bench.samples import DataMissing, data_root
+
         folder = {"truth": "truth_discovery", "decide": "crowd"}.get(args.eval, args.eval)
-        root = Path(args.data) if args.data else Path(f"../shared/data/{folder}")
-        if not root.is_dir():
-            print(f"truthkeeper eval {args.eval}: no data folder at {root} (use --data DIR)",
-                  file=sys.stderr)
+        try:
+            root = data_root(args.data, folder)
+        except DataMissing as exc:
+            print(f"truthkeeper eval {args.eval}: {exc}", file=sys.stderr)
             return 2
         if args.eval == "crowd":
             from .reliability.evaluate import evaluate_crowd

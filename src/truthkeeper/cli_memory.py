@@ -54,7 +54,30 @@ def _common(p: argparse.ArgumentParser, scope: bool = True) -> None:
     p.add_argument("file", help="a memory file (SQLite) or a postgresql:// URL")
     if scope:
         p.add_argument("--scope", help="read this scope (e.g. user:ana)")
+        p.add_argument("--forensic", action="store_true",
+                       help="on a broken chain, show what the events before the first bad "
+                       "one say (marked FORENSIC) instead of refusing")
     p.add_argument("--json", action="store_true", help="print JSON")
+
+
+class BrokenChain(TruthkeeperError):
+    """A read command met a journal whose chain is broken (exit 1)."""
+
+
+def _open_read(args: argparse.Namespace) -> Memory:
+    """Open for ``inspect``/``query``: a broken chain is refused (naming the first bad
+    event) unless ``--forensic``, which reads the events before it and says so."""
+    mem = open_existing(args.file)
+    if mem.corruption is not None and not args.forensic:
+        mem.close()
+        msg = (f"the journal's chain is broken: {mem.corruption}. Its answers cannot be "
+               "trusted; `truthkeeper verify` shows where, `--forensic` reads the events "
+               "before it")
+        raise BrokenChain(msg)
+    if mem.corruption is not None:
+        print(f"FORENSIC: the chain is broken ({mem.corruption}); what follows is what "
+              "the events before it say", file=sys.stderr)
+    return mem
 
 
 def open_existing(target: str, *, readonly: bool = True, create: bool = False) -> Memory:
@@ -90,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         return _COMMANDS[args.command](args)
     except TruthkeeperError as exc:
         print(f"truthkeeper {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(exc, BrokenChain) else 2
 
 
 def _out(args: argparse.Namespace, data: Any, text: str) -> None:
@@ -102,7 +125,7 @@ def _view(mem: Memory, args: argparse.Namespace) -> Memory:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    with open_existing(args.file) as mem:
+    with _open_read(args) as mem:
         view = _view(mem, args)
         slots = view.slots()
         v = mem.verify()
@@ -154,7 +177,7 @@ def _learned(mem: Memory) -> dict[str, Any] | None:
 
 
 def _query(args: argparse.Namespace) -> int:
-    with open_existing(args.file) as mem:
+    with _open_read(args) as mem:
         view = _view(mem, args)
         attrs = [args.attribute] if args.attribute else [a for _, a in view.slots(args.subject)]
         if not attrs:

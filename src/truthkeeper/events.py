@@ -41,7 +41,16 @@ from .reliability.categorical import check_categories, check_confusion_body
 from .reliability.context import check_probability
 from .reliability.state import Reliability
 from .signing import EVER, Guard, KeyRing, apply_key_event
-from .values import Fact, FactBuilder, Verification, check_label, from_us, normalise_key, to_us
+from .values import (
+    Fact,
+    FactBuilder,
+    Verification,
+    check_label,
+    from_us,
+    normalise_key,
+    parse_time,
+    to_us,
+)
 
 __all__ = ["Applier"]
 
@@ -51,17 +60,17 @@ class Applier:
 
     def __init__(self, store: Store, reasoner: Reasoner, rel: Reliability, guard: Guard,
                  builder: FactBuilder, audit: AuditLog, config: dict[str, Any],
-                 touch: Callable[[], None]) -> None:
+                 touch: Callable[[], None], clock: Callable[[], int] = now_us) -> None:
         self.store, self.reasoner, self.rel = store, reasoner, rel
         self.guard, self.builder, self.audit = guard, builder, audit
-        self.config, self.touch = config, touch
+        self.config, self.touch, self.clock = config, touch, clock
 
     # ------------------------------------------------------------------ live writes
 
     def validate(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[Fact]:
         """Validate a batch (values, times, tiers, signatures) before anything changes;
         refusals are audited."""
-        now = from_us(now_us())
+        now = from_us(self.clock())
         try:
             built = [self.builder.coerce(item, i, now) for i, item in enumerate(facts)]
             self.rel.check_values(built)
@@ -105,6 +114,23 @@ class Applier:
         self.store.retract(fid, ra, reason)
         w.on_undo(lambda: self.store.unretract(fid))
         w.events.append(("retract", ra, body))
+        self.touch()
+
+    def end(self, w: Write | None, body: Mapping[str, Any], at: int | None = None) -> None:
+        """End a fact: it stopped being true at ``body["valid_to"]`` (an ISO time). Ending
+        a protected fact needs ``sign_action("end", {"id", "valid_to"})``. Live (``w``)
+        the event is journalled; in replay (``at``) it is applied as written."""
+        f = self.store.get(body["id"])
+        if f.tier in self.guard.guarded:
+            self.guard.check_action("end", {"id": body["id"], "valid_to": body["valid_to"]},
+                                    body.get("signature"), at)
+        self._nonce(w, body, f"end:{body['id']}:{body['valid_to']}")
+        vt = to_us(parse_time(body["valid_to"], "valid_to"))
+        self.store.end(f.id, vt)
+        if w is not None:
+            old = None if f.valid_to is None else to_us(f.valid_to)
+            w.on_undo(lambda: self.store.end(f.id, old))
+            w.events.append(("end", w.times(1)[0], dict(body)))
         self.touch()
 
     def erase(self, ledger: Ledger, ids: Sequence[str], reason: str,
@@ -381,7 +407,7 @@ class Applier:
         """Apply a run of journal events (facts come in runs); ``touch=False`` keeps the
         memory's cached answers (a lazy memory bringing a slot in)."""
         if run[0].kind == "fact":
-            now = from_us(now_us())
+            now = from_us(self.clock())
             facts = []
             for ev in run:
                 try:
@@ -403,6 +429,8 @@ class Applier:
                     self._check_retract(b, at)
                     self._nonce(None, b, f"retract:{b['id']}")
                     self.store.retract(b["id"], at, b["reason"])
+                elif ev.kind == "end":
+                    self.end(None, b, at)
                 elif ev.kind == "erase":
                     self._check_erase(b, at)
                     self._nonce(None, b, f"erase:{next(_UNIQUE)}")
@@ -472,7 +500,7 @@ class Applier:
         rid_text: dict[str, str] = {}
         later: list[tuple[str, Any]] = []
         run: list[tuple[int, Fact, str | None]] = []
-        now = from_us(now_us())
+        now = from_us(self.clock())
 
         def flush() -> None:
             if run:
@@ -515,6 +543,11 @@ class Applier:
                     self.retract(w, check_label(body.get("id"), "id"),
                                  check_label(body.get("reason"), "reason"),
                                  body.get("signature"))
+                elif kind == "end":
+                    eb = {"id": check_label(body.get("id"), "id"),
+                          "valid_to": parse_time(body.get("valid_to"), "valid_to").isoformat()}
+                    eb.update({k: body[k] for k in ("signature",) if k in body})
+                    self.end(w, eb)
                 elif kind == "key":
                     self.key(w, dict(body))
                 elif kind in ("checkpoint", "audit"):

@@ -114,8 +114,9 @@ class Memory:
                  discount: float = 1.0, journal: Journal | None = None,
                  similarity: Similarity | Callable[[Any, Any], float] | None = None,
                  categories: Mapping[str, Sequence[Any]] | None = None,
-                 lazy: bool = False) -> None:
+                 lazy: bool = False, clock: Callable[[], datetime] | None = None) -> None:
         self.path = None if path is None else os.fspath(path)
+        self._clock = _check_clock(clock)
         lazy = _check_bool(lazy, "lazy")
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
         self._sim = check_similarity(similarity)
@@ -135,9 +136,11 @@ class Memory:
         self.policy = config["policy"]
         self._builder, self._audit = FactBuilder(self.tiers), AuditLog()
         self._store = Store(self.policy, self.tiers)
+        self._store.tick(self._now())
         self._reasoner = Reasoner(self._store)
         self._events = Applier(self._store, self._reasoner, self._rel, self._guard,
-                               self._builder, self._audit, config, self._cache.clear)
+                               self._builder, self._audit, config, self._cache.clear,
+                               self._now)
         loader = LazyLoad(journal, self._store, self._events.replay, self._audit) \
             if lazy and journal.indexed else None
         self._store.lazy = loader
@@ -193,7 +196,15 @@ class Memory:
             if self._closed:
                 raise TruthkeeperError("this Memory is closed")  # noqa: EM101
             self._ledger.poll()  # another writer's commit was announced: apply it first
+            if self._store.tick(self._now()):  # a fact began or ended since the last call
+                self._cache.clear()
             yield
+
+    def _now(self) -> int:
+        """The memory's clock, in microseconds since the epoch."""
+        if self._clock is None:
+            return now_us()
+        return to_us(parse_time(self._clock(), "clock()"))
 
     def refresh(self) -> int:
         """Apply the events other processes appended to the journal; returns how many."""
@@ -266,6 +277,30 @@ class Memory:
             built = self._events.validate(facts)
         with self._open(), self._ledger.write() as w:
             return self._events.facts(w, built)
+
+    def end(self, fact_id: str, *, valid_to: datetime | str | None = None,
+            signature: Mapping[str, str] | None = None) -> None:
+        """The fact stopped being true at ``valid_to`` (default: now): an event, so the
+        fact's history and ``as_of`` before that time are unchanged. Once ``valid_to``
+        passes the fact is no longer current, and a slot with no other current fact is
+        ``unknown``. Ending a protected fact needs ``signature``:
+        ``sign_action("end", {"id", "valid_to"})`` (``valid_to`` as ISO 8601 in UTC).
+
+        >>> from datetime import datetime, UTC
+        >>> mem = Memory(clock=lambda: datetime(2026, 6, 1, tzinfo=UTC))
+        >>> f = mem.add("ana", "employer", "Globex", source="s", valid_from="2026-01-01")
+        >>> mem.end(f.id, valid_to="2026-05-01")
+        >>> mem.current("ana", "employer").status, mem.as_of("ana", "employer",
+        ...     valid_at="2026-03-01").value
+        ('unknown', 'Globex')
+        """
+        fid = self.get(fact_id).id
+        vt = from_us(self._now()) if valid_to is None else parse_time(valid_to, "valid_to")
+        body: dict[str, Any] = {"id": fid, "valid_to": vt.isoformat()}
+        if signature is not None:
+            body["signature"] = dict(signature)
+        with self._open(), self._ledger.write() as w:
+            self._events.end(w, body)
 
     def retract(self, fact_id: str, *, reason: str,
                 signature: Mapping[str, str] | None = None) -> None:
@@ -442,7 +477,7 @@ class Memory:
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
         """
-        ids = [self.get(i).id for i in fact_ids]
+        ids = [self.get(i).id for i in _id_list(fact_ids, "fact_ids")]
         if scope is not None:
             if self._scope not in (None, check_scope(scope)):
                 raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
@@ -507,12 +542,13 @@ class Memory:
         ck = (self._scope, subject, attribute)
         hit = self._cache.get(ck)  # emptied by every change and by close
         dirty = self._ledger.journal.dirty  # set: another writer committed (PostgreSQL)
-        if hit is not None and (dirty is None or not dirty.is_set()) and (
+        if hit is not None and (dirty is None or not dirty.is_set()) and \
+                not self._store.due(self._now()) and (
                 hit[0].status != "conflict" or hit[1] == self._rel.version):
             return hit[0]
         with self._open():
-            r = self._store.resolve(*self._slot(subject, attribute))
-            r = self._reasoner.with_why(self._open, r)
+            key = self._slot(subject, attribute)
+            r = self._reasoner.with_why(self._open, self._store.resolve(*key), key)
             if r.status == "conflict":
                 r = replace(r, candidates=score_candidates(self._rel.book, r, self._sim))
             if len(self._cache) >= CACHE_SIZE:  # the oldest answer goes first
@@ -528,7 +564,8 @@ class Memory:
 
     def as_of(self, subject: str, attribute: str, *, valid_at: datetime | str | None = None,
               known_at: datetime | str | None = None) -> Resolution:
-        """Bitemporal: what was true at ``valid_at``, as the store knew it at ``known_at``.
+        """Bitemporal: what was true at ``valid_at`` (default: now, so that ``current``
+        equals ``as_of`` at the memory's clock), as the store knew it at ``known_at``.
 
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01")
@@ -537,11 +574,11 @@ class Memory:
         'Lisbon'
         """
         s, a = self._slot(subject, attribute)
-        va = None if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
+        va = self._now() if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
         ka = None if known_at is None else to_us(parse_time(known_at, "known_at"))
         with self._open():
             r = self._store.resolve(s, a, known_at=ka, valid_at=va, as_of=True)
-            return self._reasoner.with_why(self._open, r)
+            return self._reasoner.with_why(self._open, r, (s, a))
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts)."""
@@ -561,6 +598,8 @@ class Memory:
         >>> [c.value for c in res.kept]
         ['Porto']
         """
+        if isinstance(items, (str, Fact, Candidate)):
+            items = [items]  # one item, not the characters of an id
         with self._open():
             res = filter_items(self._store, self._builder, items, kappa, self._scope)
             if res.dropped:
@@ -607,10 +646,10 @@ class Memory:
         >>> mem.what_if(retract=[f.id]).changed, len(mem)
         (True, 1)
         """
-        now = from_us(now_us())
+        now = from_us(self._now())
         facts = [self._builder.coerce(item, i, now) for i, item in enumerate(add)]
         self._rel.check_values(facts)
-        ids = [check_label(r, "retract[]") for r in retract]
+        ids = [check_label(r, "retract[]") for r in _id_list(retract, "retract")]
         with self._open():
             self._store.need_all()
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra)
@@ -671,6 +710,24 @@ class Memory:
 
 def _slot(subject: object, attribute: object) -> tuple[str, str]:
     return normalise_key(subject, "subject"), normalise_key(attribute, "attribute")
+
+
+def _id_list(ids: object, name: str) -> list[Any]:
+    """Fact ids as a list: one id (a string or a Fact) is a list of one."""
+    if isinstance(ids, (str, Fact)):
+        return [ids.id if isinstance(ids, Fact) else ids]
+    try:
+        return [i.id if isinstance(i, Fact) else i for i in ids]  # type: ignore[attr-defined]
+    except TypeError:
+        msg = f"{name} must be a fact id or an iterable of fact ids, got {ids!r}"
+        raise InvalidFact(msg) from None
+
+
+def _check_clock(clock: object) -> Callable[[], datetime] | None:
+    if clock is not None and not callable(clock):
+        msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
+        raise InvalidFact(msg)
+    return clock  # type: ignore[return-value]
 
 
 def _check_bool(correct: object, name: str = "correct") -> bool:

@@ -49,6 +49,7 @@ __all__ = [
     "histories",
     "hostile_values",
     "offsets",
+    "open_tiers",
     "policies",
     "sources",
     "subjects",
@@ -70,6 +71,11 @@ values = st.one_of(
 )
 """Values whose types must not be confused: "true" and True, "1", 1 and 1.0, None, lists."""
 tiers = st.sampled_from(["human", "verified", "agent", "unverified"])
+"""Every default tier, the protected ``human`` included (a memory that accepts them all:
+``Memory(protected_tiers=())``)."""
+open_tiers = st.sampled_from(["verified", "agent", "unverified"])
+"""The tiers a default ``Memory()`` accepts unsigned: what ``facts``, ``histories`` and
+``candidates`` draw unless given ``tiers=``."""
 sources = st.sampled_from(["s", "t", "u"])
 policies = st.sampled_from(["temporal", "authority_first", "temporal_within_authority"])
 offsets = st.integers(min_value=0, max_value=50)
@@ -93,7 +99,7 @@ def at(minutes: int) -> datetime:
 @st.composite
 def facts(draw: Any, *, slots: Sequence[tuple[str, str]] = (("acme", "price"),),
           sources: st.SearchStrategy[str] = sources,
-          tiers: st.SearchStrategy[str] = tiers) -> dict[str, Any]:
+          tiers: st.SearchStrategy[str] = open_tiers) -> dict[str, Any]:
     """One fact as ``add_many`` takes it; a source keeps one tier (its name carries it)."""
     s, a = draw(st.sampled_from(list(slots)))
     tier = draw(tiers)
@@ -103,14 +109,14 @@ def facts(draw: Any, *, slots: Sequence[tuple[str, str]] = (("acme", "price"),),
 
 
 def histories(*, slots: Sequence[tuple[str, str]] = (("acme", "price"), ("ana", "city")),
-              sources: st.SearchStrategy[str] = sources, tiers: st.SearchStrategy[str] = tiers,
-              max_size: int = 12) -> st.SearchStrategy[list[dict[str, Any]]]:
+              sources: st.SearchStrategy[str] = sources,
+              tiers: st.SearchStrategy[str] = open_tiers, max_size: int = 12) -> st.SearchStrategy[list[dict[str, Any]]]:
     """A slot history in insertion order (lists of facts over a few slots)."""
     return st.lists(facts(slots=slots, sources=sources, tiers=tiers), min_size=1,
                     max_size=max_size)
 
 
-def candidates(*, tiers: st.SearchStrategy[str] = tiers,
+def candidates(*, tiers: st.SearchStrategy[str] = open_tiers,
                max_size: int = 15) -> st.SearchStrategy[list[Candidate]]:
     """A retrieved candidate set over a few slots."""
     one = st.builds(lambda s, a, v, t, tier: Candidate(s, a, v, at(t), tier=tier),
@@ -275,16 +281,18 @@ INVARIANTS: dict[str, tuple[str, Callable[[], st.SearchStrategy[Any]],
                         "insertion order", _chains, _chain_breaks),
     "phi_idempotent_and_order_free": ("filtering the kept items drops nothing; the input "
                                       "order does not matter",
-                                      lambda: st.tuples(candidates(), st.integers(0, 99)),
+                                      lambda: st.tuples(candidates(tiers=tiers),
+                                                        st.integers(0, 99)),
                                       _phi_breaks),
     "no_valid_fact_dropped": ("a candidate with no conflicting newer one in its slot is "
-                              "kept", candidates, _valid_dropped),
+                              "kept", lambda: candidates(tiers=tiers), _valid_dropped),
     "newest_drops_older": ("the newest candidate of a slot drops every older conflicting "
-                           "one (Theorem 4.1 of seed 000)", candidates, _newest_keeps_older),
+                           "one (Theorem 4.1 of seed 000)", lambda: candidates(tiers=tiers),
+                           _newest_keeps_older),
     "irreflexive_and_acyclic": ("no fact dominates itself; every slot with live facts has "
-                                "a head", histories, _cyclic),
+                                "a head", lambda: histories(tiers=tiers), _cyclic),
     "filter_keeps_heads": ("filtering a memory's own facts keeps exactly the chain heads",
-                           histories, _filter_not_heads),
+                           lambda: histories(tiers=tiers), _filter_not_heads),
 }
 """Every invariant: its description, the strategy of cases, and a predicate that is True
 when a case breaks it."""

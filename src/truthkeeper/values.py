@@ -88,7 +88,9 @@ class Fact:
     """One assertion about a slot. Immutable once written.
 
     ``status`` is filled in by queries that report it (``history``): ``"head"``,
-    ``"superseded"`` or ``"retracted"``; it is ``None`` on the object ``add`` returns.
+    ``"superseded"``, ``"retracted"``, ``"ended"`` (its ``valid_to`` has passed, and no
+    newer fact superseded it) or ``"future"`` (its ``valid_from`` has not come yet, at
+    the memory's clock); it is ``None`` on the object ``add`` returns.
     An erased fact (``Memory.erase``) keeps its slot, source, tier and times; its value,
     text and meta are gone (``None``) and its status is ``"erased"``. ``scope`` is the
     scope it was written in (``Memory.scope``), ``None`` for the memory's own.
@@ -146,6 +148,9 @@ class Candidate(ToDict):
     tier: str = "agent"
     source: str | None = None
     text: str | None = None
+    valid_to: datetime | str | None = None
+    """When the retrieved statement stopped being true: at or before the memory's clock,
+    the candidate is stale (dropped with rule ``"ended"``)."""
 
 
 @dataclass(frozen=True, slots=True)

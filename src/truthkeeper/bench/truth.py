@@ -1,5 +1,5 @@
-"""``truthkeeper eval truth``: truth discovery over open values, on the sets in
-``../shared/data/truth_discovery`` (read at run time).
+"""``truthkeeper eval truth``: truth discovery over open values, on the sets in a
+folder the user names (read at run time).
 
 Data sets are found by their layout (:mod:`.truth_data`: a table of claims with its clean
 copy, as ``flights_raha``; or a claims file with a gold file, as ``book_yin2008``), whatever

@@ -16,17 +16,23 @@ from ..errors import JournalCorrupt
 from ..values import Verification
 from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body, row_event
 
-__all__ = ["FORMAT", "Journal", "Txn", "format_refusal"]
+__all__ = ["FORMAT", "READABLE", "Journal", "Txn", "format_refusal"]
 
 Row = tuple[int, str, int, str, str, str]
-FORMAT = 2
-"""How events are chained (SQLite's ``user_version``, PostgreSQL's table comment): format 2
-chains content hashes, so that erasure keeps the chain."""
+FORMAT = 3
+"""The journal's format (SQLite's ``user_version``, PostgreSQL's table comment). Format 2
+chains content hashes, so that erasure keeps the chain; format 3 chains them the same way
+and adds the event kinds ``end`` (a fact stopped being true) and ``declare`` (an
+attribute's cardinality and value type), which an earlier truthkeeper cannot read."""
+READABLE = (2, 3)
+"""The formats this version opens. A format 2 journal opened for writing is marked format 3
+(its events are unchanged: format 3 only adds kinds), so an earlier truthkeeper refuses it
+from then on instead of misreading its new events."""
 
 
 def format_refusal(where: str | None, version: int) -> str:
     """Why a journal of another format is refused, and what to do."""
-    if version < FORMAT:
+    if version < min(READABLE):
         return (f"journal {where!r} has format {version}, written by an earlier truthkeeper; "
                 f"this one reads format {FORMAT}: export it to JSON Lines with the earlier "
                 "version and import it into a new journal")

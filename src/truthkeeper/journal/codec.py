@@ -40,7 +40,7 @@ __all__ = [
 
 GENESIS = "0" * 64
 EVENT_KINDS = ("config", "fact", "retract", "rule", "rule_removed", "outcome", "prior", "key",
-               "checkpoint", "audit", "erase")
+               "checkpoint", "audit", "erase", "end", "declare")
 """Every kind of journal event; all of them are exported and imported."""
 _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
                 "supersedes", "text", "meta", "id", "signature", "scope")

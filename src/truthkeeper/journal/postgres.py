@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from ..errors import JournalError
-from .base import FORMAT, Row, Txn, format_refusal
+from .base import FORMAT, READABLE, Row, Txn, format_refusal
 from .codec import GENESIS
 from .slotindex import IndexedJournal, PostgresDb, SlotIndex
 
@@ -167,12 +167,12 @@ class PostgresJournal(IndexedJournal):
         comment = row[0] if row is not None and isinstance(row[0], str) else ""
         # the bare mark was written before formats were marked here, by format 2 (a format
         # 1 journal would fail its chain check)
-        version = str(FORMAT) if comment == _MARK else comment.removeprefix(f"{_MARK} format ")
+        version = "2" if comment == _MARK else comment.removeprefix(f"{_MARK} format ")
         if not (version.isascii() and version.isdigit()):
             msg = (f"the table events at {self.path} is not a truthkeeper journal; use "
                    "another database")
             raise JournalError(msg)
-        if int(version) != FORMAT:
+        if int(version) not in READABLE:  # a writable open marks it FORMAT (_SCHEMA)
             raise JournalError(format_refusal(self.path, int(version)))
 
     def _listen(self) -> None:

@@ -117,7 +117,7 @@ def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
         if kind == "fact":
             slot = slot_key(scoped(body.get("scope"), body["subject"]), body["attribute"])
             keys = [("i:" + body["id"], slot), ("s:" + body["source"], body["tier"])]
-        elif kind == "retract":
+        elif kind in ("retract", "end"):
             found = lookup("i:" + body["id"])
             if found is None:
                 return GLOBAL, []

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 from typing import TypeVar
 
 from ..errors import JournalCorrupt, JournalError
-from .base import FORMAT, Row, Txn, format_refusal
+from .base import FORMAT, READABLE, Row, Txn, format_refusal
 from .codec import GENESIS, canonical
 from .slotindex import TABLES, IndexedJournal, SlotIndex, SqliteDb
 
@@ -109,16 +109,17 @@ class SqliteJournal(IndexedJournal):
             raise JournalError(msg)
 
     def _check_format(self, readonly: bool) -> None:
-        """Format 2 chains content hashes (erasure keeps the chain); format 1 journals
+        """Formats 2 and 3 chain content hashes (erasure keeps the chain; 3 adds event
+        kinds, and a format 2 journal opened for writing is marked 3); format 1 journals
         (before erasure existed) chained body texts, and a later format is a later
         truthkeeper's: both are refused with what to do (:func:`format_refusal`)."""
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         has_events = self._conn.execute(
             "SELECT count(*) FROM sqlite_master WHERE name = 'events'").fetchone()[0]
-        if has_events and version != FORMAT:
+        if has_events and version not in READABLE:
             self._conn.close()
             raise JournalError(format_refusal(self.path, version or 1))
-        if not has_events and not readonly:
+        if version != FORMAT and not readonly:  # new, or format 2: upgraded in place
             self._conn.execute(f"PRAGMA user_version={FORMAT}")
 
     def close(self) -> None:

@@ -114,6 +114,10 @@ ERRORS: dict[tuple[str | None, ...], tuple[type[TruthkeeperError], str]] = {
         TierNotAuthorized, "the signature nonce {a2!r} was already used (a replayed "
         "signature); sign the fact again"),
     ("permission_error", "retract"): (InvalidFact, "fact {a2!r} is already retracted"),
+    ("permission_error", "end"): (
+        InvalidFact, "fact {a2!r} is retracted: only a live fact can end"),
+    ("domain_error", "valid_to_after_valid_from"): (
+        InvalidFact, "valid_to must be after the valid_from of fact {a1!r}"),
     ("permission_error", "bind"): (
         TierNotAuthorized, "source {a2[0]!r} belongs to tier {a2[1]!r}: a source name keeps "
                            "one tier (use another source name for another tier)"),

@@ -55,8 +55,10 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             s = scoped(scope, normalise_key(item.subject, f"items[{i}].subject"))
             a = normalise_key(item.attribute, f"items[{i}].attribute")
             tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
+            end = None if item.valid_to is None else to_us(
+                parse_time(item.valid_to, f"items[{i}].valid_to"))
             rows.append((i, f"{s}\x1f{a}", value_key(item.value), tau,
-                         builder.tier(item.tier), None, item.source))
+                         builder.tier(item.tier), None, item.source, end))
             slots.setdefault(f"{s}\x1f{a}", (f"{s}\x1f{a}", s, a))
         else:
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
@@ -78,13 +80,14 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         dominators = [v[1] for v in verdicts if v[0] == "dominated"]
         by_id.update({f.id: f for f in store.facts(dominators)} if dominators else {})
         for i, f, (status, by, rule) in zip(store_idx, facts, verdicts, strict=True):
-            if status == "retracted":
-                drops[i] = Drop(items[i], None, "retracted")
+            if status in ("retracted", "ended"):
+                drops[i] = Drop(items[i], None, status)
             elif status == "dominated":
                 drops[i] = Drop(items[i], by_id[by], rule)
             else:
                 rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}", value_key(f.value),
-                             to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source))
+                             to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source,
+                             None if f.valid_to is None else to_us(f.valid_to)))
     rows.sort(key=lambda r: r[0])
     store.need([(s, a) for _, s, a in slots.values()])
     # chain heads never dominate each other: Phi_T is needed only with foreign items
@@ -93,7 +96,10 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         if foreign:  # candidates are judged against each other and the memory's heads
             pairs = bridge.ask("tk_phi_store(M, Cs, Ss, Ds)",
                                {"M": store.h, "Cs": rows, "Ss": list(slots.values())})["Ds"]
-            for i, j in pairs:  # j: a candidate's index, or ("head", the head's row)
+            for i, j in pairs:  # j: a candidate's index, ("head", the head's row), "ended"
+                if j == "ended":
+                    drops[i] = Drop(items[i], None, "ended")
+                    continue
                 if isinstance(j, tuple):
                     winner = by_id.get(j[1][0]) or by_id.setdefault(j[1][0], row_fact(j[1]))
                 else:
@@ -103,11 +109,15 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         # the memory's heads of the candidates' slots take part, as Facts, after the items
         given = {f.id for f in by_id.values()}
         pool: list[Any] = list(items)
+        if rows:
+            for i in bridge.ask("tk_ended_rows(M, Cs, Is)", {"M": store.h, "Cs": rows})["Is"]:
+                drops[i] = Drop(items[i], None, "ended")
+            rows = [r for r in rows if r[0] not in drops]
         for key, s, a in slots.values():
             for h in store.resolve(s, a).heads:
                 if h.id not in given:
                     rows.append((len(pool), key, value_key(h.value), to_us(h.valid_from),
-                                 h.tier, to_us(h.recorded_at), h.source))
+                                 h.tier, to_us(h.recorded_at), h.source, None))
                     pool.append(h)
         if len(rows) > 1:
             pairs = bridge.ask("tk_order_pairs(M, Cs, Ps)", {"M": store.h, "Cs": rows})["Ps"]

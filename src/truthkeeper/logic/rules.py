@@ -112,6 +112,11 @@ class Reasoner:
                  f"said by {f.source} [{f.tier}], valid from {f.valid_from.isoformat()}, "
                  f"recorded {f.recorded_at.isoformat()}")
         children = []
+        if f.valid_to is not None:
+            children.append(Justification(
+                "ended" if status == "ended" else "ends",
+                f"{'ended' if status == 'ended' else 'valid until'} "
+                f"{f.valid_to.isoformat()}", {"valid_to": f.valid_to}))
         if status == "retracted" and r_at is not None:
             children.append(Justification(
                 "retraction", f"retracted at {from_us(r_at).isoformat()}: {reason}",
@@ -148,12 +153,20 @@ class Reasoner:
                              tuple(self.why_fact(i) for i in ids))
 
     def with_why(self, guard: Callable[[], AbstractContextManager[None]],
-                 r: Resolution) -> Resolution:
-        """``r`` with its ``why()`` (run under ``guard``, the memory's lock)."""
+                 r: Resolution, slot: tuple[str, str] | None = None) -> Resolution:
+        """``r`` with its ``why()`` (run under ``guard``, the memory's lock); ``slot``:
+        the store's key of the slot, so that an unknown slot whose facts ended says so."""
         ids = tuple(f.id for f in r.heads)
 
         def why() -> Justification:
             with guard():
+                if not ids and slot is not None:  # unknown: did its facts end?
+                    ended = tuple(f.id for f in self.store.history(*slot)
+                                  if f.status == "ended")
+                    if ended:
+                        j = self.why_resolution(r.subject, r.attribute, r.status, r.value,
+                                                ended)
+                        return replace(j, label=f"{j.label} (every current fact ended)")
                 return self.why_resolution(r.subject, r.attribute, r.status, r.value, ids)
 
         return replace(r, _why=why)

@@ -100,6 +100,34 @@ class Store:
         self.policy = policy
         self.meta_keys: tuple[str, ...] = tuple(
             bridge.ask("tk_policy_meta_keys(P, K)", {"P": policy})["K"])
+        self.clock_at: int | None = None
+        """The memory's clock as Prolog last saw it (``tick``), microseconds."""
+        self.next_due: int | None = None
+        """When a timed slot's fact next begins or ends after ``clock_at`` (None: never)."""
+
+    # ------------------------------------------------------------------ the clock
+
+    def due(self, now: int) -> bool:
+        """Whether heads may differ at ``now`` from those at the last tick."""
+        return self.clock_at is None or (self.next_due is not None and now >= self.next_due)
+
+    def tick(self, now: int) -> bool:
+        """Move the memory's clock to ``now`` when a fact begins or ends by then (Prolog
+        recomputes those slots' heads); True when it did."""
+        if not self.due(now):
+            return False
+        nxt = bridge.ask("tk_advance(M, N, X)", {"M": self.h, "N": now})["X"]
+        self.clock_at, self.next_due = now, (None if nxt is None else int(nxt))
+        return True
+
+    def _due_at(self, times: Iterable[int]) -> None:
+        """Times at which a fact just added or ended begins or ends: the clock must be
+        advanced when it passes them."""
+        at = self.clock_at
+        later = [t for t in times if at is None or t > at]
+        if later:
+            first = min(later)
+            self.next_due = first if self.next_due is None else min(self.next_due, first)
 
     def need(self, slots: Iterable[tuple[str, str]] = (), ids: Iterable[str | None] = (),
              keys: Iterable[str] = ()) -> None:
@@ -129,6 +157,7 @@ class Store:
                       [x for f in facts for x in _fact_keys(f)])
         rows = [_row(f, ra, self.meta_keys) for f, ra in zip(facts, ras, strict=True)]
         bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
+        self._due_at([t for r in rows for t in (r[4], r[5]) if t is not None])
         out = []
         for f, ra in zip(facts, ras, strict=True):
             object.__setattr__(f, "recorded_at", from_us(ra))  # not published yet
@@ -143,6 +172,15 @@ class Store:
         """Retract a live fact (UnknownFact, or InvalidFact when already retracted)."""
         self.need(ids=[fid])
         bridge.ask("tk_retract(M, Id, RA, R)", {"M": self.h, "Id": fid, "RA": ra, "R": reason})
+
+    def end(self, fid: str, valid_to: int | None) -> None:
+        """The fact stopped being true at ``valid_to`` (None: it did not; the undo of an
+        end). UnknownFact; InvalidFact when it is retracted or ``valid_to`` is not after
+        its ``valid_from``."""
+        self.need(ids=[fid])
+        bridge.ask("tk_end(M, Id, VT)", {"M": self.h, "Id": fid, "VT": valid_to})
+        if valid_to is not None:
+            self._due_at([valid_to])
 
     def unretract(self, fid: str) -> None:
         """Take back a retraction whose commit failed."""

@@ -12,16 +12,19 @@
             resolution/4,           % +M, +Heads, -Status, -Groups
             dominators/3,           % +M, +Id, -Ids (live facts that dominate Id)
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
-            heads_at/6              % +M, +S, +A, +KnownAt, +ValidAt, -Heads
+            heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
+            advance/3,              % +M, +Now, -Next
+            end_fact/3,             % +M, +Id, +ValidTo
+            ended/3                 % +M, +Id, +Now
           ]).
 :- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
-                      record/3, slot_live/4]).
+                      record/3, slot_live/4, timed/3, store_now/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2]).
 :- use_module(library(lists), [member/2, list_to_set/2, append/3]).
-:- use_module(library(apply), [include/3, maplist/3]).
+:- use_module(library(apply), [include/3, exclude/3, maplist/3]).
 :- use_module(library(pairs), [pairs_values/2]).
-:- use_module(library(error), [existence_error/2, permission_error/3]).
+:- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
 /** <module> Dominance, chain heads, residual conflicts, and the writes that keep them
 
@@ -55,6 +58,8 @@ the truthkeeper error family in one table:
 :- det(dominators/3).
 :- det(dominated/3).
 :- det(heads_at/6).
+:- det(advance/3).
+:- det(end_fact/3).
 
 %!  dominates(+M, +F, +G) is semidet.
 dominates(M, F, G) :-
@@ -95,6 +100,7 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     ),
     bind_source(M, Src, Tier, Id),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
+    mark_timed(M, S, A, VF, VT),
     assertz(payload(M, Id, Json)),
     ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
     (   Sup == @(none)
@@ -120,6 +126,11 @@ same_slot([S0-A0-Id|T], S, A, [Id|Ids], Rest) :-
     same_slot(T, S, A, Ids, Rest).
 same_slot(Rest, _, _, [], Rest).
 
+% A slot whose facts end or begin later: its heads at the memory's clock.
+update_slot(M, S, A, _) :-
+    timed(M, S, A),
+    !,
+    recompute_slot(M, S, A).
 % A fact alone in a slot that had nothing is its head and its value holds: the common case
 % of a bulk load, done without the general pass.
 update_slot(M, S, A, [Id]) :-
@@ -150,7 +161,20 @@ update_slot(M, S, A, Ids) :-
 frontier_slot(M, S, A, P) :-
     once(mem_policy(M, P)),
     monotone(P),
-    \+ linked(M, S, A).
+    \+ linked(M, S, A),
+    \+ timed(M, S, A).
+
+% mark_timed(+M, +S, +A, +VF, +VT): the slot is timed when the fact ends, or begins
+% after the memory's clock.
+mark_timed(M, S, A, VF, VT) :-
+    (   timed(M, S, A)
+    ->  true
+    ;   VT \== none
+    ->  assertz(timed(M, S, A))
+    ;   store_now(M, Now), Now \== none, VF > Now
+    ->  assertz(timed(M, S, A))
+    ;   true
+    ).
 
 % insert_front(+M, +P, +S, +A, +Id): Id was just asserted into a frontier slot.
 insert_front(M, P, S, A, Id) :-
@@ -320,7 +344,15 @@ slot_heads(M, S, A, Heads) :-
 
 %!  recompute_slot(+M, +S, +A) is det.
 %
-%   Recompute the heads of one slot from its live facts.
+%   Recompute the heads of one slot from its live facts (at the memory's clock for
+%   a timed slot).
+recompute_slot(M, S, A) :-
+    timed(M, S, A),
+    !,
+    retractall(front(M, S, A, _)),
+    once(store_now(M, Now)),
+    heads_at(M, S, A, none, Now, Heads),
+    set_heads(M, S, A, Heads).
 recompute_slot(M, S, A) :-
     slot_live(M, S, A, Live),
     retractall(front(M, S, A, _)),
@@ -416,23 +448,92 @@ dominated(M, Id, Ids) :-
 
 %!  heads_at(+M, +S, +A, +KnownAt, +ValidAt, -Heads) is det.
 %
-%   The heads of a slot as the store knew it at transaction time KnownAt,
-%   among the facts valid at ValidAt. Either time may be the atom none.
+%   The heads of a slot as the store knew it at transaction time KnownAt, at
+%   valid time ValidAt: among the facts that had begun by ValidAt, those no
+%   other dominates, less those that had ended by then. A fact that a newer one
+%   dominates ends where the newer one begins; once that one ends, the slot has
+%   no head (the older fact does not come back). Either time may be none.
 heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
-    findall(Id, ( fact(M, Id, S, A, _, VF, VT, RA, _, _),
+    findall(Id, ( fact(M, Id, S, A, _, VF, _, RA, _, _),
                   known(KnownAt, RA),
                   \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
-                  valid(ValidAt, VF, VT) ), Ids),
-    (   frontier_slot(M, S, A, P)
+                  begun(ValidAt, VF) ), Ids),
+    (   monotone_slot(M, S, A, P)
     ->  findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
-        heads_by_frontier(P, Recs, Heads, _)
-    ;   heads_among(M, Ids, Heads)
-    ).
+        heads_by_frontier(P, Recs, Heads0, _)
+    ;   heads_among(M, Ids, Heads0)
+    ),
+    exclude(ended_at(M, ValidAt), Heads0, Heads).
+
+monotone_slot(M, S, A, P) :-
+    once(mem_policy(M, P)),
+    monotone(P),
+    \+ linked(M, S, A).
 
 known(none, _) :- !.
 known(T, RA) :- RA =< T.
 
-valid(none, _, _) :- !.
-valid(T, VF, VT) :-
-    VF =< T,
-    ( VT == none -> true ; VT > T ).
+begun(none, _) :- !.
+begun(T, VF) :- VF =< T.
+
+ended_at(_, none, _) :- !, fail.
+ended_at(M, T, Id) :-
+    fact(M, Id, _, _, _, _, VT, _, _, _),
+    VT \== none,
+    VT =< T.
+
+%!  ended(+M, +Id, +Now) is semidet.
+%
+%   The fact's valid_to is at or before Now.
+ended(M, Id, Now) :-
+    ended_at(M, Now, Id).
+
+%!  advance(+M, +Now, -Next) is det.
+%
+%   Move the memory's clock to Now: the timed slots with a fact that begins or
+%   ends after the old clock and by Now get their heads at Now. Next is the
+%   earliest time after Now at which a timed slot's facts begin or end (none
+%   when there is none): the clock must be advanced again by then.
+advance(M, Now, Next) :-
+    once(store_now(M, Old)),
+    retractall(store_now(M, _)),
+    assertz(store_now(M, Now)),
+    (   Old == none
+    ->  findall(S-A, timed(M, S, A), Due0)
+    ;   findall(S-A, ( timed(M, S, A), fact(M, _, S, A, _, VF, VT, _, _, _),
+                       ( passed(Old, Now, VF) ; VT \== none, passed(Old, Now, VT) ) ), Due0)
+    ),
+    sort(Due0, Due),
+    forall(member(S-A, Due), recompute_slot(M, S, A)),
+    (   aggregate_all(min(T), ( timed(M, S1, A1), fact(M, _, S1, A1, _, VF1, VT1, _, _, _),
+                                ( T = VF1 ; VT1 \== none, T = VT1 ), T > Now ), Min)
+    ->  Next = Min
+    ;   Next = none
+    ).
+
+passed(Old, Now, T) :- T > Old, T =< Now.
+
+%!  end_fact(+M, +Id, +ValidTo) is det.
+%
+%   The fact stopped being true at ValidTo (an end event): its slot becomes
+%   timed and its heads are computed again. ValidTo none reopens it (the undo
+%   of an end whose journal commit failed).
+%   @error existence_error(fact, Id)
+%   @error permission_error(end, retracted_fact, Id)
+%   @error domain_error(valid_to_after_valid_from, Id)
+end_fact(M, Id, VT) :-
+    (   \+ fact(M, Id, _, _, _, _, _, _, _, _)
+    ->  existence_error(fact, Id)
+    ;   retracted(M, Id, _, _)
+    ->  permission_error(end, retracted_fact, Id)
+    ;   true
+    ),
+    once(fact(M, Id, S, A, K, VF, _, RA, Tier, Src)),
+    (   VT \== none, VT =< VF
+    ->  domain_error(valid_to_after_valid_from, Id)
+    ;   true
+    ),
+    once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src))),
+    assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
+    ( timed(M, S, A) -> true ; assertz(timed(M, S, A)) ),
+    recompute_slot(M, S, A).

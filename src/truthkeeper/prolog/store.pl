@@ -11,6 +11,8 @@
             linked/3,           % ?M, ?S, ?A (the slot has explicit supersedes links)
             holds/4,            % ?M, ?S, ?A, ?Key  (incremental: beliefs depend on it)
             conflict/3,         % ?M, ?S, ?A
+            timed/3,            % ?M, ?S, ?A (a fact of the slot ends or begins later)
+            store_now/2,        % ?M, ?Now (the memory's clock as last advanced, or none)
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
             new_memory/3,       % +M, +Policy, +Tiers
@@ -36,7 +38,13 @@ fact/10 holds what decisions need: the slot (atoms), the typed value key (see
 policies), valid and transaction times (integer microseconds; VT is none when
 open), tier and source atoms. payload/3 holds the fact as the user gave it
 (value, text, meta, signature) as JSON text, returned to Python unread.
-head/4, holds/4 and conflict/3 are maintained by dominance on every write.
+head/4, holds/4 and conflict/3 are maintained by dominance on every write, and
+hold at the memory's clock (store_now/2): a fact whose valid_to has passed, or
+whose valid_from has not come yet, is no head. timed/3 marks the slots where
+that can happen (a fact with an end, or one that begins after the clock when it
+was added); their heads are computed at the clock (dominance:heads_at/6) and
+again when the clock passes one of their times (dominance:advance/3). Other
+slots keep the incremental path.
 front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
 so that a write checks a handful of records, not the whole slot; linked/3 marks
 slots with explicit supersedes links, which are decided fact by fact.
@@ -56,6 +64,8 @@ that names it); nonce/3 holds every signature nonce used.
 :- dynamic linked/3.
 :- dynamic holds/4 as incremental.
 :- dynamic conflict/3.
+:- dynamic timed/3.
+:- dynamic store_now/2.
 :- dynamic tier_rank/3.
 :- dynamic mem_policy/2.
 
@@ -79,7 +89,8 @@ new_memory(M, Policy, Tiers) :-
     drop_memory(M),
     assertz(mem_policy(M, Policy)),
     tier_ranks(Tiers, Pairs),
-    forall(member(T-R, Pairs), assertz(tier_rank(M, T, R))).
+    forall(member(T-R, Pairs), assertz(tier_rank(M, T, R))),
+    assertz(store_now(M, none)).
 
 %!  drop_memory(+M) is det.
 %
@@ -97,6 +108,8 @@ drop_memory(M) :-
     retractall(linked(M, _, _)),
     retractall(holds(M, _, _, _)),
     retractall(conflict(M, _, _)),
+    retractall(timed(M, _, _)),
+    retractall(store_now(M, _)),
     retractall(tier_rank(M, _, _)),
     retractall(mem_policy(M, _)).
 

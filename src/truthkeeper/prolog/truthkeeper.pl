@@ -8,6 +8,9 @@
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
             tk_erase/4,           % +M, +Id, +RA, +Payload
+            tk_advance/3,         % +M, +Now, -Next
+            tk_end/3,             % +M, +Id, +ValidTo
+            tk_ended_rows/3,      % +M, +Candidates, -Indexes
             tk_slots/2,           % +M, -Slots
             tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
@@ -45,16 +48,17 @@
           ]).
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
-                      fact_count/2, record/3]).
+                      fact_count/2, record/3, store_now/2]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           bind_source/4, use_nonce/3,
-                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6]).
+                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6,
+                          advance/3, end_fact/3, ended/3]).
 :- use_module(phi, [phi_filter/3]).
 :- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
                     drop_rule/2]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
-:- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3]).
+:- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
 :- use_module(library(error), [type_error/2, existence_error/2]).
 
@@ -84,6 +88,9 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_policy_meta_keys/2).
 :- det(tk_add/2).
 :- det(tk_resolve_rows/5).
+:- det(tk_advance/3).
+:- det(tk_end/3).
+:- det(tk_ended_rows/3).
 :- det(tk_resolve_rows_at/7).
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
@@ -175,8 +182,23 @@ fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
     ->  Status = -(retracted, RRA, Reason)
     ;   head(M, S, A, Id)
     ->  Status = head
+    ;   not_current(M, Id, Why)
+    ->  Status = Why
     ;   Status = superseded
     ).
+
+% not_current(+M, +Id, -Why): a live fact that is no head for want of time, not of a
+% dominator: ended (its valid_to has passed) or future (its valid_from has not come).
+not_current(M, Id, Why) :-
+    once(store_now(M, Now)),
+    Now \== none,
+    fact(M, Id, _, _, _, VF, _, _, _, _),
+    (   ended(M, Id, Now)
+    ->  Why = ended
+    ;   VF > Now
+    ->  Why = future
+    ),
+    \+ dominators(M, Id, [_|_]).
 
 % ---------------------------------------------------------------- lifecycle
 
@@ -234,6 +256,20 @@ tk_erase(M, Id0, RA, Payload0) :-
     retractall(store:payload(M, Id, _)),
     assertz(store:payload(M, Id, Payload)),
     retractall(store:fact_meta(M, Id, _)).
+
+%!  tk_advance(+M, +Now, -Next) is det.
+%
+%   Move the memory's clock to Now (dominance:advance/3); Next is when it must be
+%   advanced again, or @(none).
+tk_advance(M, Now, Next) :-
+    must_be(integer, Now),
+    advance(M, Now, Next0),
+    opt_out(Next0, Next).
+
+%!  tk_end(+M, +Id, +ValidTo) is det.
+tk_end(M, Id0, VT0) :-
+    atom_in(Id0, Id), opt_in(VT0, VT),
+    end_fact(M, Id, VT).
 
 %!  tk_slots(+M, -Slots) is det.
 %
@@ -365,6 +401,8 @@ verdict(M, Id, V) :-
     ->  V = -(retracted, '', '')
     ;   head(M, S, A, Id)
     ->  V = -(head, '', '')
+    ;   not_current(M, Id, Why)
+    ->  V = -(Why, '', '')
     ;   (   head(M, S, A, H), dominates(M, H, Id)
         ->  By = H
         ;   dominators(M, Id, [By|_])
@@ -375,17 +413,36 @@ verdict(M, Id, V) :-
 verdict(_, Id, _) :-
     existence_error(fact, Id).
 
-% cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source)
-cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0), c(I, K, r(I, V, T, RA, R, Src, []))) :-
+% cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo)
+cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0, _), c(I, K, r(I, V, T, RA, R, Src, []))) :-
     atom_in(K0, K), key_in(V0, V), atom_in(Tier0, Tier),
     opt_in(RA0, RA), opt_name_in(Src0, Src),
     once(tier_rank(M, Tier, R)).
 
+% live_rows(+M, +Rows, -Live, -Ended): the candidates whose valid_to has passed at the
+% memory's clock are stale, whatever else the context holds: I-ended.
+live_rows(M, Rows, Live, Ended) :-
+    once(store_now(M, Now)),
+    partition(row_ended(Now), Rows, EndedRows, Live),
+    findall(I-ended, member(-(I, _, _, _, _, _, _, _), EndedRows), Ended).
+
+row_ended(Now, -(_, _, _, _, _, _, _, VT)) :-
+    Now \== none, number(VT), VT =< Now.
+
+%!  tk_ended_rows(+M, +Candidates, -Indexes) is det.
+%
+%   The indexes of the candidates whose valid_to has passed at the memory's clock.
+tk_ended_rows(M, Rows, Is) :-
+    live_rows(M, Rows, _, Ended),
+    pairs_keys_values(Ended, Is, _).
+
 %!  tk_phi(+M, +Candidates, -Drops) is det.
-tk_phi(M, Rows, Drops) :-
+tk_phi(M, Rows0, Drops) :-
     once(mem_policy(M, Policy)),
+    live_rows(M, Rows0, Rows, Ended),
     maplist(cand_in(M), Rows, Cands),
-    phi_filter(Policy, Cands, Drops).
+    phi_filter(Policy, Cands, Drops0),
+    append(Ended, Drops0, Drops).
 
 %!  tk_phi_store(+M, +Candidates, +Slots, -Drops) is det.
 %
@@ -403,8 +460,9 @@ head_row(M, I-J, I-J1) :-
     ;   J1 = J
     ).
 
-phi_store(M, Rows, Slots, Drops) :-
+phi_store(M, Rows0, Slots, Drops) :-
     once(mem_policy(M, Policy)),
+    live_rows(M, Rows0, Rows, Ended),
     maplist(cand_in(M), Rows, Cands),
     findall(c(-(head, H), K, R),
             ( member(-(K0, S0, A0), Slots), atom_in(K0, K), atom_in(S0, S), atom_in(A0, A),
@@ -413,7 +471,8 @@ phi_store(M, Rows, Slots, Drops) :-
             Heads),
     append(Cands, Heads, All),
     phi_filter(Policy, All, Drops0),
-    include([I-_]>>integer(I), Drops0, Drops).
+    include([I-_]>>integer(I), Drops0, Drops1),
+    append(Ended, Drops1, Drops).
 
 %!  tk_order_pairs(+M, +Candidates, -Pairs) is det.
 %

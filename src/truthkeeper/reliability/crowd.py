@@ -1,4 +1,4 @@
-"""Loaders for the crowd-labelling data sets in ``../shared/data/crowd`` (read at run time).
+"""Loaders for crowd-labelling data sets (read at run time from a folder the user names).
 
 A zheng-style folder holds ``answer.csv`` (item, worker, answer) and ``truth.csv`` (item,
 truth), or crowd-kit's ``crowd_labels.csv`` and ``gt.csv``. The columns are found by their

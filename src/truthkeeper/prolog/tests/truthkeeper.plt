@@ -4,7 +4,7 @@
 row(Id, V, VF, RA, Src, Row) :-
     Row = -(Id, "s", "a", V, VF, @(none), RA, "agent", Src, @(none), @(none), "[]", []).
 
-:- begin_tests(truthkeeper, [cleanup(tk_close(-9301))]).
+:- begin_tests(truthkeeper, [cleanup(forall(member(M, [-9301, -9302, -9303, -9304]), tk_close(M)))]).
 test(typed_values_conflict, St == conflict) :-
     tk_new(-9301, "temporal", ["agent"]),
     row("f1", "true", 10, 1, "x", R1), row("f2", -("b", 1), 10, 2, "y", R2),
@@ -32,8 +32,27 @@ test(same_value, [A == @(true), B == @(false)]) :-
     tk_same_value("true", -("b", 1), B).
 test(order_pairs_ignore_values, Ps == [0-[1]]) :-
     tk_new(-9301, "temporal", ["agent"]),
-    tk_order_pairs(-9301, [-(0, "k", "x", 10, "agent", @(none), @(none)),
-                           -(1, "k", "x", 20, "agent", @(none), @(none))], Ps).
+    tk_order_pairs(-9301, [-(0, "k", "x", 10, "agent", @(none), @(none), @(none)),
+                           -(1, "k", "x", 20, "agent", @(none), @(none), @(none))], Ps).
+test(ended_candidate, Ds == [0-ended]) :-
+    tk_new(-9302, "temporal", ["agent"]),
+    tk_advance(-9302, 100, _),
+    tk_phi(-9302, [-(0, "k", "x", 10, "agent", @(none), @(none), 50),
+                   -(1, "k", "y", 5, "agent", @(none), @(none), 500)], Ds).
+test(ended_head_then_unknown, St == unknown) :-
+    tk_new(-9303, "temporal", ["agent"]),
+    tk_advance(-9303, 1000, _),
+    tk_add(-9303, [-("a", "s", "x", "v1", 10, @(none), 1, "agent", "src", @(none), @(none), "{}", []),
+                   -("b", "s", "x", "v2", 20, 30, 2, "agent", "src", @(none), @(none), "{}", [])]),
+    tk_resolve(-9303, "s", "x", St, _).
+test(advance_ends_a_fact, [St0-St1 == resolved-unknown]) :-
+    tk_new(-9304, "temporal", ["agent"]),
+    tk_advance(-9304, 100, _),
+    tk_add(-9304, [-("a", "s", "x", "v1", 10, 200, 1, "agent", "src", @(none), @(none), "{}", [])]),
+    tk_resolve(-9304, "s", "x", St0, _),
+    tk_advance(-9304, 200, Next),
+    assertion(Next == @(none)),
+    tk_resolve(-9304, "s", "x", St1, _).
 test(error_as_data, E == -(existence_error, [fact, zz], "")) :-
     catch(tk_facts(-9301, ["zz"], _), X, true),
     tk_error(X, g, E).
