@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from truthkeeper import (
     Candidate,
     InvalidFact,
+    PolicyError,
     Memory,
     Signer,
     TierNotAuthorized,
@@ -257,3 +258,268 @@ def test_query_and_inspect_refuse_a_broken_chain(tmp_path: Path,
         assert "FORENSIC" in captured.err
     assert main(["query", str(path), "ana", "--forensic"]) == 0
     assert "Lisbon" in capsys.readouterr().out  # what event 2 says; event 3 is not read
+
+
+# ---------------------------------------------------------------- sets and value types
+
+def test_a_set_holds_every_member_and_a_member_leaves_by_a_newer_fact() -> None:
+    mem = Memory()
+    mem.declare("pet", cardinality="many")
+    cat = mem.add("ana", "pet", "cat", source="user:ana", tier="verified", valid_from=T(1))
+    mem.add("ana", "pet", "dog", source="user:ana", tier="verified", valid_from=T(2))
+    mem.add("ana", "pet", "Cat", source="chat", tier="agent", valid_from=T(3))  # restated
+    r = mem.current("ana", "pet")
+    assert (r.status, r.value) == ("resolved", ("cat", "dog"))
+    assert [c.sources for c in r.candidates if c.value == "cat"] == [("user:ana", "chat")]
+    mem.add("ana", "pet", "cat", source="user:ana", tier="verified", valid_from=T(4),
+            present=False)
+    assert mem.current("ana", "pet").value == ("dog",)
+    assert [(f.value, f.present, f.status) for f in mem.history("ana", "pet")][0] == \
+        ("cat", True, "superseded")
+    assert mem.why(cat.id).details["status"] == "superseded"
+    mem.retract(mem.history("ana", "pet")[1].id, reason="no dog")
+    assert mem.current("ana", "pet").value == ()  # every member left: empty, not unknown
+    assert Memory(schema={"pet": {"cardinality": "many"}}).current("x", "pet").status == \
+        "unknown"
+
+
+def test_a_contested_member_makes_the_set_a_conflict_listed_per_member() -> None:
+    mem = Memory(schema={"pet": {"cardinality": "many"}})
+    mem.add("ana", "pet", "cat", source="user:ana", tier="verified", valid_from=T(1))
+    mem.add("ana", "pet", "dog", source="user:ana", tier="verified", valid_from=T(1))
+    mem.add("ana", "pet", "dog", source="agent:x", tier="agent", valid_from=T(5),
+            present=False)  # a lower tier cannot remove a verified member
+    r = mem.current("ana", "pet")
+    assert r.status == "conflict" and r.value is None
+    assert sorted((c.value, c.present) for c in r.candidates) == [
+        ("cat", True), ("dog", False), ("dog", True)]
+    assert mem.conflicts() == [("ana", "pet")]
+
+
+def test_rules_see_each_member_and_filter_keeps_members_apart() -> None:
+    mem = Memory(policy="temporal")
+    mem.declare("pet", cardinality="many")
+    mem.add_rule("has_pet(U, P) :- holds(U, pet, P)")
+    mem.add("ana", "pet", "cat", source="u", valid_from=T(1))
+    mem.add("ana", "pet", "dog", source="u", valid_from=T(2))
+    assert sorted(str(b) for b in mem.beliefs()) == ["has_pet(ana,cat)", "has_pet(ana,dog)"]
+    res = mem.filter([Candidate("ana", "pet", "cat", T(1)), Candidate("ana", "pet", "owl", T(5)),
+                      Candidate("ana", "pet", "dog", T(3))])
+    assert res.dropped == ()  # members of a set never make each other stale
+
+
+@given(st.lists(st.sampled_from(["cat", "dog", "owl", "fish"]), min_size=1, max_size=8),
+       st.sampled_from(["cat", "dog", "owl", "fish", "yak"]))
+def test_adding_a_member_never_drops_another(members: list[str], new: str) -> None:
+    with Memory(schema={"pet": {"cardinality": "many"}}) as mem:
+        for i, m in enumerate(members):
+            mem.add("ana", "pet", m, source="s", valid_from=at(i))
+        before = set(mem.current("ana", "pet").value)
+        mem.add("ana", "pet", new, source="s", valid_from=at(len(members)))
+        assert set(mem.current("ana", "pet").value) == before | {new}
+
+
+def test_learning_from_agreement_reads_members_as_presence_claims() -> None:
+    mem = Memory(schema={"pet": {"cardinality": "many"}})
+    for src in ("a", "b", "c"):  # three sources, each naming another pet: no disagreement
+        mem.add("ana", "pet", f"pet-{src}", source=src, valid_from=T(1))
+    mem.add("bob", "pet", "cat", source="a", valid_from=T(1))
+    mem.add("bob", "pet", "cat", source="b", valid_from=T(1))
+    mem.add("bob", "pet", "cat", source="c", valid_from=T(2), present=False)
+    est = mem.learn_from_agreement(apply=False)
+    assert est["a"] == est["b"] and est["c"] < est["a"]  # c disagrees about one member only
+
+
+def test_value_types_coerce_at_the_boundary_or_refuse() -> None:
+    mem = Memory(schema={"price": {"value_type": "number"}})
+    mem.declare("active", value_type="boolean")
+    assert mem.add("acme", "price", "135", source="tool-a").value == 135
+    mem.add("acme", "price", 135, source="tool-b")
+    assert mem.current("acme", "price").status == "resolved"  # "135" and 135: one value
+    with pytest.raises(InvalidFact, match="must be a number"):
+        mem.add("acme", "price", "a lot", source="tool-a")
+    assert mem.add("acme", "active", "yes", source="crm").value is True
+    assert len(mem) == 3
+
+
+def test_declarations_are_journalled_and_guarded(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        mem.declare("pet", cardinality="many", value_type="string")
+        mem.add("ana", "pet", "cat", source="s", valid_from=T(1))
+        mem.add("ana", "city", "Lisbon", source="s", valid_from=T(1))
+        with pytest.raises(InvalidFact, match="holds facts already"):
+            mem.declare("city", cardinality="many")
+        with pytest.raises(InvalidFact, match="not a number"):
+            mem.declare("city", value_type="number")
+        mem.declare("city", value_type="string")  # every stored value is one already
+        with pytest.raises(PolicyError, match="owner"):
+            mem.scope("user:ana").declare("tag", cardinality="many")
+        with pytest.raises(InvalidFact, match="cardinality"):
+            mem.declare("tag", cardinality="several")
+    with Memory(path) as again:
+        assert again.declarations()["pet"].cardinality == "many"
+        assert again.declarations()["city"].value_type == "string"
+        again.add("ana", "pet", "dog", source="s", valid_from=T(2))
+        assert again.current("ana", "pet").value == ("cat", "dog")
+
+
+# ---------------------------------------------------------------- confirmations settle
+
+def test_a_confirmation_settles_a_conflict_until_newer_evidence_of_its_standing() -> None:
+    clock = Clock("2026-11-10")
+    mem = Memory(clock=clock)
+    mem.add("ana", "employer", "Globex", source="email", tier="verified", valid_from=T(1))
+    mem.add("ana", "employer", "Initech", source="agent:planner", tier="agent",
+            valid_from=T(5))
+    r = mem.current("ana", "employer")
+    assert (r.status, r.value) == ("conflict", None) and r.best is not None
+    assert 0 < r.best_p < 1
+    assert mem.confirm("ana", "employer", "Globex") == 2
+    r = mem.current("ana", "employer")
+    assert (r.status, r.value) == ("resolved", "Globex")
+    assert "confirmation" in str(r.why())
+    clock.set("2026-11-12")
+    mem.add("ana", "employer", "Hooli", source="agent:planner", tier="agent", valid_from=T(11))
+    assert mem.current("ana", "employer").value == "Globex"  # a newer guess does not undo it
+    mem.add("ana", "employer", "Acme", source="email", tier="verified", valid_from=T(12))
+    assert mem.current("ana", "employer").value == "Acme"  # newer evidence of its standing
+    assert {r.source: r.n for r in mem.reliability()}["agent:planner"] == 1
+
+
+def test_confirming_a_value_no_head_holds_records_it() -> None:
+    mem = Memory()
+    mem.add("ana", "city", "Lisbon", source="a", tier="agent", valid_from=T(1))
+    assert mem.confirm("ana", "city", "Porto") == 1
+    assert mem.current("ana", "city").value == "Porto"
+
+
+def test_a_confirmation_in_a_set_is_about_that_member_only() -> None:
+    mem = Memory(schema={"pet": {"cardinality": "many"}})
+    mem.add("ana", "pet", "cat", source="a", valid_from=T(1))
+    mem.add("ana", "pet", "dog", source="b", valid_from=T(1))
+    assert mem.confirm("ana", "pet", "cat") == 1  # the dog's source is not marked wrong
+    assert {r.source: r.n for r in mem.reliability()}.get("b", 0) == 0
+    assert mem.current("ana", "pet").value == ("cat", "dog")
+
+
+def test_a_signed_confirmation_stands_at_the_protected_tier(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    owner = Signer(Ed25519PrivateKey.generate())
+    path = tmp_path / "m.db"
+    with Memory(path, trusted_keys=[owner.public_key]) as mem:
+        mem.add("acme", "ceo", "Bo", source="crm", tier="verified", valid_from=T(1))
+        payload = {"subject": "acme", "attribute": "ceo", "value": "Ana"}
+        sig = owner.sign_action("confirm", payload)
+        with pytest.raises(TierNotAuthorized):
+            mem.confirm("acme", "ceo", "Ana", signature=owner.sign_action(
+                "confirm", {**payload, "value": "Eve"}))
+        mem.confirm("acme", "ceo", "Ana", signature=sig)
+        assert mem.current("acme", "ceo").heads[0].tier == "human"
+        with pytest.raises(TierNotAuthorized, match="nonce"):
+            mem.confirm("acme", "ceo", "Ana", signature=sig)  # a replayed signature
+        mem.add("acme", "ceo", "Cy", source="crm", tier="verified", valid_from="2026-11-30")
+        assert mem.current("acme", "ceo").value == "Ana"  # verified is below human
+        assert mem.verify().ok
+    with Memory(path, trusted_keys=[owner.public_key]) as again:
+        assert again.current("acme", "ceo").value == "Ana" and again.verify().ok
+        with pytest.raises(TierNotAuthorized, match="nonce"):
+            again.confirm("acme", "ceo", "Ana", signature=sig)
+
+
+# ---------------------------------------------------------------- fresh across processes
+
+def test_a_memory_sees_another_writers_commit_before_it_answers(journal_url: str) -> None:
+    import subprocess
+    import sys
+
+    reader = Memory(journal_url)
+    reader.add("ana", "city", "Lisbon", source="s", valid_from=T(1))
+    assert reader.current("ana", "city").value == "Lisbon"  # cached now
+    code = ("import sys; from truthkeeper import Memory\n"
+            "with Memory(sys.argv[1]) as m:\n"
+            "    m.add('ana', 'city', 'Porto', source='s', valid_from='2026-11-02')\n")
+    subprocess.run([sys.executable, "-c", code, journal_url], check=True, timeout=120)
+    # no refresh(), no write of its own, and no wait for a notification
+    assert reader.current("ana", "city").value == "Porto"
+    assert [f.value for f in reader.history("ana", "city")] == ["Lisbon", "Porto"]
+    reader.close()
+
+
+# ---------------------------------------------------------------- erasure of every byte
+
+def _raw(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith("m.db"))
+
+
+@pytest.mark.parametrize("how", ["scope", "subject", "ids"])
+def test_erasure_reaches_audit_entries_queries_and_exports(tmp_path: Path, how: str) -> None:
+    path = tmp_path / "m.db"
+    secrets = ["555-0199-VALUE", "TEXT-OF-THE-CHUNK", "QUERY-ABOUT-ANA", "CANDIDATE-VALUE"]
+    with Memory(path, policy="temporal") as mem:
+        ana = mem.scope("user:ana")
+        old = ana.add("ana", "phone", secrets[0], source="chat", valid_from=T(1),
+                      text=secrets[1])
+        new = ana.add("ana", "phone", "555-0100", source="chat", valid_from=T(2))
+        shared = mem.add("acme", "price", 100, source="billing", valid_from=T(1))
+        res = ana.filter([old.id, Candidate("ana", "phone", secrets[3], T(1))],
+                         query=secrets[2])
+        assert len(res.dropped) == 2 and len(ana.audit()) == 2
+        mem.filter([shared.id], query="about acme")  # nothing dropped: no entry
+        mem.close()
+    with Memory(path, policy="temporal") as mem:  # the entries were journalled
+        ana = mem.scope("user:ana")
+        assert len(ana.audit()) == 2
+        raw = _raw(path)
+        assert all(s.encode() in raw for s in secrets)
+        if how == "scope":
+            mem.erase(scope="user:ana")
+        elif how == "subject":
+            ana.erase(subject="ana")
+        else:
+            ana.erase([old.id, new.id])
+        assert ana.audit() == []
+        assert mem.verify().ok
+        mem.export_jsonl(tmp_path / "after.jsonl")
+        assert mem.current("acme", "price").value == 100
+    raw = _raw(path) + (tmp_path / "after.jsonl").read_bytes()
+    for s in secrets:
+        assert s.encode() not in raw, s
+    with Memory(path, policy="temporal") as again:
+        assert again.verify().ok and again.scope("user:ana").audit() == []
+        for lazy in (True,):
+            with Memory(path, policy="temporal", lazy=lazy) as lz:
+                assert lz.scope("user:ana").audit() == []
+
+
+def test_a_blanked_audit_entry_without_an_erasure_is_caught(tmp_path: Path) -> None:
+    import sqlite3
+
+    from truthkeeper.journal.codec import erased_audit_body
+    from truthkeeper.journal.codec import event_hash
+
+    path = tmp_path / "m.db"
+    with Memory(path, policy="temporal") as mem:
+        f = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(1))
+        mem.add("ana", "city", "Porto", source="s", valid_from=T(2))
+        mem.filter([f.id], query="where?")
+    con = sqlite3.connect(path)
+    seq, kind, ra, body, prev = con.execute(
+        "SELECT seq, kind, recorded_at, body, prev_hash FROM events WHERE kind = 'audit'"
+    ).fetchone()
+    blank = erased_audit_body(body, ra)
+    with con:  # rewrite it and every later hash, as a careful forger would
+        con.execute("DROP TRIGGER events_append_only_update")
+        rows = con.execute("SELECT seq, kind, recorded_at, body FROM events WHERE seq >= ? "
+                           "ORDER BY seq", (seq,)).fetchall()
+        for s, k, r, b in rows:
+            b = blank if s == seq else b
+            h = event_hash(prev, s, k, r, b)
+            con.execute("UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                        (b, prev, h, s))
+            prev = h
+    con.close()
+    with Memory(path, policy="temporal", readonly=True) as ro:
+        v = ro.verify()
+        assert not v.ok and "without an erasure" in (v.reason or "")

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from .values import AuditEntry, Drop, Fact
+from .errors import InvalidFact
+from .journal.codec import is_erased
+from .values import AuditEntry, Candidate, Drop, Fact, normalise_key
 
 __all__ = ["AuditLog", "caller_scope"]
 
@@ -77,9 +79,25 @@ class AuditLog:
     def restore_older(self, bodies: list[Mapping[str, Any]]) -> None:
         """Entries read back from the journal after newer ones were recorded (a memory
         opened lazily reads its journalled entries when first asked)."""
-        older = [_entry(b) for b in bodies]
+        older = [_entry(b) for b in bodies if not is_erased(b)]
         with self._lock:
             self._rows = collections.deque(older + list(self._rows), maxlen=self._rows.maxlen)
+
+    def erase(self, match: Callable[[Mapping[str, Any]], bool]) -> None:
+        """Forget every entry whose details ``match`` (an erasure)."""
+        with self._lock:
+            kept: list[Any] = []
+            for row in self._rows:
+                if isinstance(row, AuditEntry):
+                    if not match(row.details):
+                        kept.append(row)
+                    continue
+                at, query, drops, where = row
+                left = tuple(d for d in drops
+                             if not match(_scoped(_safe(_drop(query, d)), where)))
+                if left:
+                    kept.append((at, query, left, where))
+            self._rows = collections.deque(kept, maxlen=self._rows.maxlen)
 
     def entries(self, scope: str | None = None) -> list[AuditEntry]:
         """Every entry kept of ``scope`` (None: the memory's own), oldest first."""
@@ -100,7 +118,17 @@ class AuditLog:
 
 def _drop(query: str | None, d: Drop) -> dict[str, Any]:
     return {"query": query, "item": _describe(d.item),
-            "dominated_by": _describe(d.dominated_by), "rule": d.rule}
+            "dominated_by": _describe(d.dominated_by), "rule": d.rule,
+            "subject": _subject(d.item)}
+
+
+def _subject(item: Any) -> str | None:
+    """The (normalised) subject an item is about, so that erasing a subject finds it."""
+    try:
+        return normalise_key(item.subject, "subject") if isinstance(
+            item, (Fact, Candidate)) else None
+    except InvalidFact:
+        return None
 
 
 def _body(entry: AuditEntry) -> dict[str, Any]:

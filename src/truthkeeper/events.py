@@ -29,6 +29,7 @@ from .journal.base import Journal
 from .journal.codec import (
     Event,
     canonical,
+    erased_audit_body,
     erased_body,
     fact_body,
     fact_fields,
@@ -40,7 +41,8 @@ from .logic.store import Store
 from .reliability.categorical import check_categories, check_confusion_body
 from .reliability.context import check_probability
 from .reliability.state import Reliability
-from .signing import EVER, Guard, KeyRing, apply_key_event
+from .schema import Declaration, Declarer, Schema, check_declaration
+from .signing import EVER, Guard, KeyRing, apply_key_event, nonce_owner
 from .values import (
     Fact,
     FactBuilder,
@@ -49,6 +51,7 @@ from .values import (
     from_us,
     normalise_key,
     parse_time,
+    scoped,
     to_us,
 )
 
@@ -60,10 +63,12 @@ class Applier:
 
     def __init__(self, store: Store, reasoner: Reasoner, rel: Reliability, guard: Guard,
                  builder: FactBuilder, audit: AuditLog, config: dict[str, Any],
-                 touch: Callable[[], None], clock: Callable[[], int] = now_us) -> None:
+                 touch: Callable[[], None], clock: Callable[[], int] = now_us,
+                 declarer: Declarer | None = None) -> None:
         self.store, self.reasoner, self.rel = store, reasoner, rel
         self.guard, self.builder, self.audit = guard, builder, audit
         self.config, self.touch, self.clock = config, touch, clock
+        self.declarer = declarer or Declarer(store, Schema())
 
     # ------------------------------------------------------------------ live writes
 
@@ -72,7 +77,9 @@ class Applier:
         refusals are audited."""
         now = from_us(self.clock())
         try:
-            built = [self.builder.coerce(item, i, now) for i, item in enumerate(facts)]
+            built = [self.declarer.coerce(self.builder.coerce(item, i, now),
+                                          self._guarded(item))
+                     for i, item in enumerate(facts)]
             self.rel.check_values(built)
             for f in built:
                 if f.tier in self.guard.guarded:
@@ -86,6 +93,33 @@ class Applier:
             raise
         return built
 
+    def _guarded(self, item: object) -> bool:
+        tier = item.tier if isinstance(item, Fact) else (
+            item.get("tier", "agent") if isinstance(item, Mapping) else None)
+        return tier in self.guard.guarded
+
+    def declare(self, w: Write, d: Declaration) -> None:
+        """Declare an attribute's cardinality and value type (see :class:`Declarer`)."""
+        self.declarer.check(d)
+        old = self.declarer.schema.get(d.attribute)
+        self.declarer.apply(d.to_dict())
+        w.on_undo(lambda: self.declarer.undo(old))
+        w.events.append(("declare", w.times(1)[0], d.to_dict()))
+        self.touch()
+
+    def start_schema(self, ledger: Ledger, schema: Mapping[str, Declaration]) -> None:
+        """Journal the declarations given at open that differ from the journal's."""
+        new = [d for d in schema.values() if self.declarer.schema.get(d.attribute) != d]
+        if not new:
+            return
+        if ledger.journal.readonly:
+            for d in new:
+                self.declarer.apply(d.to_dict())
+            return
+        with ledger.write() as w:
+            for d in new:
+                self.declare(w, d)
+
     def facts(self, w: Write, facts: Sequence[Fact],
               salts: Sequence[str | None] = ()) -> list[Fact]:
         """Add validated facts; the store refuses (and nothing changes) what the policy
@@ -96,6 +130,7 @@ class Applier:
             self.audit.rejected(exc, {"facts": [f.id for f in facts]})
             raise
         w.on_undo(lambda: self.store.undo_add([f.id for f in out]))
+        self._confirmation_nonces(w, out)
         salts = list(salts) or [None] * len(out)
         w.events.extend(("fact", to_us(f.recorded_at), fact_body(f, salt))
                         for f, salt in zip(out, salts, strict=True))
@@ -134,33 +169,50 @@ class Applier:
         self.touch()
 
     def erase(self, ledger: Ledger, ids: Sequence[str], reason: str,
-              signature: Mapping[str, str] | None = None) -> None:
+              signature: Mapping[str, str] | None = None, *, scope: str | None = None,
+              subjects: Sequence[str] = ()) -> None:
         """Erase the content of facts for good, in one write: their journal events become
-        placeholders (the chain still verifies), an ``erase`` event records it, and the store
-        forgets their values. Erasing a protected fact needs ``signature``:
+        placeholders (the chain still verifies), so do the audit entries that name them,
+        were made in the erased ``scope`` or are about an erased subject (``subjects``:
+        store keys); an ``erase`` event records it, and the store and the audit log forget
+        them. Erasing a protected fact needs ``signature``:
         ``sign_action("erase", {"ids": [...], "reason": ...})``."""
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
         if signature is not None:
             body["signature"] = dict(signature)
+        match = _audit_match(ids, scope, subjects)
+        ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
         with ledger.write() as w:
             try:
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
                 if done:
                     raise InvalidFact(f"facts {done} are erased already")
-                at = self._erase_in(w, ledger.journal, body)
+                at = self._erase_in(w, ledger.journal, body, match)
             except TruthkeeperError as exc:
                 self.audit.rejected(exc, {"erase": list(ids)})
                 raise
         self._erased(body, at)
+        self.audit.erase(match)
         ledger.journal._purge()
 
-    def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any]) -> int:
-        """Within a write: check the erasure, blank the facts' events and journal it;
+    def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any],
+                  match: Callable[[Mapping[str, Any]], bool] | None = None) -> int:
+        """Within a write: check the erasure, blank the facts' events and the audit
+        entries ``match`` finds (default: those naming an erased id) and journal it;
         returns its time (the store forgets once the write commits)."""
         self._check_erase(body, None)
         self._nonce(w, body, f"erase:{next(_UNIQUE)}")
         [at] = w.times(1)
         self._blank(w, journal, set(body["ids"]), at)
+        blanked = []
+        for seq, text in journal.kind_rows("audit"):
+            entry = json.loads(text)
+            if not is_erased(entry) and (match or _audit_match(body["ids"], None, ()))(
+                    entry.get("details") or {}):
+                w.txn.erase(seq, erased_audit_body(text, at))
+                blanked.append(seq)
+        if blanked:
+            body["audit"] = blanked
         w.events.append(("erase", at, body))
         return at
 
@@ -276,15 +328,44 @@ class Applier:
             raise TierNotAuthorized(msg)
         self.guard.check_action(str(action), payload, body.get("signature"), at)
 
-    def confirm(self, ledger: Ledger, subject: str, attribute: str, value: Any,
-                signature: Mapping[str, str] | None = None) -> int:
-        """Record every head of a slot right or wrong against ``value`` (one write)."""
-        right, wrong = self.store.match_heads(subject, attribute, value)
-        signed = {"action": "confirm", "payload": {"subject": subject, "attribute": attribute,
+    def _confirmation_nonces(self, w: Write | None, facts: Sequence[Fact]) -> None:
+        for f in facts:
+            if f.signature and f.meta.get("confirmation") is True:
+                self._nonce(w, {"signature": f.signature},
+                            _nonce_owner({**f.to_dict(), "tier": f.tier}, "fact"))
+
+    def confirm(self, ledger: Ledger, scope: str | None, subject: str, attribute: str,
+                value: Any, signature: Mapping[str, str] | None = None) -> int:
+        """Settle a slot on ``value`` in one write: every head (of that member, in a set)
+        is recorded right or wrong, and a confirmation fact of the confirmer's standing
+        (unsigned: the highest unprotected tier; signed: the highest protected one) is
+        written now, so the policy resolves the slot to ``value`` until newer evidence of
+        at least that standing. Returns how many heads were labelled."""
+        key = scoped(scope, subject)
+        right, wrong = self.store.match_heads(key, attribute, value)
+        signed = {"action": "confirm", "payload": {"subject": key, "attribute": attribute,
                                                    "value": value}}
-        bodies = [self.outcome_body(f, f.source, f.tier, f.id in right, signature, signed)
-                  for f in self.store.facts(right + wrong)]
-        self.log(ledger, "outcome", bodies)
+        tier = self.store.top_tier(protected=signature is not None)
+        fields = {"subject": subject, "attribute": attribute, "value": value,
+                  "source": f"confirmation:{tier}", "tier": tier, "scope": scope,
+                  "valid_from": from_us(self.clock()), "meta": {"confirmation": True},
+                  "text": "confirmed by the owner" if signature is None
+                  else "confirmed by the owner (signed)", "signature": signature}
+        try:
+            [fact] = self.validate([fields])
+            bodies = [{**self.outcome_body(f, f.source, f.tier, f.id in right, signature,
+                                           signed), "confirmation": fact.id}
+                      for f in self.store.facts(right + wrong)]
+            with ledger.write() as w:
+                for b in bodies:
+                    self._check_outcome(b, None)
+                    self._nonce(w, b, _nonce_owner(b))
+                self.logged(w, "outcome", bodies)
+                self.facts(w, [fact])
+        except TruthkeeperError as exc:
+            self.audit.rejected(exc, {"confirm": [subject, attribute]})
+            raise
+        self.after_logged("outcome", bodies)
         return len(bodies)
 
     # ------------------------------------------------------------------ keys, checkpoints
@@ -380,16 +461,21 @@ class Applier:
                 last[:] = [ev.body]
             elif ev.kind == "fact" and is_erased(ev.body):
                 blanked[str(ev.body.get("id"))] = ev.seq
+            elif ev.kind == "audit" and is_erased(ev.body):
+                blanked[f"audit entry {ev.seq}"] = ev.seq
             elif ev.kind == "erase":
                 for fid in ev.body.get("ids") or ():
                     blanked.pop(fid, None)
+                for seq in ev.body.get("audit") or ():
+                    blanked.pop(f"audit entry {seq}", None)
             return check(ev.kind, ev.body, ev.recorded_at)
 
         v = journal.verify(each)
         if v.ok and blanked:
             fid, at_seq = min(blanked.items(), key=lambda kv: kv[1])
+            what = fid if fid.startswith("audit") else f"fact {fid}"
             return replace(v, ok=False, first_bad=at_seq,
-                           reason=f"fact {fid} was blanked without an erasure event")
+                           reason=f"{what} was blanked without an erasure event")
         anchor = checkpoint if checkpoint is not None else (last[0] if last else None)
         if not v.ok:
             return v
@@ -422,6 +508,7 @@ class Applier:
                     raise JournalCorrupt(msg) from None
                 facts.append(f)
             self.store.add(facts, [ev.recorded_at for ev in run])
+            self._confirmation_nonces(None, facts)
         else:
             for ev in run:
                 b, at = ev.body, ev.recorded_at
@@ -431,6 +518,8 @@ class Applier:
                     self.store.retract(b["id"], at, b["reason"])
                 elif ev.kind == "end":
                     self.end(None, b, at)
+                elif ev.kind == "declare":
+                    self.declarer.apply(b)
                 elif ev.kind == "erase":
                     self._check_erase(b, at)
                     self._nonce(None, b, f"erase:{next(_UNIQUE)}")
@@ -445,7 +534,8 @@ class Applier:
                 elif ev.kind == "checkpoint":
                     self._nonce(None, b, "checkpoint")
                 elif ev.kind == "audit":
-                    self.audit.restore(b)
+                    if not is_erased(b):
+                        self.audit.restore(b)
                 else:
                     if ev.kind == "outcome":
                         self._check_outcome(b, at)
@@ -529,6 +619,7 @@ class Applier:
                     continue
                 if kind == "fact":
                     f = self.builder.coerce(fact_fields(body), n, now)
+                    f = self.declarer.coerce(f, f.tier in self.guard.guarded)
                     if f.tier in self.guard.guarded:
                         self.guard.check_fact(_signed_fields(f))
                     run.append((n, f, body.get("salt")))
@@ -543,6 +634,10 @@ class Applier:
                     self.retract(w, check_label(body.get("id"), "id"),
                                  check_label(body.get("reason"), "reason"),
                                  body.get("signature"))
+                elif kind == "declare":
+                    self.declare(w, check_declaration(
+                        body.get("attribute"), body.get("cardinality", "one"),
+                        body.get("value_type")))
                 elif kind == "end":
                     eb = {"id": check_label(body.get("id"), "id"),
                           "valid_to": parse_time(body.get("valid_to"), "valid_to").isoformat()}
@@ -582,7 +677,8 @@ class Applier:
                 self.store.get(check_label(body["id"], "id"))
             out = {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
                    "tier": self.builder.tier(body.get("tier")), "correct": body["correct"]}
-            out.update({k: body[k] for k in ("signed", "signature") if k in body})
+            out.update({k: body[k] for k in ("signed", "signature", "confirmation")
+                        if k in body})
             if body.get("confidence") is not None:
                 out["confidence"] = check_probability(body["confidence"], "confidence")
             return out
@@ -633,13 +729,30 @@ def _signed_fields(f: Fact) -> dict[str, Any]:
 _UNIQUE = itertools.count()
 
 
-def _nonce_owner(body: Mapping[str, Any]) -> str:
-    """Who a signature nonce belongs to: one confirm signs the outcomes of several heads;
-    any other use of a nonce is its own (so a second use is a replay)."""
-    signed = body.get("signed") or {}
-    if signed.get("action") == "confirm":
-        return "confirm:" + canonical(signed.get("payload"))
-    return f"outcome:{next(_UNIQUE)}"
+def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],
+                 ) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether an audit entry's details name an erased id, were made in the erased scope,
+    or are about an erased subject."""
+    quoted = [json.dumps(i) for i in ids]
+    subs = set(subjects)
+
+    def match(details: Mapping[str, Any]) -> bool:
+        if scope is not None and details.get("scope") == scope:
+            return True
+        if details.get("subject") is not None and scoped(
+                details.get("scope"), details["subject"]) in subs:
+            return True
+        text = json.dumps(details, ensure_ascii=False, default=str)
+        return any(q in text for q in quoted)
+
+    return match
+
+
+def _nonce_owner(body: Mapping[str, Any], kind: str = "outcome") -> str:
+    """Who a signature nonce belongs to: one confirm signs its confirmation fact and the
+    outcomes of several heads; any other use of a nonce is its own (so a second use is a
+    replay)."""
+    return nonce_owner(kind, body) or f"{kind}:{next(_UNIQUE)}"
 
 
 def _restore(ring: KeyRing, keys: dict[str, Any]) -> None:

@@ -31,6 +31,7 @@ from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
 from .reliability.similarity import Similarity, check_similarity
 from .reliability.state import Reliability
+from .schema import Declaration, Declarer, Schema, check_declaration
 from .signing import Guard, public_key_hex
 from .values import (
     AuditEntry,
@@ -114,9 +115,11 @@ class Memory:
                  discount: float = 1.0, journal: Journal | None = None,
                  similarity: Similarity | Callable[[Any, Any], float] | None = None,
                  categories: Mapping[str, Sequence[Any]] | None = None,
-                 lazy: bool = False, clock: Callable[[], datetime] | None = None) -> None:
+                 lazy: bool = False, clock: Callable[[], datetime] | None = None,
+                 schema: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.path = None if path is None else os.fspath(path)
         self._clock = _check_clock(clock)
+        declared_schema = _check_schema(schema)
         lazy = _check_bool(lazy, "lazy")
         self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
         self._sim = check_similarity(similarity)
@@ -135,12 +138,12 @@ class Memory:
             raise
         self.policy = config["policy"]
         self._builder, self._audit = FactBuilder(self.tiers), AuditLog()
-        self._store = Store(self.policy, self.tiers)
+        self._store = Store(self.policy, self.tiers, self.protected_tiers)
         self._store.tick(self._now())
         self._reasoner = Reasoner(self._store)
         self._events = Applier(self._store, self._reasoner, self._rel, self._guard,
                                self._builder, self._audit, config, self._cache.clear,
-                               self._now)
+                               self._now, Declarer(self._store, Schema()))
         loader = LazyLoad(journal, self._store, self._events.replay, self._audit) \
             if lazy and journal.indexed else None
         self._store.lazy = loader
@@ -149,6 +152,7 @@ class Memory:
                                   else loader.apply)
             self._ledger.start(config, loader)
             self._events.start(self._ledger, declared)
+            self._events.start_schema(self._ledger, declared_schema)
             self._audit.sink = lambda body: self._ledger.defer("audit", body)
         except BaseException:
             journal.close()
@@ -200,6 +204,11 @@ class Memory:
                 self._cache.clear()
             yield
 
+    def _fresh(self) -> bool:
+        """No other connection committed and no fact began or ended since the last call."""
+        with self._lock:
+            return self._ledger.fresh() and not self._store.due(self._now())
+
     def _now(self) -> int:
         """The memory's clock, in microseconds since the epoch."""
         if self._clock is None:
@@ -246,8 +255,10 @@ class Memory:
             tier: str = "agent", valid_from: datetime | str | None = None,
             valid_to: datetime | str | None = None, supersedes: str | None = None,
             text: str | None = None, meta: Mapping[str, Any] | None = None,
-            signature: Mapping[str, str] | None = None) -> Fact:
-        """Add one fact and return it (with its id and ``recorded_at``).
+            signature: Mapping[str, str] | None = None, present: bool = True) -> Fact:
+        """Add one fact and return it (with its id and ``recorded_at``). In a set
+        (``declare(..., cardinality="many")``), ``present=False`` says that ``value`` is
+        no longer a member.
 
         Refused (nothing changes) with InvalidFact, UnknownFact, a SupersessionError or
         TierNotAuthorized.
@@ -258,7 +269,8 @@ class Memory:
         return self.add_many([{"subject": subject, "attribute": attribute, "value": value,
                                "source": source, "tier": tier, "valid_from": valid_from,
                                "valid_to": valid_to, "supersedes": supersedes, "text": text,
-                               "meta": meta, "signature": signature}])[0]
+                               "meta": meta, "signature": signature,
+                               **({} if present is True else {"present": present})}])[0]
 
     def add_many(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[Fact]:
         """Add a batch atomically (dicts of ``add``'s arguments, or Facts): all or none.
@@ -277,6 +289,38 @@ class Memory:
             built = self._events.validate(facts)
         with self._open(), self._ledger.write() as w:
             return self._events.facts(w, built)
+
+    def declare(self, attribute: str, *, cardinality: str = "one",
+                value_type: str | None = None) -> None:
+        """Declare an attribute for the whole memory (journalled): ``cardinality="many"``
+        makes it a set (each value has its own chain; a value leaves the set by
+        retraction, ``end``, or a newer fact with ``present=False``); ``value_type``
+        (``"number"``, ``"string"``, ``"boolean"``, ``"date"``) coerces values as they
+        come in (``"135"`` -> 135) or refuses them. The owner's act: a scope's view cannot
+        declare. A cardinality is fixed once the attribute holds a fact.
+
+        >>> mem = Memory(); mem.declare("pet", cardinality="many")
+        >>> _ = mem.add("ana", "pet", "cat", source="user:ana", valid_from="2026-01-01")
+        >>> _ = mem.add("ana", "pet", "dog", source="user:ana", valid_from="2026-02-01")
+        >>> mem.current("ana", "pet").value
+        ('cat', 'dog')
+        """
+        if self._view:
+            msg = "declarations are the memory owner's: declare on the Memory, not a view"
+            raise PolicyError(msg)
+        d = check_declaration(attribute, cardinality, value_type)
+        with self._open(), self._ledger.write() as w:
+            self._events.declare(w, d)
+
+    def declarations(self) -> dict[str, Declaration]:
+        """Every declared attribute with its declaration.
+
+        >>> mem = Memory(schema={"price": {"value_type": "number"}})
+        >>> mem.declarations()["price"].value_type
+        'number'
+        """
+        with self._open():
+            return dict(self._events.declarer.schema.declarations())
 
     def end(self, fact_id: str, *, valid_to: datetime | str | None = None,
             signature: Mapping[str, str] | None = None) -> None:
@@ -378,7 +422,13 @@ class Memory:
 
     def confirm(self, subject: str, attribute: str, value: Any,
                 signature: Mapping[str, str] | None = None) -> int:
-        """Label the slot's truth: every head is recorded right or wrong, in one write.
+        """Settle a slot on ``value``: it is the slot's resolved answer (``why()`` names
+        the confirmation) until newer evidence of at least the confirmer's standing
+        arrives (unsigned: the highest unprotected tier; with ``signature``,
+        ``sign_action("confirm", {"subject", "attribute", "value"})`` over the slot's
+        keys: the highest protected tier). Every head is recorded right or wrong (in a
+        set: the heads about that member only), which teaches the reliability model; a
+        confirmation fact is written, in the same write. Returns the heads labelled.
 
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
@@ -386,9 +436,9 @@ class Memory:
         >>> mem.confirm("ana", "city", "lisbon")
         2
         """
+        s, a = _slot(subject, attribute)
         with self._open():
-            return self._events.confirm(self._ledger, *self._slot(subject, attribute), value,
-                                        signature)
+            return self._events.confirm(self._ledger, self._scope, s, a, value, signature)
 
     def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
                         num_samples: int = 500) -> dict[str, tuple[float, float]]:
@@ -478,6 +528,9 @@ class Memory:
         (True, 'erased')
         """
         ids = [self.get(i).id for i in _id_list(fact_ids, "fact_ids")]
+        erased_scope = None if scope is None else check_scope(scope)
+        subjects = [] if subject is None else [
+            scoped(self._scope, normalise_key(subject, "subject"))]
         if scope is not None:
             if self._scope not in (None, check_scope(scope)):
                 raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
@@ -492,7 +545,7 @@ class Memory:
         if ids:
             with self._open():
                 self._events.erase(self._ledger, ids, check_label(reason, "reason"),
-                                   signature)
+                                   signature, scope=erased_scope, subjects=subjects)
         return ids
 
     def _slot(self, subject: object, attribute: object) -> tuple[str, str]:
@@ -541,16 +594,17 @@ class Memory:
             _slot(subject, attribute)  # the error that says what is wrong
         ck = (self._scope, subject, attribute)
         hit = self._cache.get(ck)  # emptied by every change and by close
-        dirty = self._ledger.journal.dirty  # set: another writer committed (PostgreSQL)
-        if hit is not None and (dirty is None or not dirty.is_set()) and \
-                not self._store.due(self._now()) and (
+        if hit is not None and not self._closed and self._fresh() and (
                 hit[0].status != "conflict" or hit[1] == self._rel.version):
             return hit[0]
         with self._open():
             key = self._slot(subject, attribute)
             r = self._reasoner.with_why(self._open, self._store.resolve(*key), key)
-            if r.status == "conflict":
-                r = replace(r, candidates=score_candidates(self._rel.book, r, self._sim))
+            if r.status == "conflict" and r.attribute not in self._store.many:
+                cands = score_candidates(self._rel.book, r, self._sim)
+                top = next((c for c in cands if c.best), None)
+                r = replace(r, candidates=cands, best=None if top is None else top.value,
+                            best_p=None if top is None else top.p)
             if len(self._cache) >= CACHE_SIZE:  # the oldest answer goes first
                 self._cache.pop(next(iter(self._cache)), None)
             self._cache[ck] = (r, self._rel.version)
@@ -721,6 +775,23 @@ def _id_list(ids: object, name: str) -> list[Any]:
     except TypeError:
         msg = f"{name} must be a fact id or an iterable of fact ids, got {ids!r}"
         raise InvalidFact(msg) from None
+
+
+def _check_schema(schema: object) -> dict[str, Declaration]:
+    if schema is None:
+        return {}
+    if not isinstance(schema, Mapping):
+        msg = f"schema must map attributes to declarations, got {schema!r}"
+        raise InvalidFact(msg)
+    out = {}
+    for a, spec in schema.items():
+        if not isinstance(spec, Mapping) or set(spec) - {"cardinality", "value_type"}:
+            msg = (f"schema[{a!r}] must be a dict with cardinality and/or value_type, "
+                   f"got {spec!r}")
+            raise InvalidFact(msg)
+        d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
+        out[d.attribute] = d
+    return out
 
 
 def _check_clock(clock: object) -> Callable[[], datetime] | None:

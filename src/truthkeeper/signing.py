@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .errors import InvalidFact, PolicyError, TierNotAuthorized
-from .journal.codec import action_bytes, canonical_bytes
-from .values import normalise_key
+from .journal.codec import action_bytes, canonical, canonical_bytes
+from .values import normalise_key, scoped
 
 __all__ = ["EVER", "Guard", "KeyRing", "Signer", "public_key_hex"]
 
@@ -173,6 +173,10 @@ class Guard:
         sig = fields.get("signature")
         if sig is None:
             return "it carries no signature"
+        confirmed = confirmation_payload(fields)
+        if confirmed is not None:  # a signed confirmation: the owner signed confirm(...)
+            return _check(ring or self.ring, sig,
+                          lambda n: action_bytes("confirm", confirmed, n), at)
         return _check(ring or self.ring, sig, lambda n: canonical_bytes(fields, n), at)
 
     def check_fact(self, fields: Mapping[str, Any], at: int | None = None) -> None:
@@ -199,14 +203,16 @@ class Guard:
     def verifier(self) -> Callable[[str, Mapping[str, Any], int], str | None]:
         """A checker of journal events in chain order: signatures of facts and key events
         against the keys trusted at each event's time, and replayed nonces."""
-        ring, nonces = KeyRing(), set()
+        ring, nonces = KeyRing(), dict[object, str]()
 
         def check(kind: str, body: Mapping[str, Any], at: int) -> str | None:
             sig = body.get("signature")
             if isinstance(sig, Mapping):
-                if sig.get("nonce") in nonces:
+                owner = nonce_owner(kind, body)
+                seen = nonces.get(sig.get("nonce"))
+                if seen is not None and (seen != owner or owner is None):
                     return "a replayed signature nonce"
-                nonces.add(sig.get("nonce"))
+                nonces[sig.get("nonce")] = owner or ""
             if kind == "key":
                 return _key_event(ring, body, at, self)
             if kind != "fact" or "$erased" in body:
@@ -221,6 +227,36 @@ class Guard:
             return problem
 
         return check
+
+
+def confirmation_payload(fields: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the owner signed for a confirmation fact (``Memory.confirm`` with a signature:
+    ``sign_action("confirm", {"subject", "attribute", "value"})`` over the slot's keys),
+    or None for any other fact."""
+    meta = fields.get("meta") or {}
+    if not (isinstance(meta, Mapping) and meta.get("confirmation") is True):
+        return None
+    try:
+        subject = scoped(fields.get("scope"), normalise_key(fields.get("subject"), "subject"))
+        attribute = normalise_key(fields.get("attribute"), "attribute")
+    except InvalidFact:
+        return None
+    return {"subject": subject, "attribute": attribute, "value": fields.get("value")}
+
+
+def nonce_owner(kind: str, body: Mapping[str, Any]) -> str | None:
+    """Who a signature nonce belongs to: one signed confirmation covers its confirmation
+    fact and the outcomes of the slot's heads, which name that fact (one owner per
+    confirmation, so confirming again with the same signature is a replay); any other use
+    is its own (None: a second use is a replay)."""
+    if kind == "fact":
+        return None if confirmation_payload(body) is None else f"confirm:{body.get('id')}"
+    signed = body.get("signed") or {}
+    if signed.get("action") != "confirm":
+        return None
+    if isinstance(body.get("confirmation"), str):  # the confirmation fact of its write
+        return f"confirm:{body['confirmation']}"
+    return "confirm:" + canonical(signed.get("payload"))  # format 2: no such fact
 
 
 def _key_event(ring: KeyRing, body: Mapping[str, Any], at: int, guard: Guard) -> str | None:

@@ -111,6 +111,9 @@ class Fact:
     signature: Mapping[str, str] | None = field(default=None, compare=False, hash=False)
     status: str | None = field(default=None, compare=False)
     scope: str | None = None
+    present: bool = True
+    """False for a fact that says its value is *no longer* a member of a set attribute
+    (``declare(attribute, cardinality="many")``): it ends that member's chain."""
 
     @property
     def slot(self) -> tuple[str, str]:
@@ -134,7 +137,8 @@ class Fact:
             "meta": dict(self.meta),
             "signature": None if self.signature is None else dict(self.signature),
         } | ({} if self.scope is None else {"scope": self.scope}) \
-          | ({} if self.status is None else {"status": self.status})
+          | ({} if self.status is None else {"status": self.status}) \
+          | ({} if self.present else {"present": False})
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +171,8 @@ class ValueSupport(ToDict):
     p: float | None = None
     interval: tuple[float, float] | None = None
     best: bool = False
+    present: bool = True
+    """In a set (``cardinality="many"``): False for the facts that say ``value`` left it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +180,11 @@ class Resolution(ToDict):
     """What a slot's current value is: ``status`` is resolved, conflict or unknown.
 
     ``value`` is set only when resolved; a conflict never silently picks a winner, the
-    candidates carry every value with its support.
+    candidates carry every value with its support. ``best`` and ``best_p``: in a conflict,
+    the value the Bayesian layer finds most probable and its probability (None otherwise):
+    a reading an agent may use, apart from ``value``, which stays None. A set's ``value``
+    (``cardinality="many"``) is the tuple of its members; ``heads`` name the ``layer``
+    each came from in a scope's view (``Fact.scope``: None for the shared layer).
     """
 
     subject: str
@@ -183,6 +193,8 @@ class Resolution(ToDict):
     value: Any
     heads: tuple[Fact, ...]
     candidates: tuple[ValueSupport, ...]
+    best: Any = None
+    best_p: float | None = None
     _why: Callable[[], Justification] | None = field(
         default=None, repr=False, compare=False, hash=False
     )
@@ -583,7 +595,8 @@ def check_tiers(tiers: object, protected: object) -> tuple[tuple[str, ...], tupl
     return names, prot
 
 FACT_KEYS = frozenset({"subject", "attribute", "value", "source", "tier", "valid_from",
-                       "valid_to", "supersedes", "text", "meta", "id", "signature", "scope"})
+                       "valid_to", "supersedes", "text", "meta", "id", "signature", "scope",
+                       "present"})
 SCOPE_SEP = "\x1f"
 """Joins a scope and a subject into the store's subject key; normalised keys never hold it
 (it is whitespace to the normaliser), so no subject can reach into a scope."""
@@ -651,12 +664,16 @@ class FactBuilder:
         if sig is not None and not isinstance(sig, Mapping):
             msg = "signature must be a dict with key, nonce and sig"
             raise InvalidFact(msg)
+        present = g("present", True)
+        if not isinstance(present, bool):
+            msg = f"present must be a bool, got {present!r}"
+            raise InvalidFact(msg)
         return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=vf,
                     recorded_at=EPOCH, source=check_label(fields["source"], "source"),
                     tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
                     text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
                     signature=None if sig is None else dict(sig),
-                    scope=check_scope(g("scope")))
+                    scope=check_scope(g("scope")), present=present)
 
     def coerce(self, item: object, index: int, now: datetime) -> Fact:
         """One item of a batch: a dict of fields or a :class:`Fact`."""

@@ -52,6 +52,12 @@ class Journal:
     indexed = False
     """Whether the backend keeps a slot index (SQLite, PostgreSQL), so a memory can open lazily."""
 
+    def version(self) -> object:
+        """A token that changes when another connection commits (SQLite's data_version,
+        PostgreSQL's last seq; None for a journal only this process writes): compared
+        before every answer, so each reflects every commit acknowledged before it."""
+        return None
+
     def _select(self, after_seq: int) -> list[Row]:
         raise NotImplementedError
 
@@ -79,6 +85,11 @@ class Journal:
                 if fid in ids:
                     out[fid] = (seq, body)
         return out
+
+    def kind_rows(self, kind: str) -> list[tuple[int, str]]:
+        """``[(seq, body text)]`` of every event of one kind (an erasure reads the audit
+        entries this way: rare, so a scan)."""
+        return [(seq, body) for seq, k, _ra, body, _p, _h in self._select_iter(0) if k == kind]
 
     def tail(self) -> tuple[int, str, int]:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""

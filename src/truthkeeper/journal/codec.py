@@ -36,6 +36,7 @@ __all__ = [
     "row_fact",
     "payload",
     "unpayload",
+    "erased_audit_body",
 ]
 
 GENESIS = "0" * 64
@@ -43,7 +44,7 @@ EVENT_KINDS = ("config", "fact", "retract", "rule", "rule_removed", "outcome", "
                "checkpoint", "audit", "erase", "end", "declare")
 """Every kind of journal event; all of them are exported and imported."""
 _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from", "valid_to",
-                "supersedes", "text", "meta", "id", "signature", "scope")
+                "supersedes", "text", "meta", "id", "signature", "scope", "present")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,14 @@ def erased_body(body_text: str, at: int) -> str:
     return canonical(out)
 
 
+def erased_audit_body(body_text: str, at: int) -> str:
+    """The placeholder of an erased audit entry: its kind (drop, rejected_write) and the
+    content hash of what was erased; the query, items, values and messages are gone."""
+    body = json.loads(body_text)
+    return canonical({"kind": body.get("kind") if isinstance(body.get("kind"), str) else None,
+                      ERASED: {"content_hash": content_hash(body_text), "at": at}})
+
+
 def is_erased(body: Mapping[str, Any]) -> bool:
     """Whether a fact event body is an erased placeholder."""
     return ERASED in body
@@ -113,8 +122,8 @@ def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,
         return "its prev_hash does not match the previous event's hash"
     if event_hash(prev, seq, kind, ra, body) != h:
         return "its content does not match its hash (edited)"
-    if body.startswith(_ERASED_PREFIX) and kind != "fact":
-        return "only a fact can be an erased placeholder"
+    if body.startswith(_ERASED_PREFIX) and kind not in ("fact", "audit"):
+        return "only a fact or an audit entry can be an erased placeholder"
     if kind not in EVENT_KINDS:
         return f"unknown event kind {kind!r}"
     return None
@@ -163,16 +172,17 @@ def payload(f: Fact) -> str:
     as given, text, meta and signature (an erased fact: nothing but the mark)."""
     if f.status == "erased":
         return ERASED_PAYLOAD
-    return canonical([f.value, f.text, f.meta, f.signature])
+    return canonical([f.value, f.text, f.meta, f.signature, *([] if f.present else ["absent"])])
 
 
 ERASED_PAYLOAD = canonical([None, None, {}, None, "erased"])
 
 
-def unpayload(text: str) -> tuple[Any, str | None, dict[str, Any], dict[str, str] | None]:
-    """The inverse of :func:`payload`."""
-    value, txt, meta, sig = json.loads(text)[:4]
-    return value, txt, meta, sig
+def unpayload(text: str,
+              ) -> tuple[Any, str | None, dict[str, Any], dict[str, str] | None, bool]:
+    """The inverse of :func:`payload`: value, text, meta, signature and presence."""
+    value, txt, meta, sig, *rest = json.loads(text)
+    return value, txt, meta, sig, rest != ["absent"]
 
 
 def row_fact(row: tuple[Any, ...], with_status: bool = False) -> Fact:
@@ -180,14 +190,14 @@ def row_fact(row: tuple[Any, ...], with_status: bool = False) -> Fact:
     status)``; ``with_status`` fills ``Fact.status`` (an erased fact's is always
     ``"erased"``)."""
     fid, s, a, vf, vt, ra, tier, src, sup, text, st = row
-    value, txt, meta, sig = unpayload(text)
+    value, txt, meta, sig, present = unpayload(text)
     scope, subject = unscoped(s)
     status = (st if isinstance(st, str) else st[0]) if with_status else None
     return Fact(id=fid, subject=subject, attribute=a, value=value, valid_from=from_us(vf),
                 recorded_at=from_us(ra), source=src, tier=tier, supersedes=sup,
                 valid_to=None if vt is None else from_us(vt), text=txt, meta=meta,
                 signature=sig, status="erased" if text == ERASED_PAYLOAD else status,
-                scope=scope)
+                scope=scope, present=present)
 
 
 _SIGNED_DOMAIN = b"truthkeeper-fact-v1\n"
@@ -213,6 +223,8 @@ def canonical_bytes(fact: Mapping[str, Any], nonce: str) -> bytes:
     }
     if fact.get("scope") is not None:
         body["scope"] = normalise_key(fact["scope"], "scope")
+    if fact.get("present") is False:
+        body["present"] = False
     return _SIGNED_DOMAIN + canonical(body).encode()
 
 

@@ -68,6 +68,8 @@ class Ledger:
         self._apply = apply
         self.seq, self.hash, self.last_ra = 0, GENESIS, 0
         self.corruption: str | None = None
+        self.seen: object = None
+        """The journal's version token when this memory last caught up."""
         self.pending: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
             collections.deque(maxlen=10_000)
         """Events journalled with the next write (audit entries), bounded; each is built
@@ -92,19 +94,27 @@ class Ledger:
             with self.journal.transaction() as txn:
                 if txn.seq == 0:  # another process may have created it meanwhile
                     txn.append_many([("config", max(now_us(), txn.last_ra + 1), config)])
+        self.seen = self.journal.version()
         if lazy is not None:
             if lazy.open(self):
                 return
             lazy.done = True
         self.catch_up()
 
+    def fresh(self) -> bool:
+        """Whether no other connection committed since this memory last caught up."""
+        return self.journal.version() == self.seen
+
     def poll(self) -> None:
-        """Catch up when the journal announced another writer's commit (PostgreSQL's
-        NOTIFY); a no-op otherwise."""
+        """Catch up with what other connections committed (the journal's version token
+        changed, or PostgreSQL announced a commit); a no-op otherwise."""
+        version = self.journal.version()
         dirty = self.journal.dirty
-        if dirty is not None and dirty.is_set():
-            dirty.clear()
+        if version != self.seen or (dirty is not None and dirty.is_set()):
+            if dirty is not None:
+                dirty.clear()
             self.catch_up()
+            self.seen = version
 
     def catch_up(self) -> int:
         """Apply the events this process has not seen; returns how many."""

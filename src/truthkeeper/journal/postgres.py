@@ -40,10 +40,11 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE OR REPLACE FUNCTION truthkeeper_append_only() RETURNS trigger AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind = 'fact' AND NEW.kind = 'fact'
+    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit')
+       AND NEW.kind = OLD.kind
        AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
        AND NEW.hash = OLD.hash AND starts_with(NEW.body, '{{"$erased":') THEN
-        RETURN NEW;  -- an erasure: the fact's body becomes its placeholder
+        RETURN NEW;  -- an erasure: the fact's (audit entry's) body becomes its placeholder
     END IF;
     RAISE EXCEPTION 'truthkeeper journal is append-only';
 END; $$ LANGUAGE plpgsql;
@@ -264,6 +265,10 @@ class PostgresJournal(IndexedJournal):
         with contextlib.suppress(psycopg.Error), psycopg.connect(
                 self.dsn, autocommit=True, connect_timeout=max(1, int(self._timeout))) as c:
             c.execute("VACUUM events")
+
+    def version(self) -> object:
+        """The last event's seq (one query: a NOTIFY may not have arrived yet)."""
+        return self._run(lambda c: c.execute("SELECT max(seq) FROM events").fetchone()[0])
 
     def tail(self) -> tuple[int, str, int]:
         def q(c: Any) -> Any:

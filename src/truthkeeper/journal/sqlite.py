@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS events (
 );
 DROP TRIGGER IF EXISTS events_append_only_update;
 CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
-WHEN NOT (NEW.seq = OLD.seq AND OLD.kind = 'fact' AND NEW.kind = 'fact'
+WHEN NOT (NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit') AND NEW.kind = OLD.kind
           AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
           AND NEW.hash = OLD.hash AND substr(NEW.body, 1, 11) = '{"$erased":')
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
@@ -210,6 +210,10 @@ class SqliteJournal(IndexedJournal):
     def _purge(self) -> None:
         with suppress(sqlite3.Error):  # the write-ahead log still holds the old pages
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def version(self) -> object:
+        """SQLite's data_version: it changes when another connection commits."""
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
 
     def tail(self) -> tuple[int, str, int]:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""

@@ -23,7 +23,6 @@ from ..values import (
     parse_time,
     scoped,
     to_us,
-    value_key,
 )
 from . import bridge
 from .store import Store
@@ -57,7 +56,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
             end = None if item.valid_to is None else to_us(
                 parse_time(item.valid_to, f"items[{i}].valid_to"))
-            rows.append((i, f"{s}\x1f{a}", value_key(item.value), tau,
+            rows.append((i, f"{s}\x1f{a}", store.key(a, item.value), tau,
                          builder.tier(item.tier), None, item.source, end))
             slots.setdefault(f"{s}\x1f{a}", (f"{s}\x1f{a}", s, a))
         else:
@@ -85,7 +84,8 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             elif status == "dominated":
                 drops[i] = Drop(items[i], by_id[by], rule)
             else:
-                rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}", value_key(f.value),
+                rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}",
+                             store.key(f.attribute, f.value, f.present),
                              to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source,
                              None if f.valid_to is None else to_us(f.valid_to)))
     rows.sort(key=lambda r: r[0])
@@ -116,7 +116,8 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         for key, s, a in slots.values():
             for h in store.resolve(s, a).heads:
                 if h.id not in given:
-                    rows.append((len(pool), key, value_key(h.value), to_us(h.valid_from),
+                    rows.append((len(pool), key, store.key(a, h.value, h.present),
+                                 to_us(h.valid_from),
                                  h.tier, to_us(h.recorded_at), h.source, None))
                     pool.append(h)
         if len(rows) > 1:

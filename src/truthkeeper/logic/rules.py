@@ -189,7 +189,8 @@ class Reasoner:
 
     def what_if(self, add: Sequence[Fact], retract: Sequence[str], after_ra: int) -> WhatIf:
         """Which heads and beliefs would change; nothing is written."""
-        rows = [_row(f, after_ra + 1 + i, self.store.meta_keys) for i, f in enumerate(add)]
+        rows = [_row(f, after_ra + 1 + i, self.store.meta_keys, f.attribute in self.store.many)
+                for i, f in enumerate(add)]
         res = bridge.ask("tk_what_if(M, As, Rs, C)",
                          {"M": self.store.h, "As": rows, "Rs": list(retract)})["C"]
         slots, gained, lost = res

@@ -70,13 +70,23 @@ def policy_config(policy: object, tiers: tuple[str, ...], protected: tuple[str, 
     return config
 
 
-def _row(f: Fact, ra: int, meta_keys: Sequence[str] = ()) -> tuple[Any, ...]:
+def _row(f: Fact, ra: int, meta_keys: Sequence[str] = (), many: bool = False,
+         ) -> tuple[Any, ...]:
     nonce = f.signature.get("nonce") if f.signature else None
+    if f.meta.get("confirmation") is True:
+        nonce = None  # a signed confirmation's nonce is the confirm's (Applier registers it)
     meta = [(k, value_key(f.meta[k])) for k in meta_keys if k in f.meta]
     return (f.id, scoped(f.scope, f.subject), f.attribute,
-            "$erased" if f.status == "erased" else value_key(f.value), to_us(f.valid_from),
+            "$erased" if f.status == "erased" else member_key(f.value, many, f.present),
+            to_us(f.valid_from),
             None if f.valid_to is None else to_us(f.valid_to), ra, f.tier, f.source,
             f.supersedes, nonce if isinstance(nonce, str) else None, payload(f), meta)
+
+
+def member_key(value: Any, many: bool, present: bool = True) -> Any:
+    """The value key the store compares: a set's member keys carry their presence."""
+    k = value_key(value)
+    return ("m", (k, 1 if present else 0)) if many else k
 
 
 class Store:
@@ -94,16 +104,38 @@ class Store:
     """A :class:`~truthkeeper.lazy.LazyLoad` when the memory was opened lazily: every
     method first brings in the slots it reads (all of them for what ranges over all)."""
 
-    def __init__(self, policy: str, tiers: Sequence[str]) -> None:
+    def __init__(self, policy: str, tiers: Sequence[str], protected: Sequence[str] = ()) -> None:
         self.h = bridge.new_handle()
         bridge.ask("tk_new(M, P, Ts)", {"M": self.h, "P": policy, "Ts": list(tiers)})
+        bridge.ask("tk_protect(M, Ts)", {"M": self.h, "Ts": list(protected)})
         self.policy = policy
         self.meta_keys: tuple[str, ...] = tuple(
             bridge.ask("tk_policy_meta_keys(P, K)", {"P": policy})["K"])
+        self.many: set[str] = set()
+        """The attributes declared to hold sets (``declare``)."""
         self.clock_at: int | None = None
         """The memory's clock as Prolog last saw it (``tick``), microseconds."""
         self.next_due: int | None = None
         """When a timed slot's fact next begins or ends after ``clock_at`` (None: never)."""
+
+    def key(self, attribute: str, value: Any, present: bool = True) -> Any:
+        """The key the store compares for a value of this attribute."""
+        return member_key(value, attribute in self.many, present)
+
+    def declare(self, attribute: str, cardinality: str) -> None:
+        """Set an attribute's cardinality (the caller checked that it holds no facts)."""
+        bridge.ask("tk_declare(M, A, C)", {"M": self.h, "A": attribute, "C": cardinality})
+        (self.many.add if cardinality == "many" else self.many.discard)(attribute)
+
+    def top_tier(self, *, protected: bool) -> str:
+        """The most authoritative protected tier, or unprotected one (Prolog's order)."""
+        return str(bridge.ask("tk_top_tier(M, P, T)", {"M": self.h, "P": protected})["T"])
+
+    def attribute_used(self, attribute: str) -> bool:
+        """Whether any fact (of any scope, live or not) has this attribute."""
+        self.need_all()
+        return bool(bridge.ask("tk_attribute_used(M, A, U)",
+                               {"M": self.h, "A": attribute})["U"])
 
     # ------------------------------------------------------------------ the clock
 
@@ -155,7 +187,8 @@ class Store:
             self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
                       [x for f in facts for x in (f.id, f.supersedes)],
                       [x for f in facts for x in _fact_keys(f)])
-        rows = [_row(f, ra, self.meta_keys) for f, ra in zip(facts, ras, strict=True)]
+        rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
+                for f, ra in zip(facts, ras, strict=True)]
         bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
         self._due_at([t for r in rows for t in (r[4], r[5]) if t is not None])
         out = []
@@ -289,8 +322,13 @@ class Store:
         heads = tuple(sorted((f for g in groups for f in g),
                              key=lambda f: (f.valid_from, f.recorded_at), reverse=True))
         cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),
-                                   tuple(dict.fromkeys(f.source for f in g))) for g in groups)
-        value = heads[0].value if r["St"] == "resolved" else None
+                                   tuple(dict.fromkeys(f.source for f in g)),
+                                   present=g[0].present) for g in groups)
+        if attribute in self.many:  # a set: its members, in the order of their keys
+            value: Any = tuple(c.value for c in cands if c.present) \
+                if r["St"] == "resolved" else None
+        else:
+            value = heads[0].value if r["St"] == "resolved" else None
         return Resolution(unscoped(subject)[1], attribute, r["St"], value, heads, cands)
 
     def links(self, fid: str) -> tuple[list[str], list[str]]:
@@ -320,7 +358,8 @@ class Store:
         """The heads of a slot that hold ``value`` and those that do not."""
         self.need([(subject, attribute)])
         r = bridge.ask("tk_match_heads(M, S, A, K, R, W)",
-                       {"M": self.h, "S": subject, "A": attribute, "K": value_key(value)})
+                       {"M": self.h, "S": subject, "A": attribute,
+                        "K": self.key(attribute, value)})
         return list(r["R"]), list(r["W"])
 
     def claims(self, gold: Sequence[str],

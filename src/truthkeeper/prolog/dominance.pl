@@ -19,8 +19,9 @@
           ]).
 :- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
-                      record/3, slot_live/4, timed/3, store_now/2]).
-:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2]).
+                      record/3, slot_live/4, timed/3, store_now/2, many_attr/2]).
+:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
+                          confirmation_source/1]).
 :- use_module(library(lists), [member/2, list_to_set/2, append/3]).
 :- use_module(library(apply), [include/3, exclude/3, maplist/3]).
 :- use_module(library(pairs), [pairs_values/2]).
@@ -103,9 +104,10 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     mark_timed(M, S, A, VF, VT),
     assertz(payload(M, Id, Json)),
     ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
-    (   Sup == @(none)
+    (   Sup == @(none), \+ confirmation_source(Src)
     ->  true
-    ;   assertz(sup(M, Id, Sup)),
+    ;   ( Sup == @(none) -> true ; assertz(sup(M, Id, Sup)) ),
+        % explicit links and confirmations are decided fact by fact, not by the frontier
         ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) )
     ).
 
@@ -134,6 +136,7 @@ update_slot(M, S, A, _) :-
 % A fact alone in a slot that had nothing is its head and its value holds: the common case
 % of a bulk load, done without the general pass.
 update_slot(M, S, A, [Id]) :-
+    \+ many_attr(M, A),
     \+ sup(M, Id, _),
     \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id ),
     !,
@@ -159,9 +162,7 @@ update_slot(M, S, A, Ids) :-
 
 % frontier_slot(+M, +S, +A, -Policy): the slot's heads follow from its frontier.
 frontier_slot(M, S, A, P) :-
-    once(mem_policy(M, P)),
-    monotone(P),
-    \+ linked(M, S, A),
+    monotone_slot(M, S, A, P),
     \+ timed(M, S, A).
 
 % mark_timed(+M, +S, +A, +VF, +VT): the slot is timed when the fact ends, or begins
@@ -315,7 +316,8 @@ undo_facts(M, Ids) :-
              retractall(sup(M, Id, _)),
              retractall(head(M, _, _, Id)) )),
     forall(member(S-A, Slots),
-           ( \+ ( fact(M, F, S, A, _, _, _, _, _, _), sup(M, F, _) )
+           ( \+ ( fact(M, F, S, A, _, _, _, _, _, Src),
+                  ( sup(M, F, _) ; confirmation_source(Src) ) )
            -> retractall(linked(M, S, A)) ; true )),
     forall(member(S-A, Slots), recompute_slot(M, S, A)).
 
@@ -371,7 +373,24 @@ set_heads(M, S, A, Heads) :-
 
 % refresh_holds(+M, +S, +A): bring holds/4 and conflict/3 of a slot in line with its
 % heads. holds/4 is touched only when the resolved value changes, so tabled beliefs
-% are not invalidated needlessly.
+% are not invalidated needlessly. A set holds each member whose chain is not contested.
+refresh_holds(M, S, A) :-
+    many_attr(M, A),
+    !,
+    findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
+    sort(Ks0, Ks),
+    findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), In),
+    (   member(m(C, 1), Ks), memberchk(m(C, 0), Ks)
+    ->  ( conflict(M, S, A) -> true ; assertz(conflict(M, S, A)) )
+    ;   retractall(conflict(M, S, A))
+    ),
+    findall(O, holds(M, S, A, O), Old0),
+    sort(Old0, Old),
+    (   Old == In
+    ->  true
+    ;   forall(( member(X, Old), \+ memberchk(X, In) ), retract(holds(M, S, A, X))),
+        forall(( member(Y, In), \+ memberchk(Y, Old) ), assertz(holds(M, S, A, Y)))
+    ).
 refresh_holds(M, S, A) :-
     findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
     list_to_set(Ks0, Ks),
@@ -399,7 +418,19 @@ assert_holds(_, _, _, _).
 %
 %   Status is unknown (no heads), resolved (one value) or conflict; Groups are
 %   the heads grouped by value key, newest first (valid time, then recording),
-%   each group a list of ids, the group of the newest head first.
+%   each group a list of ids, the group of the newest head first. Heads of a set
+%   (keys m(Member, Presence)) are grouped by key in the standard order of keys;
+%   the set is in conflict when a member's chain has heads of both presences.
+resolution(M, Heads, Status, Groups) :-
+    member(H0, Heads), fact(M, H0, _, _, m(_, _), _, _, _, _, _),
+    !,
+    findall(K-H, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Keyed),
+    msort(Keyed, Sorted),
+    group_keys(Sorted, Groups),
+    (   member(m(V, 1)-_, Keyed), memberchk(m(V, 0)-_, Keyed)
+    ->  Status = conflict
+    ;   Status = resolved
+    ).
 resolution(M, Heads, Status, Groups) :-
     findall(NK-(K-H), ( member(H, Heads),
                         fact(M, H, _, _, K, VF, _, RA, _, _),
@@ -465,10 +496,13 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
     ),
     exclude(ended_at(M, ValidAt), Heads0, Heads).
 
+% monotone_slot(+M, +S, +A, -Policy): heads follow from the slot's frontier (a monotone
+% policy, no explicit links, not a set: a set's members are decided pairwise).
 monotone_slot(M, S, A, P) :-
     once(mem_policy(M, P)),
     monotone(P),
-    \+ linked(M, S, A).
+    \+ linked(M, S, A),
+    \+ many_attr(M, A).
 
 known(none, _) :- !.
 known(T, RA) :- RA =< T.

@@ -1,7 +1,7 @@
 :- module(phi,
           [ phi_filter/3          % +Policy, +Candidates, -Drops
           ]).
-:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2]).
+:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1]).
 :- use_module(library(lists), [member/2]).
 
 
@@ -50,7 +50,9 @@ take_slot(Rest, _, [], Rest).
 
 % slot_drops(+Policy, +RecordsNewestFirst, -Drops)
 slot_drops(P, Rs, Drops) :-
-    (   monotone(P)
+    (   monotone(P),
+        \+ ( member(R, Rs), arg(2, R, m(_, _)) ),  % a set's members: pairwise
+        \+ ( member(R, Rs), arg(6, R, Src), confirmation_source(Src) )  % and confirmations
     ->  frontier(Rs, Front)
     ;   Front = Rs
     ),

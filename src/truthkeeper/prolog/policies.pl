@@ -9,6 +9,8 @@
             tier_ranks/2,         % +Tiers, -Pairs
             frontier/2,           % +RecordsNewestFirst, -Frontier
             pure_builtin/1,       % ?PI
+            confirmation_source/1, % +Source
+            other_members/2,      % +KeyF, +KeyG
             newest_first/2        % +Records, -Sorted
           ]).
 :- use_module(library(lists), [nth1/3, member/2]).
@@ -28,6 +30,9 @@ A record is r(Id, Key, ValidFrom, RecordedAt, Rank, Source, Meta):
 
   - Key is the typed value key (atoms for strings, numbers, @(true), @(false),
     @(none), json(Text)); two records conflict (kappa) iff their keys differ (==).
+    In a set-valued attribute the key is m(Member, Presence): records about two
+    members never conflict; a record that a member left (0) conflicts with one
+    that it is in (1).
   - ValidFrom is the valid time tau (integer microseconds).
   - RecordedAt is the transaction time, or the atom none for a retrieved
     candidate that the store never recorded.
@@ -71,20 +76,49 @@ policy_dominates(P, F, G) :-
     arg(2, F, KF),
     arg(2, G, KG),
     KF \== KG,
-    (   shipped(P)
+    \+ other_members(KF, KG),
+    standing_order(P, F, G).
+
+% standing_order(+P, +F, +G): a confirmation (Memory.confirm) dominates every fact of a
+% lower rank, whatever the times, and no fact of a lower rank dominates it; otherwise the
+% policy's order decides. So a confirmed value stands until newer evidence of at least the
+% confirmer's standing, under every policy.
+standing_order(P, F, G) :-
+    rank(F, RF), rank(G, RG),
+    (   RF > RG, confirmation(F)
+    ->  true
+    ;   RF < RG, confirmation(G)
+    ->  fail
+    ;   shipped(P)
     ->  order(P, F, G)
     ;   custom_order(P, F, G)
     ).
+
+%!  confirmation_source(+Source) is semidet.
+%
+%   The source of a confirmation fact (confirmation:Tier).
+confirmation_source(S) :-
+    atom(S),
+    sub_atom(S, 0, _, _, 'confirmation:').
+
+confirmation(F) :-
+    source(F, S),
+    confirmation_source(S).
 
 %!  may_dominate(+Policy, +F, +G) is semidet.
 %
 %   The policy's order alone: F would dominate G if their values conflicted.
 %   The kappa path asks this before calling a (costly) kappa.
 may_dominate(P, F, G) :-
-    (   shipped(P)
-    ->  order(P, F, G)
-    ;   custom_order(P, F, G)
-    ).
+    \+ ( arg(2, F, KF), arg(2, G, KG), other_members(KF, KG) ),
+    standing_order(P, F, G).
+
+%!  other_members(+KF, +KG) is semidet.
+%
+% The keys are about two different members of a set (a
+% set-valued attribute's keys are m(Member, Presence)): such claims never conflict, under
+% every policy; only a claim about the same member with the other presence does.
+other_members(m(A, _), m(B, _)) :- A \== B.
 
 % order(+Policy, +F, +G): one clause per shipped policy, written in the policy language
 % below (the same form a user's policy takes: `dominates(F, G) :- Body`, with `differs`

@@ -8,10 +8,12 @@
             source_tier/4,      % ?M, ?Source, ?Tier, ?BoundBy
             head/4,             % ?M, ?S, ?A, ?Id
             front/4,            % ?M, ?S, ?A, ?Records (the slot's frontier)
-            linked/3,           % ?M, ?S, ?A (the slot has explicit supersedes links)
+            linked/3,           % ?M, ?S, ?A (explicit supersedes links or a confirmation)
             holds/4,            % ?M, ?S, ?A, ?Key  (incremental: beliefs depend on it)
             conflict/3,         % ?M, ?S, ?A
             timed/3,            % ?M, ?S, ?A (a fact of the slot ends or begins later)
+            many_attr/2,        % ?M, ?A (the attribute holds a set: declared many)
+            protected_tier/2,   % ?M, ?Tier (writes at Tier need a signature)
             store_now/2,        % ?M, ?Now (the memory's clock as last advanced, or none)
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
@@ -44,7 +46,9 @@ whose valid_from has not come yet, is no head. timed/3 marks the slots where
 that can happen (a fact with an end, or one that begins after the clock when it
 was added); their heads are computed at the clock (dominance:heads_at/6) and
 again when the clock passes one of their times (dominance:advance/3). Other
-slots keep the incremental path.
+slots keep the incremental path. many_attr/2 marks the attributes declared to
+hold sets: their value keys are m(Member, Presence) (Presence 1: the member is
+in the set, 0: it left it), each member with its own chain.
 front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
 so that a write checks a handful of records, not the whole slot; linked/3 marks
 slots with explicit supersedes links, which are decided fact by fact.
@@ -65,6 +69,8 @@ that names it); nonce/3 holds every signature nonce used.
 :- dynamic holds/4 as incremental.
 :- dynamic conflict/3.
 :- dynamic timed/3.
+:- dynamic many_attr/2.
+:- dynamic protected_tier/2.
 :- dynamic store_now/2.
 :- dynamic tier_rank/3.
 :- dynamic mem_policy/2.
@@ -109,6 +115,8 @@ drop_memory(M) :-
     retractall(holds(M, _, _, _)),
     retractall(conflict(M, _, _)),
     retractall(timed(M, _, _)),
+    retractall(many_attr(M, _)),
+    retractall(protected_tier(M, _)),
     retractall(store_now(M, _)),
     retractall(tier_rank(M, _, _)),
     retractall(mem_policy(M, _)).

@@ -11,6 +11,10 @@
             tk_advance/3,         % +M, +Now, -Next
             tk_end/3,             % +M, +Id, +ValidTo
             tk_ended_rows/3,      % +M, +Candidates, -Indexes
+            tk_declare/3,         % +M, +Attribute, +Cardinality
+            tk_protect/2,         % +M, +Tiers
+            tk_top_tier/3,        % +M, +Protected, -Tier
+            tk_attribute_used/3,  % +M, +Attribute, -Used
             tk_slots/2,           % +M, -Slots
             tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
@@ -48,7 +52,8 @@
           ]).
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
-                      fact_count/2, record/3, store_now/2]).
+                      fact_count/2, record/3, store_now/2, many_attr/2,
+                      protected_tier/2]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           bind_source/4, use_nonce/3,
@@ -91,6 +96,10 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_advance/3).
 :- det(tk_end/3).
 :- det(tk_ended_rows/3).
+:- det(tk_declare/3).
+:- det(tk_protect/2).
+:- det(tk_top_tier/3).
+:- det(tk_attribute_used/3).
 :- det(tk_resolve_rows_at/7).
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
@@ -143,6 +152,7 @@ tagged(b, 1, @(true)).
 tagged(b, 0, @(false)).
 tagged(n, _, @(none)).
 tagged(j, T, json(A)) :- atom_in(T, A).
+tagged(m, -(V0, P), m(V, P)) :- key_in(V0, V), ( P == 1 ; P == 0 ), !.
 
 % Optional times: a number, or none when absent.
 opt_in(@(none), none) :- !.
@@ -333,14 +343,61 @@ tk_unuse_nonce(M, N0) :-
 tk_resolve(M, S0, A0, Status, Groups) :-
     atom_in(S0, S), atom_in(A0, A),
     slot_heads(M, S, A, Heads),
-    resolution(M, Heads, Status, Groups).
+    resolution(M, Heads, Status0, Groups),
+    set_status(M, S, A, none, Status0, Status).
 
 %!  tk_resolve_at(+M, +S, +A, +KnownAt, +ValidAt, -Status, -Groups) is det.
 tk_resolve_at(M, S0, A0, K0, V0, Status, Groups) :-
     atom_in(S0, S), atom_in(A0, A),
     opt_in(K0, K), opt_in(V0, V),
     heads_at(M, S, A, K, V, Heads),
-    resolution(M, Heads, Status, Groups).
+    resolution(M, Heads, Status0, Groups),
+    set_status(M, S, A, K, Status0, Status).
+
+% set_status(+M, +S, +A, +KnownAt, +Status0, -Status): a set whose members all left or
+% ended is resolved (the empty set), not unknown: unknown is for a set nothing was said of.
+set_status(M, S, A, K, unknown, resolved) :-
+    many_attr(M, A),
+    fact(M, Id, S, A, _, _, _, RA, _, _),
+    ( K == none -> true ; RA =< K ),
+    \+ retracted(M, Id, _, _),
+    !.
+set_status(_, _, _, _, Status, Status).
+
+%!  tk_declare(+M, +Attribute, +Cardinality) is det.
+%
+%   Declare an attribute's cardinality (one or many) in memory M; the memory
+%   refuses a change while the attribute holds facts (tk_attribute_used/3).
+tk_declare(M, A0, C0) :-
+    atom_in(A0, A), atom_in(C0, C),
+    retractall(store:many_attr(M, A)),
+    ( C == many -> assertz(store:many_attr(M, A)) ; true ).
+
+%!  tk_protect(+M, +Tiers) is det.
+%
+%   The tiers whose writes need a signature in memory M.
+tk_protect(M, Ts0) :-
+    maplist(atom_in, Ts0, Ts),
+    retractall(store:protected_tier(M, _)),
+    forall(member(T, Ts), assertz(store:protected_tier(M, T))).
+
+%!  tk_top_tier(+M, +Protected, -Tier) is det.
+%
+%   The most authoritative tier among the protected ones (Protected true) or the
+%   others (false).
+%   @error existence_error(tier, Protected) when there is none
+tk_top_tier(M, P, Tier) :-
+    (   aggregate_all(max(R, T), ( tier_rank(M, T, R),
+                                   ( protected_tier(M, T) -> P == @(true) ; P == @(false) ) ),
+                      max(_, Tier0))
+    ->  Tier = Tier0
+    ;   existence_error(tier, P)
+    ).
+
+%!  tk_attribute_used(+M, +Attribute, -Used) is det.
+tk_attribute_used(M, A0, Used) :-
+    atom_in(A0, A),
+    ( fact(M, _, _, A, _, _, _, _, _, _) -> Used = @(true) ; Used = @(false) ).
 
 %!  tk_resolve_rows(+M, +S, +A, -Status, -RowGroups) is det.
 %
@@ -504,7 +561,12 @@ tk_same_value(K10, K20, Same) :-
 %   The heads of a slot whose value is (Right) or is not (Wrong) Key.
 tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
     atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
-    slot_heads(M, S, A, Heads),
+    slot_heads(M, S, A, Heads0),
+    (   K = m(V, _)          % a set: the heads about this member only
+    ->  findall(H, ( member(H, Heads0), fact(M, H, _, _, m(V1, _), _, _, _, _, _), V1 == V ),
+                Heads)
+    ;   Heads = Heads0
+    ),
     findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
     subtract(Heads, Right, Wrong).
 
@@ -518,10 +580,26 @@ tk_claims(M, Gold0, Items) :-
     maplist(atom_in, Gold0, Gold),
     findall(S-A, ( fact(M, _, S, A, _, _, _, _, _, _) ), Slots0),
     sort(Slots0, Slots),
-    findall(Item, ( member(S-A, Slots), slot_claims(M, S, A, Gold, Item) ), Items).
+    findall(Item, ( member(S-A, Slots), slot_member(M, S, A, Member),
+                    slot_claims(M, S, A, Member, Gold, Item) ), Items).
 
-slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G, Values, A)) :-
+% slot_member(+M, +S, +A, -Member): a slot is one item (Member = any); a set is one item
+% per member: its claims are presence claims about that member, never a disagreement
+% between members.
+slot_member(M, S, A, Member) :-
+    (   many_attr(M, A)
+    ->  findall(V, fact(M, _, S, A, m(V, _), _, _, _, _, _), Vs0),
+        sort(Vs0, Vs),
+        member(Member, Vs)
+    ;   Member = any
+    ).
+
+of_member(any, _) :- !.
+of_member(V, m(V1, _)) :- V1 == V.
+
+slot_claims(M, S, A, Member, Gold, -(Srcs, Idx, N, G, Values, A)) :-
     findall(Src-(NVF-NRA-K), ( fact(M, Id, S, A, K, VF, _, RA, _, Src),
+                               of_member(Member, K),
                                \+ retracted(M, Id, _, _),
                                NVF is -VF, NRA is -RA ), Claims0),
     Claims0 \== [],
@@ -532,7 +610,7 @@ slot_claims(M, S, A, Gold, -(Srcs, Idx, N, G, Values, A)) :-
     reverse_(Idx0, Idx),
     length(KsSeen, N),
     reverse_(KsSeen, Order),
-    (   member(GId, Gold), fact(M, GId, S, A, GK, _, _, _, _, _),
+    (   member(GId, Gold), fact(M, GId, S, A, GK, _, _, _, _, _), of_member(Member, GK),
         nth0(G0, Order, K1), K1 == GK
     ->  G = G0
     ;   G = -1
