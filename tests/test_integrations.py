@@ -90,7 +90,8 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     ]
     out = asyncio.run(_session(db, calls))
     assert out[0] == sorted(["remember", "recall", "about", "history", "filter_context", "why",
-                             "decide", "feedback", "forget", "resolve_context"])
+                             "decide", "feedback", "forget", "resolve_context", "end",
+                             "slots"])  # no declare: the owner did not allow it
     rem = out[1:5]
     assert all(not err for err, _ in rem) and rem[0][1]["scope"] == "user:ana"
     assert out[5][0] and "signature" in out[5][1] and "verified" in out[5][1]
@@ -104,7 +105,8 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     filt = out[11][1]
     assert [d["index"] for d in filt["dropped"]] == [0]
     assert filt["dropped"][0]["dominated_by"]["value"] == "Porto"  # the memory's fact
-    assert filt["kept"] == [{"index": 1, "judged": False}]
+    assert filt["kept"] == [{"index": 1, "judged": False,
+                             "reason": "no subject and attribute in its metadata"}]
     assert out[12][1]["action"] == "abstain"
     assert out[13][1] == {"recorded": 2} and out[14][1] == {"recorded": 1}
     assert len(out[15][1]["erased"]) == 2
@@ -125,6 +127,61 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
         assert {r.source: r.n for r in mem.reliability()}["model:parametric"] == 2
         assert mem._rel.book.stated["model:parametric"] == [(0.9, True)]
         assert mem.verify().ok
+
+
+def _call(server: Any, name: str, args: dict[str, Any]) -> tuple[bool, Any]:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        res = asyncio.run(server.call_tool(name, args))
+    except ToolError as exc:  # in process, a tool error is raised (over a transport: is_error)
+        return True, str(exc)
+    if res.is_error:
+        return True, res.content[0].text
+    data = res.structured_content
+    return False, data["result"] if isinstance(data, dict) and set(data) == {"result"} else data
+
+
+def test_mcp_tools_for_sets_ends_slots_and_declarations() -> None:
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory()
+    agent, owner = build_server(mem), build_server(mem, allow_declare=True)
+    tools = asyncio.run(agent.list_tools())
+    assert "declare" not in {t.name for t in tools}
+    for t in tools:  # every argument says what it is
+        for name, prop in t.input_schema["properties"].items():
+            assert prop.get("description"), (t.name, name)
+    assert _call(owner, "declare", {"attribute": "pet", "cardinality": "many"})[1][
+        "cardinality"] == "many"
+    assert _call(owner, "declare", {"attribute": "price", "value_type": "number"})[0] is False
+    for pet in ("cat", "dog"):
+        _call(agent, "remember", {"subject": "ana", "attribute": "pet", "value": pet,
+                                  "source": "user:ana", "tier": "verified",
+                                  "valid_from": "2026-01-01T10:00:00"})  # naive: UTC
+    err, cat_gone = _call(agent, "remember", {
+        "subject": "ana", "attribute": "pet", "value": "cat", "source": "user:ana",
+        "tier": "verified", "valid_from": 1770231626, "present": False})  # epoch seconds
+    assert not err and cat_gone["present"] is False
+    assert _call(agent, "recall", {"subject": "ana", "attribute": "pet"})[1]["value"] == ["dog"]
+    err, price = _call(agent, "remember", {"subject": "acme", "attribute": "price",
+                                           "value": "135", "source": "tool",
+                                           "valid_from": "2026-01-01"})
+    assert not err and price["value"] == 135  # the declared type
+    assert _call(agent, "remember", {"subject": "acme", "attribute": "price", "value": "a lot",
+                                     "source": "tool"})[0] is True
+    err, job = _call(agent, "remember", {"subject": "ana", "attribute": "employer",
+                                         "value": "Globex", "source": "user:ana",
+                                         "tier": "verified", "valid_from": "2026-01-01"})
+    err, ended = _call(agent, "end", {"fact_id": job["id"], "valid_to": "2026-03-01"})
+    assert not err and ended["valid_to"].startswith("2026-03-01")
+    assert _call(agent, "recall", {"subject": "ana", "attribute": "employer"})[1][
+        "status"] == "unknown"
+    assert _call(agent, "slots", {"prefix": "an"})[1] == [
+        {"subject": "ana", "attribute": "employer"}, {"subject": "ana", "attribute": "pet"}]
+    assert _call(agent, "slots", {"subject": "acme"})[1] == [
+        {"subject": "acme", "attribute": "price"}]
+    assert _call(agent, "declare", {"attribute": "employer", "cardinality": "many"})[0]
 
 
 # ---------------------------------------------------------------- LangChain, LlamaIndex
@@ -155,10 +212,12 @@ def test_langchain_compressor_drops_stale_documents_against_the_memory() -> None
     out = comp.compress_documents(docs, "what does acme cost?")
     assert [d.page_content for d in out] == [docs[1].page_content, docs[2].page_content,
                                              docs[3].page_content]
-    assert out[0] is docs[1]  # untouched
+    assert out[0] is docs[1] and out[2] is docs[3]  # untouched
     assert out[1].metadata["truthkeeper"] == {"status": "current"}
     report = comp.last_report
-    assert report is not None and report.unjudged == (1,) and report.kept == (2, 3)
+    # a document without a value is not judged by its text
+    assert report is not None and report.unjudged == (1, 3) and report.kept == (2,)
+    assert "no value" in report.reason(3)["reason"]
     [(pos, rule, by)] = report.dropped
     assert pos == 0 and rule == mem.policy and report.reason(0)["status"] == "dropped"
     assert mem.audit()[-1].details["query"] == "what does acme cost?"
@@ -179,7 +238,7 @@ def test_langchain_retriever_wrapper() -> None:
     r = TruthkeeperRetriever(retriever=Fixed(), memory=mem)
     assert [d.page_content for d in r.invoke("acme?")] == \
         [d.page_content for d in docs[1:]]
-    assert r.last_report is not None and r.last_report.unjudged == (1,)
+    assert r.last_report is not None and r.last_report.unjudged == (1, 3)
 
 
 def test_llamaindex_postprocessor_drops_stale_nodes() -> None:
@@ -191,11 +250,42 @@ def test_llamaindex_postprocessor_drops_stale_nodes() -> None:
     assert [n.node.get_content() for n in out] == [n.node.get_content() for n in nodes[1:]]
     assert "truthkeeper" not in out[0].node.metadata
     assert out[1].node.metadata["truthkeeper"] == {"status": "current"}
+    assert "truthkeeper" in out[1].node.excluded_llm_metadata_keys  # never in the text
+    assert "truthkeeper" not in out[1].node.get_content(metadata_mode="llm")
     assert len(pp.postprocess_nodes(nodes[:2])) == 1
     assert pp.last_report is not None and pp.last_report.dropped[0][2] == f
     # a scope's view judges against that scope only
     other = TruthkeeperPostprocessor(memory=mem.scope("user:bob"))
     assert len(other.postprocess_nodes(nodes[:1])) == 1
+
+
+def test_documents_as_vector_stores_hold_them_never_fail_the_retrieval() -> None:
+    mem = Memory(schema={"price": {"value_type": "number"}})
+    mem.add("acme", "price", 135, source="billing", tier="verified", valid_from="2026-06-01")
+    docs = [
+        Document("acme: 120", metadata={"subject": "acme", "attribute": "price", "value": "120",
+                                        "valid_from": 1770231626}),           # epoch seconds
+        Document("acme: 135", metadata={"subject": "acme", "attribute": "price", "value": "135",
+                                        "valid_from": "2026-06-02T10:00:00"}),  # naive: UTC
+        Document("acme: ???", metadata={"subject": "acme", "attribute": "price", "value": 99,
+                                        "valid_from": "June 2025"}),           # unusable
+        Document("acme: lots", metadata={"subject": "acme", "attribute": "price",
+                                         "value": "lots", "valid_from": "2026-01-01"}),
+        Document("acme: 1", metadata={"subject": "acme", "attribute": "price", "value": 1,
+                                      "valid_from": "2026-01-01", "tier": "no-such-tier"}),
+        Document("acme: 140", metadata={"subject": "acme", "attribute": "price", "value": 140,
+                                        "valid_from": 1783000000000}),        # milliseconds
+    ]
+    comp = TruthkeeperCompressor(memory=mem)
+    out = comp.compress_documents(docs, "acme price?")
+    report = comp.last_report
+    assert report is not None
+    # Feb 2026's 120 is older than the stored 135; "135" (June 2) is older than 140 (July 2)
+    assert [d[0] for d in report.dropped] == [0, 1] and report.kept == (5,)
+    assert report.unjudged == (2, 3, 4)
+    why = dict(report.why_unjudged)
+    assert "unusable" in why[2] and "number" in why[3] and "refused" in why[4]
+    assert [d.page_content for d in out] == ["acme: ???", "acme: lots", "acme: 1", "acme: 140"]
 
 
 # ---------------------------------------------------------------- CLI for memory files

@@ -48,6 +48,8 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--db", help="the memory file or postgresql:// URL (default: in memory)")
     s.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP here")
     s.add_argument("--scope", help="bind every tool to this scope (e.g. user:ana)")
+    s.add_argument("--allow-declare", action="store_true",
+                   help="offer the declare tool (declarations are the owner's otherwise)")
 
 
 def _common(p: argparse.ArgumentParser, scope: bool = True) -> None:
@@ -108,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         if args.command == "serve":
             from .integrations.mcp import serve
 
-            serve(db=args.db, http=args.http, scope=args.scope)
+            serve(db=args.db, http=args.http, scope=args.scope,
+                  allow_declare=args.allow_declare)
             return 0
         return _COMMANDS[args.command](args)
     except TruthkeeperError as exc:

@@ -2,9 +2,13 @@
 to filter items, and a report of what was kept, dropped (and why) or left unjudged.
 
 A document is judged when its metadata names a ``fact_id`` of the memory, or a slot
-(``subject``, ``attribute``) with ``valid_from``; its value is ``metadata["value"]`` when
-given, else the document's text. ``tier`` defaults to ``unverified`` (retrieved text) and
-``source`` to none. Documents without that metadata pass through untouched.
+(``subject``, ``attribute``) with a ``value`` and ``valid_from``. ``valid_from`` and
+``valid_to`` may be ISO 8601 with or without an offset (without: UTC), a date, or epoch
+seconds or milliseconds; the value follows the attribute's declared type (``"135"`` is 135
+where ``price`` is a number). ``tier`` defaults to ``unverified`` (retrieved text) and
+``source`` to none. Everything else passes unjudged with its reason in the report (no slot,
+no value: a document's text is never compared as a value, unusable metadata); a document
+never fails the retrieval. Verdicts go into metadata, never into the text.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import TruthkeeperError
 from ..memory import Memory
-from ..values import Candidate, ToDict, jsonable
+from ..schema import boundary_time
+from ..values import Candidate, ToDict, jsonable, normalise_key
 
 __all__ = ["DocumentReport", "judge_documents"]
 
@@ -22,44 +28,104 @@ __all__ = ["DocumentReport", "judge_documents"]
 @dataclass(frozen=True, slots=True)
 class DocumentReport(ToDict):
     """By input position: kept (judged current), dropped ``(position, rule, dominated_by)``
-    and unjudged (no slot metadata, passed through)."""
+    and unjudged (passed through), with why each unjudged one was not judged."""
 
     kept: tuple[int, ...]
     dropped: tuple[tuple[int, str, Any], ...]
     unjudged: tuple[int, ...]
+    why_unjudged: tuple[tuple[int, str], ...] = ()
 
     def reason(self, position: int) -> dict[str, Any]:
         """What happened to the document at ``position``, as JSON-ready metadata."""
         if position in self.unjudged:
-            return {"status": "unjudged"}
+            why = dict(self.why_unjudged).get(position)
+            return {"status": "unjudged", **({} if why is None else {"reason": why})}
         for pos, rule, by in self.dropped:
             if pos == position:
                 return {"status": "dropped", "rule": rule, "dominated_by": jsonable(by)}
         return {"status": "current"}
 
 
+def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
+    """The filter item of one document's metadata, or a str: why it is not judged."""
+    if md.get("fact_id"):
+        return str(md["fact_id"]), None
+    if not (md.get("subject") and md.get("attribute")):
+        return None, "no subject and attribute in its metadata"
+    if "value" not in md:
+        return None, "no value in its metadata (its text is not compared as a value)"
+    if md.get("valid_from") in (None, ""):
+        return None, "no valid_from in its metadata"
+    try:
+        types = memory.declarations()
+        attr = normalise_key(md["attribute"], "attribute")
+        value = md["value"]
+        if attr in types and types[attr].value_type is not None:
+            from ..schema import coerce_value
+
+            value = coerce_value(value, types[attr].value_type)
+        vt = md.get("valid_to")
+        return Candidate(md["subject"], md["attribute"], value,
+                         boundary_time(md["valid_from"], "valid_from"),
+                         tier=md.get("tier") or "unverified", source=md.get("source"),
+                         text=text,
+                         valid_to=None if vt in (None, "") else boundary_time(vt, "valid_to"),
+                         ), None
+    except TruthkeeperError as exc:
+        return None, f"unusable metadata: {exc}"
+
+
 def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None],
                     contents: Sequence[str], query: str | None = None) -> DocumentReport:
     """Filter retrieved documents through ``memory`` (Phi_T against each other and against
-    what the memory knows of their slots); the drops go to the memory's audit log."""
+    what the memory knows of their slots); the drops go to the memory's audit log. A
+    document the memory cannot judge passes with its reason: this never raises for a
+    document's metadata."""
     items: list[Any] = []
     where: list[int] = []
-    unjudged: list[int] = []
+    why: dict[int, str] = {}
     for pos, (md, text) in enumerate(zip(metadatas, contents, strict=True)):
-        md = md or {}
-        if md.get("fact_id"):
-            items.append(str(md["fact_id"]))
-        elif md.get("subject") and md.get("attribute") and md.get("valid_from"):
-            items.append(Candidate(md["subject"], md["attribute"], md.get("value", text),
-                                   md["valid_from"], tier=md.get("tier") or "unverified",
-                                   source=md.get("source"), text=text))
-        else:
-            unjudged.append(pos)
+        item, reason = _item(memory, md or {}, text)
+        if item is None:
+            why[pos] = str(reason)
             continue
+        items.append(item)
         where.append(pos)
-    if not items:
-        return DocumentReport((), (), tuple(unjudged))
-    res = memory.filter(items, query=query)
+    res = None
+    while items:
+        try:
+            res = memory.filter(items, query=query)
+            break
+        except TruthkeeperError:  # find the item the memory refuses; the others are judged
+            bad = _first_refused(memory, items)
+            why[where[bad]] = f"refused by the memory: {_refusal(memory, items[bad])}"
+            del items[bad], where[bad]
+    report = _report(res, where, items)
+    unjudged = tuple(sorted(why))
+    return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged))
+
+
+def _first_refused(memory: Memory, items: list[Any]) -> int:
+    for i, item in enumerate(items):
+        try:
+            memory.filter([item])
+        except TruthkeeperError:
+            return i
+    return 0  # refused only together: leave the first out
+
+
+def _refusal(memory: Memory, item: Any) -> str:
+    try:
+        memory.filter([item])
+    except TruthkeeperError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "refused with the other documents"
+
+
+def _report(res: Any, where: list[int], items: list[Any],
+            ) -> tuple[tuple[int, ...], tuple[tuple[int, str, Any], ...]]:
+    if res is None:
+        return (), ()
     kept_iter, drop_iter = iter(res.kept), iter(res.dropped)
     next_kept, next_drop = next(kept_iter, None), next(drop_iter, None)
     kept: list[int] = []
@@ -71,4 +137,4 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
         elif next_drop is not None and next_drop.item is item:
             dropped.append((pos, next_drop.rule, next_drop.dominated_by))
             next_drop = next(drop_iter, None)
-    return DocumentReport(tuple(kept), tuple(dropped), tuple(unjudged))
+    return tuple(kept), tuple(dropped)

@@ -1,9 +1,10 @@
 """LangChain: a document compressor and a retriever wrapper that drop stale documents.
 
-``Document.metadata`` carries ``subject``, ``attribute``, ``valid_from`` (and optionally
-``value``, ``source``, ``tier``, or a ``fact_id``); see :mod:`.documents`. Kept documents
-that were judged get ``metadata["truthkeeper"] = {"status": "current"}``; documents
-without the metadata are returned untouched; ``last_report`` says what happened to each.
+``Document.metadata`` carries ``subject``, ``attribute``, ``value``, ``valid_from`` (and
+optionally ``valid_to``, ``source``, ``tier``), or a ``fact_id``; see :mod:`.documents`.
+Kept documents that were judged get ``metadata["truthkeeper"] = {"status": "current"}``;
+documents the memory cannot judge (no slot, no value, unusable metadata) are returned
+untouched, and ``last_report`` says what happened to each (with the reason).
 
 Needs ``langchain-core`` (``pip install 'truthkeeper[langchain]'``).
 """

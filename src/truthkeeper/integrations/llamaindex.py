@@ -1,9 +1,10 @@
 """LlamaIndex: a node postprocessor that drops stale nodes.
 
-Node metadata carries ``subject``, ``attribute``, ``valid_from`` (and optionally ``value``,
-``source``, ``tier``, or a ``fact_id``); see :mod:`.documents`. Judged nodes that are kept
-get ``metadata["truthkeeper"] = {"status": "current"}``; nodes without the metadata pass
-untouched; ``last_report`` says what happened to each.
+Node metadata carries ``subject``, ``attribute``, ``value``, ``valid_from`` (and optionally
+``valid_to``, ``source``, ``tier``), or a ``fact_id``; see :mod:`.documents`. Nodes that are
+kept get ``metadata["truthkeeper"] = {"status": "current"}``, a key excluded from what the
+LLM and the embedder read (a verdict never enters the text); nodes the memory cannot judge
+pass untouched, and ``last_report`` says what happened to each (with the reason).
 
 Needs ``llama-index-core`` (``pip install 'truthkeeper[llamaindex]'``).
 """
@@ -47,6 +48,10 @@ class TruthkeeperPostprocessor(BaseNodePostprocessor):
         for pos, n in enumerate(nodes):
             if pos in report.kept:
                 n.node.metadata["truthkeeper"] = report.reason(pos)
+                for keys in (n.node.excluded_llm_metadata_keys,
+                             n.node.excluded_embed_metadata_keys):
+                    if "truthkeeper" not in keys:  # a verdict is for the code, not the LLM
+                        keys.append("truthkeeper")
             if pos in report.kept or pos in report.unjudged:
                 out.append(n)
         return out

@@ -1,7 +1,11 @@
 """An MCP server: the memory as tools an agent calls (``truthkeeper serve``).
 
-Tools: remember, recall, about, history, filter_context, why, decide, feedback, forget.
-Every tool takes an optional ``scope`` (``user:ana``) unless the server is bound to one.
+Tools: remember, recall, about, slots, history, filter_context, why, decide,
+resolve_context, feedback, end, forget (and declare, when the server is started with
+``allow_declare``: declarations are the owner's, so an agent cannot turn ``employer`` into a
+set to defeat supersession). Every tool takes an optional ``scope`` (``user:ana``) unless
+the server is bound to one. Values follow the attributes' declared types; dates may be ISO
+8601 with or without an offset (without: UTC), a date, or epoch seconds or milliseconds.
 Errors reach the agent as MCP tool errors carrying the library's message.
 
 Over HTTP, a server with a token (``TRUTHKEEPER_MCP_TOKEN``) answers only requests that
@@ -23,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InvalidFact, TierNotAuthorized, TruthkeeperError, UnknownFact
 from ..memory import Memory
-from ..values import Candidate, Utility, jsonable
+from ..values import Utility, jsonable
 
 __all__ = ["TOKEN_ENV", "ContextItem", "build_server", "serve"]
 
@@ -40,24 +44,50 @@ ask recall or about before answering from memory; pass retrieved passages throug
 filter_context to drop stale ones; when a retrieved passage and your own knowledge
 disagree, weigh them with resolve_context; report whether an answer was right with feedback
 (for your own answers: source 'model:parametric' with the confidence you stated); forget
-erases personal data for good. Dates: YYYY-MM-DD or ISO 8601 with an offset."""
+erases personal data for good; end says a fact stopped being true. Attributes may hold sets
+(recall returns a list of members): remember each member, and remember with present=false
+when one leaves. slots lists what the memory holds. Dates: ISO 8601 (without an offset:
+UTC), YYYY-MM-DD, or epoch seconds or milliseconds."""
 
 JSONValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 Scope = Annotated[str | None, Field(description="the scope, e.g. user:ana (default: the "
                                                 "server's)")]
+Subject = Annotated[str, Field(description="what the fact is about: an entity, e.g. acme, "
+                                          "ana, me")]
+Attribute = Annotated[str, Field(description="which property of the subject, e.g. price, "
+                                            "city, employer")]
+Value = Annotated[JSONValue, Field(description="the value (a set attribute: one member)")]
+When = Annotated[str | int | None, Field(
+    description="a time: ISO 8601 (without an offset: UTC), YYYY-MM-DD, or epoch seconds "
+                "or milliseconds")]
+Text = Annotated[str | None, Field(description="the sentence the fact came from")]
+Query = Annotated[str | None, Field(description="the question the context was retrieved "
+                                                "for (kept in the audit log)")]
+Utile = Annotated[float, Field(description="utility of a right answer")]
+Loss = Annotated[float, Field(description="utility of a wrong answer (negative)")]
+Abstain = Annotated[float, Field(description="utility of abstaining")]
+
+
+def _time(value: str | int | None, name: str) -> Any:
+    from ..schema import boundary_time
+
+    return None if value in (None, "") else boundary_time(value, name)
 
 
 class ContextItem(BaseModel):
     """A retrieved item for filter_context: a fact id, or a candidate with its slot."""
 
     fact_id: str | None = Field(None, description="a fact id of this memory")
-    subject: str | None = None
-    attribute: str | None = None
-    value: JSONValue = None
-    valid_from: str | None = Field(None, description="when the item's claim became true")
-    tier: str = "unverified"
-    source: str | None = None
-    text: str | None = None
+    subject: str | None = Field(None, description="what the item is about")
+    attribute: str | None = Field(None, description="which property of the subject")
+    value: JSONValue = Field(None, description="the value the item states (without one the "
+                                               "item is not judged)")
+    valid_from: str | int | None = Field(None, description="when the item's claim became "
+                                                           "true (ISO 8601, date, epoch)")
+    valid_to: str | int | None = Field(None, description="when it stopped being true")
+    tier: str = Field("unverified", description="the provenance class of its source")
+    source: str | None = Field(None, description="who said it, e.g. web:example.org")
+    text: str | None = Field(None, description="the retrieved passage")
 
 
 @contextlib.contextmanager
@@ -85,9 +115,11 @@ class _StaticToken:
 
 
 def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkeeper",
-                 token: str | None = None, url: str | None = None) -> Any:
+                 token: str | None = None, url: str | None = None,
+                 allow_declare: bool = False) -> Any:
     """An ``MCPServer`` over ``mem`` (bound to ``scope`` when given). With ``token`` its HTTP
-    transport answers only requests bearing it; ``url`` is the server's base URL."""
+    transport answers only requests bearing it; ``url`` is the server's base URL;
+    ``allow_declare`` adds the declare tool (declarations are the owner's otherwise)."""
     from mcp.server.mcpserver import MCPServer
 
     auth: dict[str, Any] = {}
@@ -114,15 +146,19 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
     @tool
     def remember(
-        subject: str, attribute: str, value: JSONValue,
+        subject: Subject, attribute: Attribute, value: Value,
         source: Annotated[str, Field(description="who said it, e.g. user:ana, web:example.org")],
         tier: Annotated[str, Field(description=f"one of {', '.join(open_tiers)}: 'verified' "
                                    "for the user's own statements in this conversation")]
         = "agent",
-        valid_from: Annotated[str | None, Field(description="when it became true "
-                                                "(default now)")] = None,
+        valid_from: Annotated[str | int | None, Field(
+            description="when it became true (default now): ISO 8601, date or epoch")] = None,
+        valid_to: Annotated[str | int | None, Field(
+            description="when it stops (stopped) being true, if known")] = None,
         supersedes: Annotated[str | None, Field(description="the fact id it corrects")] = None,
-        text: str | None = None, scope: Scope = None,
+        present: Annotated[bool, Field(
+            description="false: value is no longer a member of this set attribute")] = True,
+        text: Text = None, scope: Scope = None,
     ) -> dict[str, Any]:
         """Store a fact about subject.attribute; returns it with its id."""
         with _errors():
@@ -131,11 +167,50 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                     f"tier {tier!r} needs the owner's signature, which this server cannot "
                     f"carry; store the user's statements as 'verified'")
             f = view(scope).add(subject, attribute, value, source=source, tier=tier,
-                                valid_from=valid_from, supersedes=supersedes, text=text)
+                                valid_from=_time(valid_from, "valid_from"),
+                                valid_to=_time(valid_to, "valid_to"), supersedes=supersedes,
+                                text=text, present=present)
             return f.to_dict()
 
     @tool
-    def recall(subject: str, attribute: str, scope: Scope = None) -> dict[str, Any]:
+    def end(fact_id: Annotated[str, Field(description="the fact that stopped being true")],
+            valid_to: Annotated[str | int | None, Field(
+                description="when it stopped (default now)")] = None,
+            scope: Scope = None) -> dict[str, Any]:
+        """Say that a fact stopped being true (e.g. the user left that job); its history
+        stays, and it is no longer current once valid_to has passed."""
+        with _errors():
+            v = view(scope)
+            v.end(fact_id, valid_to=_time(valid_to, "valid_to"))
+            return v.get(fact_id).to_dict()
+
+    @tool
+    def slots(subject: Annotated[str | None, Field(
+                  description="only this subject's attributes")] = None,
+              prefix: Annotated[str | None, Field(
+                  description="only subjects starting with this text")] = None,
+              scope: Scope = None) -> list[dict[str, str]]:
+        """Which subjects and attributes the memory holds facts about (sorted)."""
+        with _errors():
+            want = None if prefix is None else prefix.strip().casefold()
+            return [{"subject": s, "attribute": a} for s, a in view(scope).slots(subject)
+                    if want is None or s.startswith(want)][:1000]
+
+    if allow_declare:
+        @tool
+        def declare(attribute: Attribute,
+                    cardinality: Annotated[Literal["one", "many"], Field(
+                        description="many: the attribute holds a set of values")] = "one",
+                    value_type: Annotated[Literal["number", "string", "boolean", "date"] | None,
+                                          Field(description="coerce values to this type")]
+                    = None) -> dict[str, Any]:
+            """Declare an attribute for the whole memory (the owner allowed it)."""
+            with _errors():
+                mem.declare(attribute, cardinality=cardinality, value_type=value_type)
+                return mem.declarations()[attribute.strip().casefold()].to_dict()
+
+    @tool
+    def recall(subject: Subject, attribute: Attribute, scope: Scope = None) -> dict[str, Any]:
         """The current value of subject.attribute: resolved, conflict (every candidate with
         its probability) or unknown, with the justification."""
         with _errors():
@@ -145,7 +220,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             return out
 
     @tool
-    def about(subject: str, scope: Scope = None) -> dict[str, Any]:
+    def about(subject: Subject, scope: Scope = None) -> dict[str, Any]:
         """Every current slot of a subject: attribute -> status, value, candidates."""
         with _errors():
             return {a: {"status": r.status, "value": r.value,
@@ -154,40 +229,32 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                     for a, r in view(scope).about(subject).items()}
 
     @tool
-    def history(subject: str, attribute: str, scope: Scope = None) -> list[dict[str, Any]]:
+    def history(subject: Subject, attribute: Attribute, scope: Scope = None,
+                ) -> list[dict[str, Any]]:
         """Every fact of subject.attribute, oldest first, with its status."""
         with _errors():
             return [f.to_dict() for f in view(scope).history(subject, attribute)]
 
     @tool
-    def filter_context(items: list[ContextItem], query: str | None = None,
-                       scope: Scope = None) -> dict[str, Any]:
+    def filter_context(
+        items: Annotated[list[ContextItem], Field(description="the retrieved items, in order")],
+        query: Query = None, scope: Scope = None,
+    ) -> dict[str, Any]:
         """Drop the stale items of a retrieved context; each drop names what dominates it.
-        Items without a slot (no fact_id, subject or attribute) are kept untouched."""
+        Items the memory cannot judge (no slot, no value, unusable dates) are kept
+        untouched, with the reason."""
+        from .documents import judge_documents
+
         with _errors():
-            judged: list[Any] = []
-            index: list[int] = []
-            for i, it in enumerate(items):
-                if it.fact_id is not None:
-                    judged.append(it.fact_id)
-                elif it.subject and it.attribute and it.valid_from:
-                    judged.append(Candidate(it.subject, it.attribute, it.value, it.valid_from,
-                                            tier=it.tier, source=it.source, text=it.text))
-                else:
-                    continue
-                index.append(i)
-            res = view(scope).filter(judged, query=query)
-            drops = {id(d.item): d for d in res.dropped}
-            at = dict(zip(index, judged, strict=True))
-            out_kept, out_dropped = [], []
-            for i in range(len(items)):
-                d = drops.get(id(at[i])) if i in at else None
-                if d is None:
-                    out_kept.append({"index": i, "judged": i in at})
-                else:
-                    out_dropped.append({"index": i, "rule": d.rule,
-                                        "dominated_by": jsonable(d.dominated_by)})
-            return {"kept": out_kept, "dropped": out_dropped}
+            report = judge_documents(view(scope), [it.model_dump(exclude_unset=True) for it in items],
+                                     [it.text or "" for it in items], query)
+            why = dict(report.why_unjudged)
+            kept = [{"index": i, "judged": i not in why,
+                     **({"reason": why[i]} if i in why else {})}
+                    for i in range(len(items)) if i in report.kept or i in why]
+            dropped = [{"index": i, "rule": rule, "dominated_by": jsonable(by)}
+                       for i, rule, by in report.dropped]
+            return {"kept": kept, "dropped": dropped}
 
     @tool
     def why(item: Annotated[str, Field(description="a fact id or a belief such as "
@@ -197,8 +264,9 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             return str(view(scope).why(item))
 
     @tool
-    def decide(subject: str, attribute: str, correct: float = 1.0, wrong: float = -1.0,
-               abstain: float = 0.0, scope: Scope = None) -> dict[str, Any]:
+    def decide(subject: Subject, attribute: Attribute, correct: Utile = 1.0,
+               wrong: Loss = -1.0, abstain: Abstain = 0.0, scope: Scope = None,
+               ) -> dict[str, Any]:
         """Answer with the value of highest expected utility, or abstain."""
         with _errors():
             d = view(scope).decide(subject, attribute,
@@ -207,16 +275,19 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
     @tool
     def resolve_context(
-        question: str, context_value: JSONValue, context_source: str,
-        parametric_value: JSONValue,
+        question: Annotated[str, Field(description="the question being answered")],
+        context_value: Annotated[JSONValue, Field(description="the retrieved passage's answer")],
+        context_source: Annotated[str, Field(description="where the passage came from")],
+        parametric_value: Annotated[JSONValue, Field(description="your own answer")],
         parametric_confidence: Annotated[float, Field(
             description="your confidence in parametric_value, from 0 to 1")],
         alternatives: Annotated[int | None, Field(
             description="how many answers the question has (2 for yes/no; a large number "
                         "for open-ended answers); omitted: as many as the memory learned")
         ] = None,
-        context_tier: str = "unverified", correct: float = 1.0, wrong: float = -1.0,
-        abstain: float = 0.0, scope: Scope = None,
+        context_tier: Annotated[str, Field(description="the passage source's tier")]
+        = "unverified", correct: Utile = 1.0, wrong: Loss = -1.0, abstain: Abstain = 0.0,
+        scope: Scope = None,
     ) -> dict[str, Any]:
         """Weigh a retrieved passage's answer (context_value, from context_source) against
         your own (parametric_value): answer with the better one, or abstain. Report the
@@ -232,8 +303,13 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
     @tool
     def feedback(
-        correct: bool, fact_id: str | None = None, subject: str | None = None,
-        attribute: str | None = None, value: JSONValue = None,
+        correct: Annotated[bool, Field(description="whether it was right")],
+        fact_id: Annotated[str | None, Field(description="the fact the outcome is about")]
+        = None,
+        subject: Annotated[str | None, Field(description="with attribute and value: the "
+                                             "true value of a slot")] = None,
+        attribute: Annotated[str | None, Field(description="the slot's attribute")] = None,
+        value: Annotated[JSONValue, Field(description="the slot's true value")] = None,
         source: Annotated[str | None, Field(description="a source with no fact here, e.g. "
                                             "model:parametric")] = None,
         confidence: Annotated[float | None, Field(
@@ -262,11 +338,16 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
     @tool
     def forget(
-        fact_id: str | None = None, subject: str | None = None, attribute: str | None = None,
+        fact_id: Annotated[str | None, Field(description="the fact to forget")] = None,
+        subject: Annotated[str | None, Field(description="everything about this subject")]
+        = None,
+        attribute: Annotated[str | None, Field(description="with subject: only this slot")]
+        = None,
         mode: Annotated[Literal["erase", "retract"], Field(
             description="erase: remove the content for good (personal data); retract: mark "
                         "it wrong, keeping history")] = "erase",
-        reason: str = "the user asked to forget", scope: Scope = None,
+        reason: Annotated[str, Field(description="why (kept in the journal)")]
+        = "the user asked to forget", scope: Scope = None,
     ) -> dict[str, Any]:
         """Forget a fact, a slot or everything about a subject."""
         with _errors():
@@ -284,7 +365,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
     return server
 
 
-def serve(db: str | None = None, http: str | None = None, scope: str | None = None) -> None:
+def serve(db: str | None = None, http: str | None = None, scope: str | None = None,
+          allow_declare: bool = False) -> None:
     """Run the server on stdio (default) or streamable HTTP at ``HOST:PORT`` (with the
     bearer token in ``TRUTHKEEPER_MCP_TOKEN``; without one, on a loopback address only)."""
     from ..cli_memory import open_existing
@@ -305,11 +387,11 @@ def serve(db: str | None = None, http: str | None = None, scope: str | None = No
     mem = Memory() if db is None else open_existing(db, readonly=False, create=True)
     try:
         if http is None:
-            build_server(mem, scope=scope).run()
+            build_server(mem, scope=scope, allow_declare=allow_declare).run()
         else:
             where = f"[{host}]" if ":" in host else host
             server = build_server(mem, scope=scope, token=token,
-                                  url=f"http://{where}:{port}")
+                                  url=f"http://{where}:{port}", allow_declare=allow_declare)
             server.run("streamable-http", host=host, port=int(port))
     finally:
         mem.close()
