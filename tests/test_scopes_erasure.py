@@ -25,19 +25,20 @@ def _view(mem: Memory, scope: str) -> dict:
 def test_scopes_keep_memories_apart(journal_url: str) -> None:
     mem = Memory(journal_url)
     ana, bob = mem.scope("user:ana"), mem.scope("User:Bob ")
-    fa = ana.add("me", "city", "Lisbon", source="chat", valid_from=T(1))
-    bob.add("me", "city", "Oslo", source="chat", valid_from=T(2))
-    mem.add("me", "city", "Porto", source="chat", valid_from=T(3))
-    assert ana.current("me", "city").value == "Lisbon"
+    fa = ana.add("me", "city", "Lisbon", source="chat", valid_from=T(2))
+    bob.add("me", "city", "Oslo", source="chat", valid_from=T(3))
+    mem.add("me", "city", "Porto", source="chat", valid_from=T(1))  # the shared layer
+    assert ana.current("me", "city").value == "Lisbon"  # newer than the shared fact
     assert bob.current("me", "city").value == "Oslo"
-    assert mem.current("me", "city").value == "Porto"
+    assert mem.current("me", "city").value == "Porto"  # the memory sees the shared layer only
     assert fa.scope == "user:ana" and fa.subject == "me"
-    assert [f.value for f in ana.history("me", "city")] == ["Lisbon"]
+    assert [f.value for f in ana.history("me", "city")] == ["Porto", "Lisbon"]
+    assert [f.value for f in mem.history("me", "city")] == ["Porto"]
     assert ana.slots() == [("me", "city")] and set(ana.about("me")) == {"city"}
-    assert mem.scope("user:carol").about("me") == {}
-    # no read by id crosses a scope
+    assert mem.scope("user:carol").about("me")["city"].value == "Porto"  # read through
+    # no read by id crosses a scope (another scope's id is an unknown id)
     for other in (bob, mem):
-        with pytest.raises(UnknownFact, match="scope"):
+        with pytest.raises(UnknownFact, match="names no fact"):
             other.get(fa.id)
         with pytest.raises(UnknownFact):
             other.retract(fa.id, reason="not mine")

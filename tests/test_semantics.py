@@ -523,3 +523,65 @@ def test_a_blanked_audit_entry_without_an_erasure_is_caught(tmp_path: Path) -> N
     with Memory(path, policy="temporal", readonly=True) as ro:
         v = ro.verify()
         assert not v.ok and "without an erasure" in (v.reason or "")
+
+
+# ---------------------------------------------------------------- layered scopes
+
+def test_a_scope_reads_through_to_the_shared_layer() -> None:
+    mem = Memory()
+    ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+    ana.add("acme", "price", 90, source="agent:ana", tier="agent", valid_from=T(1))
+    shared = mem.add("acme", "price", 100, source="billing", tier="verified", valid_from=T(2))
+    r = ana.current("acme", "price")  # a newer verified shared price beats the older guess
+    assert (r.value, r.heads[0].scope) == (100, None)
+    mine = ana.add("acme", "price", 95, source="user:ana", tier="verified", valid_from=T(3))
+    r = ana.current("acme", "price")  # the user's newer verified statement, for ana only
+    assert (r.value, r.heads[0].scope) == (95, "user:ana")
+    assert bob.current("acme", "price").value == 100 == mem.current("acme", "price").value
+    assert [f.status for f in ana.history("acme", "price")] == ["superseded", "superseded",
+                                                                 "head"]
+    assert len(mem) == 1 and len(ana) == 3 and len(bob) == 1
+    assert bob.get(shared.id).value == 100 and ana.slots() == [("acme", "price")]
+    # a retrieved candidate is judged against both layers
+    res = bob.filter([Candidate("acme", "price", 80, T(1)), shared.id])
+    by = [getattr(d.dominated_by, "id", d.dominated_by) for d in res.dropped]
+    assert by == [shared.id] and res.kept == (shared.id,)
+    res = ana.filter([shared.id, mine.id])
+    by = [getattr(d.dominated_by, "id", d.dominated_by) for d in res.dropped]
+    assert res.kept == (mine.id,) and by == [mine.id]
+    # writes stay in the scope: a view cannot retract, end or erase the shared layer
+    for write in (lambda: ana.retract(shared.id, reason="no"),
+                  lambda: ana.end(shared.id, valid_to=T(4)),
+                  lambda: ana.erase(shared.id)):
+        with pytest.raises(UnknownFact, match="shared layer"):
+            write()
+    assert mem.erase(scope="user:ana") == [f.id for f in ana.history("acme", "price")
+                                           if f.scope == "user:ana"]
+    assert mem.current("acme", "price").value == 100 == ana.current("acme", "price").value
+    assert ana.erase(subject="acme") == []  # the shared fact is not the view's to erase
+
+
+def test_conflicts_of_a_view_are_those_of_its_union() -> None:
+    mem = Memory()
+    ana = mem.scope("user:ana")
+    mem.add("ana", "city", "Lisbon", source="crm", valid_from=T(1))
+    ana.add("ana", "city", "Porto", source="chat", valid_from=T(1))  # same time: a conflict
+    assert mem.conflicts() == [] and ana.conflicts() == [("ana", "city")]
+    mem.add("acme", "ceo", "Bo", source="a", valid_from=T(1))
+    mem.add("acme", "ceo", "Cy", source="b", valid_from=T(1))
+    assert mem.conflicts() == [("acme", "ceo")]
+    assert ana.conflicts() == [("acme", "ceo"), ("ana", "city")]
+
+
+@given(histories(), st.booleans())
+def test_a_scope_with_nothing_of_its_own_answers_as_the_shared_layer(
+        history: list[dict], set_valued: bool) -> None:
+    with Memory(schema={"price": {"cardinality": "many"}} if set_valued else None) as mem:
+        mem.add_many(history)
+        view = mem.scope("user:nobody")
+        assert view.slots() == mem.slots()
+        for s, a in mem.slots():
+            r, q = mem.current(s, a), view.current(s, a)
+            assert (r.status, r.value, [h.id for h in r.heads]) == \
+                (q.status, q.value, [h.id for h in q.heads])
+            assert [f.id for f in mem.history(s, a)] == [f.id for f in view.history(s, a)]

@@ -7,39 +7,32 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .audit import AuditLog, caller_scope
-from .errors import InvalidFact, PolicyError, TruthkeeperError, UnknownFact
-from .events import Applier
+from .audit import caller_scope
+from .errors import PolicyError, TruthkeeperError, UnknownFact
 from .graph import memory_graph
-from .journal import Journal, open_journal
+from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
-from .journal.ledger import Ledger, now_us
-from .lazy import LazyLoad
 from .logic.filter import filter_items
 from .logic.policy import Policy
-from .logic.rules import Reasoner, check_rule_text, in_scope
-from .logic.store import Store, policy_config
-from .reliability.categorical import check_categories
-from .reliability.conflict import score_candidates
+from .logic.rules import check_rule_text, in_scope
 from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
-from .reliability.similarity import Similarity, check_similarity
-from .reliability.state import Reliability
-from .schema import Declaration, Declarer, Schema, check_declaration
-from .signing import Guard, public_key_hex
+from .reliability.similarity import Similarity
+from .schema import Declaration, check_declaration
+from .session import Parts, check_bool, id_list
+from .views import check_visible, erase_selection, view_conflicts, view_history, view_slots
+from .signing import public_key_hex
 from .values import (
     AuditEntry,
     Belief,
     Candidate,
     Decision,
     Fact,
-    FactBuilder,
     FilterResult,
     Justification,
     Resolution,
@@ -49,13 +42,11 @@ from .values import (
     WhatIf,
     check_label,
     check_scope,
-    check_tiers,
     from_us,
     normalise_key,
     parse_time,
     scoped,
     to_us,
-    unscoped,
 )
 
 __all__ = ["DEFAULT_TIERS", "Memory"]
@@ -63,9 +54,6 @@ __all__ = ["DEFAULT_TIERS", "Memory"]
 DEFAULT_TIERS = ("human", "verified", "agent", "unverified")
 
 
-CACHE_SIZE = 1024
-"""How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
-large memory must not keep an answer per slot."""
 
 
 class Memory:
@@ -117,47 +105,13 @@ class Memory:
                  categories: Mapping[str, Sequence[Any]] | None = None,
                  lazy: bool = False, clock: Callable[[], datetime] | None = None,
                  schema: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.path = None if path is None else os.fspath(path)
-        self._clock = _check_clock(clock)
-        declared_schema = _check_schema(schema)
-        lazy = _check_bool(lazy, "lazy")
-        self.tiers, self.protected_tiers = check_tiers(tiers, protected_tiers)
-        self._sim = check_similarity(similarity)
-        self._lock, self._closed = threading.RLock(), False
-        self._cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
-        self._guard = Guard(self.tiers, self.protected_tiers, trusted_keys)
-        try:
-            self._rel, declared = Reliability(self.tiers, discount), check_categories(categories)
-        except InvalidFact as exc:
-            raise PolicyError(str(exc)) from None
-        journal = journal or open_journal(self.path, synchronous=synchronous, readonly=readonly)
-        try:
-            config = policy_config(policy, self.tiers, self.protected_tiers, journal)
-        except BaseException:
-            journal.close()
-            raise
-        self.policy = config["policy"]
-        self._builder, self._audit = FactBuilder(self.tiers), AuditLog()
-        self._store = Store(self.policy, self.tiers, self.protected_tiers)
-        self._store.tick(self._now())
-        self._reasoner = Reasoner(self._store)
-        self._events = Applier(self._store, self._reasoner, self._rel, self._guard,
-                               self._builder, self._audit, config, self._cache.clear,
-                               self._now, Declarer(self._store, Schema()))
-        loader = LazyLoad(journal, self._store, self._events.replay, self._audit) \
-            if lazy and journal.indexed else None
-        self._store.lazy = loader
-        try:
-            self._ledger = Ledger(journal, self._events.replay if loader is None
-                                  else loader.apply)
-            self._ledger.start(config, loader)
-            self._events.start(self._ledger, declared)
-            self._events.start_schema(self._ledger, declared_schema)
-            self._audit.sink = lambda body: self._ledger.defer("audit", body)
-        except BaseException:
-            journal.close()
-            self.close()
-            raise
+        p = self._p = Parts(path, {k: v for k, v in locals().items()
+                                   if k not in ("self", "path")})
+        self.path, self.policy, self.tiers, self.protected_tiers = (
+            p.path, p.policy, p.tiers, p.protected)
+        self._lock, self._cache, self._rel, self._store = p.lock, p.answers.cache, p.rel, p.store
+        self._ledger, self._events, self._reasoner, self._audit = (
+            p.ledger, p.events, p.reasoner, p.audit)
 
     @property
     def corruption(self) -> str | None:
@@ -167,18 +121,8 @@ class Memory:
 
     def close(self) -> None:
         """Release the journal and the Prolog state; a closed memory answers nothing."""
-        if self._view:
-            return  # a scope's view shares the memory it came from
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._cache.clear()
-                if hasattr(self, "_ledger"):
-                    with contextlib.suppress(TruthkeeperError, ValueError):
-                        self._ledger.flush()  # the audit entries not journalled yet
-                    self._ledger.journal.close()
-                if hasattr(self, "_store"):
-                    self._store.close()
+        if not self._view and "_p" in self.__dict__:  # a view shares its memory's parts
+            self._p.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -192,28 +136,18 @@ class Memory:
 
     def __len__(self) -> int:
         with self._open():
-            return len(self._store)
+            return self._store.count(self._scope)
 
     @contextlib.contextmanager
     def _open(self) -> Iterator[None]:
         with self._lock, caller_scope(self._scope):
-            if self._closed:
+            if self._p.closed:
                 raise TruthkeeperError("this Memory is closed")  # noqa: EM101
-            self._ledger.poll()  # another writer's commit was announced: apply it first
-            if self._store.tick(self._now()):  # a fact began or ended since the last call
-                self._cache.clear()
+            self._p.catch_up()
             yield
 
-    def _fresh(self) -> bool:
-        """No other connection committed and no fact began or ended since the last call."""
-        with self._lock:
-            return self._ledger.fresh() and not self._store.due(self._now())
-
     def _now(self) -> int:
-        """The memory's clock, in microseconds since the epoch."""
-        if self._clock is None:
-            return now_us()
-        return to_us(parse_time(self._clock(), "clock()"))
+        return self._p.now()
 
     def refresh(self) -> int:
         """Apply the events other processes appended to the journal; returns how many."""
@@ -229,7 +163,7 @@ class Memory:
         True
         """
         with self._open():
-            return self._events.verify(self._ledger.journal, self._guard.verifier(), checkpoint)
+            return self._events.verify(self._ledger.journal, self._p.guard.verifier(), checkpoint)
 
     def add_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
         """Trust a new key from now on; ``signature`` is a trusted key's
@@ -338,7 +272,7 @@ class Memory:
         ...     valid_at="2026-03-01").value
         ('unknown', 'Globex')
         """
-        fid = self.get(fact_id).id
+        fid = self._own(fact_id).id
         vt = from_us(self._now()) if valid_to is None else parse_time(valid_to, "valid_to")
         body: dict[str, Any] = {"id": fid, "valid_to": vt.isoformat()}
         if signature is not None:
@@ -356,7 +290,7 @@ class Memory:
         >>> mem.current("ana", "city").status
         'unknown'
         """
-        fid, why = self.get(fact_id).id, check_label(reason, "reason")
+        fid, why = self._own(fact_id).id, check_label(reason, "reason")
         with self._open(), self._ledger.write() as w:
             self._events.retract(w, fid, why, signature)
 
@@ -401,7 +335,7 @@ class Memory:
         """
         f = self.get(fact_id)
         self._log("outcome", [self._events.outcome_body(f, f.source, f.tier,
-                                                        _check_bool(correct), signature)])
+                                                        check_bool(correct), signature)])
 
     def record_source_outcome(self, source: str, *, correct: bool, tier: str = "agent",
                               signature: Mapping[str, str] | None = None,
@@ -414,8 +348,8 @@ class Memory:
         >>> mem.reliability()[0].n
         1
         """
-        src, t = check_label(source, "source"), self._builder.tier(tier)
-        body = self._events.outcome_body(None, src, t, _check_bool(correct), signature)
+        src, t = check_label(source, "source"), self._p.builder.tier(tier)
+        body = self._events.outcome_body(None, src, t, check_bool(correct), signature)
         if confidence is not None:
             body["confidence"] = check_probability(confidence, "confidence")
         self._log("outcome", [body])
@@ -466,11 +400,11 @@ class Memory:
         >>> est = mem.learn_from_agreement(); est["a"] > est["c"]
         True
         """
-        dep = _check_bool(dependence, "dependence")
-        cor = _check_bool(correlation, "correlation")
+        dep = check_bool(dependence, "dependence")
+        cor = check_bool(correlation, "correlation")
         with self._open():
             est, body = self._rel.learn(
-                self._store.claims(list(self._rel.confirmed.values())), self._sim, dep, cor)
+                self._store.claims(list(self._rel.confirmed.values())), self._p.sim, dep, cor)
         if apply and est:
             self._log("prior", [body])
         return est
@@ -491,7 +425,8 @@ class Memory:
         return view
 
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
-        """Every slot (of ``subject``, or all) holding a fact in this scope, sorted.
+        """Every slot (of ``subject``, or all) holding a fact this memory sees (a scope's
+        view: its scope's and the shared layer's), sorted.
 
         >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
         >>> mem.slots()
@@ -499,9 +434,7 @@ class Memory:
         """
         want = None if subject is None else normalise_key(subject, "subject")
         with self._open():
-            key = None if want is None else scoped(self._scope, want)
-            return [(sub, a) for s, a in self._store.slots(key) for sc, sub in [unscoped(s)]
-                    if sc == self._scope and want in (None, sub)]
+            return view_slots(self._store, self._scope, want)
 
     def about(self, subject: str) -> dict[str, Resolution]:
         """Every slot of a subject with its current resolution, by attribute.
@@ -527,21 +460,18 @@ class Memory:
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
         """
-        ids = [self.get(i).id for i in _id_list(fact_ids, "fact_ids")]
+        ids = [self._own(i).id for i in id_list(fact_ids, "fact_ids")]
         erased_scope = None if scope is None else check_scope(scope)
-        subjects = [] if subject is None else [
-            scoped(self._scope, normalise_key(subject, "subject"))]
-        if scope is not None:
-            if self._scope not in (None, check_scope(scope)):
+        sub = None if subject is None else normalise_key(subject, "subject")
+        if erased_scope is not None:
+            if self._scope not in (None, erased_scope):
                 raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
-            view = self.scope(scope) if self._scope is None else self
-            ids += [f.id for s, a in view.slots() for f in view.history(s, a)
-                    if f.status != "erased"]
-        if subject is not None:
-            ids += [f.id for s, a in self.slots(subject)
-                    if attribute is None or a == normalise_key(attribute, "attribute")
-                    for f in self.history(s, a) if f.status != "erased"]
+            ids += erase_selection(self.scope(erased_scope), erased_scope, None, None)
+        if sub is not None:
+            ids += erase_selection(self, self._scope, sub, None if attribute is None
+                                   else normalise_key(attribute, "attribute"))
         ids = list(dict.fromkeys(ids))
+        subjects = [] if sub is None else [scoped(self._scope, sub)]
         if ids:
             with self._open():
                 self._events.erase(self._ledger, ids, check_label(reason, "reason"),
@@ -568,13 +498,21 @@ class Memory:
 
 
     def get(self, fact_id: str) -> Fact:
-        """The fact with this id (UnknownFact otherwise)."""
+        """The fact with this id, if this memory sees it (UnknownFact otherwise).
+
+        >>> mem = Memory(); f = mem.add("acme", "price", 100, source="s")
+        >>> mem.scope("user:ana").get(f.id).value  # a view sees the shared layer
+        100
+        """
         with self._open():
-            f = self._store.get(check_label(fact_id, "fact_id"))
-        if f.scope != self._scope:
-            msg = f"no fact {fact_id!r} in this memory's scope ({self._scope or 'none'})"
-            raise UnknownFact(msg)
-        return f
+            return check_visible(self._store.get(check_label(fact_id, "fact_id")),
+                                 self._scope, fact_id)
+
+    def _own(self, fact_id: str) -> Fact:
+        """A fact this memory (view) may write about: its own scope's."""
+        with self._open():
+            return check_visible(self._store.get(check_label(fact_id, "fact_id")),
+                                 self._scope, fact_id, own=True)
 
     def superseded_by(self, fact_id: str) -> list[Fact]:
         """The facts that explicitly supersede ``fact_id`` (the reverse of ``supersedes``)."""
@@ -590,31 +528,21 @@ class Memory:
         >>> r = mem.current("ana", "city"); r.status, sorted(c.value for c in r.candidates)
         ('conflict', ['Lisbon', 'Porto'])
         """
-        if type(subject) is not str or type(attribute) is not str:
-            _slot(subject, attribute)  # the error that says what is wrong
         ck = (self._scope, subject, attribute)
-        hit = self._cache.get(ck)  # emptied by every change and by close
-        if hit is not None and not self._closed and self._fresh() and (
-                hit[0].status != "conflict" or hit[1] == self._rel.version):
-            return hit[0]
+        hit = self._p.answers.cached(ck) if type(subject) is type(attribute) is str else None
+        if hit is not None:
+            return hit
+        s, a = _slot(subject, attribute)
         with self._open():
-            key = self._slot(subject, attribute)
-            r = self._reasoner.with_why(self._open, self._store.resolve(*key), key)
-            if r.status == "conflict" and r.attribute not in self._store.many:
-                cands = score_candidates(self._rel.book, r, self._sim)
-                top = next((c for c in cands if c.best), None)
-                r = replace(r, candidates=cands, best=None if top is None else top.value,
-                            best_p=None if top is None else top.p)
-            if len(self._cache) >= CACHE_SIZE:  # the oldest answer goes first
-                self._cache.pop(next(iter(self._cache)), None)
-            self._cache[ck] = (r, self._rel.version)
-            return r
+            return self._p.answers.put(ck, self._p.answers.resolve(self._open, self._scope, s, a))
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of the slot, oldest first (valid time), each with its ``status``."""
-        s, a = self._slot(subject, attribute)
+        s, a = _slot(subject, attribute)
         with self._open():
-            return self._store.history(s, a)
+            r = None if self._scope is None else self._p.answers.resolve(
+                self._open, self._scope, s, a)
+            return view_history(self._store, self._scope, s, a, r)
 
     def as_of(self, subject: str, attribute: str, *, valid_at: datetime | str | None = None,
               known_at: datetime | str | None = None) -> Resolution:
@@ -627,18 +555,18 @@ class Memory:
         >>> mem.as_of("ana", "city", valid_at="2026-03-01").value
         'Lisbon'
         """
-        s, a = self._slot(subject, attribute)
+        s, a = _slot(subject, attribute)
         va = self._now() if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
         ka = None if known_at is None else to_us(parse_time(known_at, "known_at"))
         with self._open():
-            r = self._store.resolve(s, a, known_at=ka, valid_at=va, as_of=True)
-            return self._reasoner.with_why(self._open, r, (s, a))
+            return self._p.answers.resolve(self._open, self._scope, s, a, known_at=ka,
+                                           valid_at=va)
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts)."""
         with self._open():
-            return [(sub, a) for s, a in self._store.conflicts()
-                    for sc, sub in [unscoped(s)] if sc == self._scope]
+            return view_conflicts(self._store, self._scope, lambda s, a: self._p.answers.resolve(
+                self._open, self._scope, s, a))
 
     def filter(self, items: Iterable[str | Fact | Candidate], *,
                kappa: Callable[[Any, Any], bool] | None = None,
@@ -655,7 +583,7 @@ class Memory:
         if isinstance(items, (str, Fact, Candidate)):
             items = [items]  # one item, not the characters of an id
         with self._open():
-            res = filter_items(self._store, self._builder, items, kappa, self._scope)
+            res = filter_items(self._store, self._p.builder, items, kappa, self._scope)
             if res.dropped:
                 self._audit.dropped(query, res.dropped)
         return res
@@ -701,9 +629,9 @@ class Memory:
         (True, 1)
         """
         now = from_us(self._now())
-        facts = [self._builder.coerce(item, i, now) for i, item in enumerate(add)]
+        facts = [self._p.builder.coerce(item, i, now) for i, item in enumerate(add)]
         self._rel.check_values(facts)
-        ids = [check_label(r, "retract[]") for r in _id_list(retract, "retract")]
+        ids = [check_label(r, "retract[]") for r in id_list(retract, "retract")]
         with self._open():
             self._store.need_all()
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra)
@@ -740,7 +668,7 @@ class Memory:
         """
         check_label(question, "question")
         src = check_label(context_source, "context_source")
-        tier, u = self._builder.tier(context_tier), check_utility(utility)
+        tier, u = self._p.builder.tier(context_tier), check_utility(utility)
         with self._open():
             return decide_context(
                 self._rel.book, context_value=context_value, source=src, tier=tier,
@@ -766,43 +694,3 @@ def _slot(subject: object, attribute: object) -> tuple[str, str]:
     return normalise_key(subject, "subject"), normalise_key(attribute, "attribute")
 
 
-def _id_list(ids: object, name: str) -> list[Any]:
-    """Fact ids as a list: one id (a string or a Fact) is a list of one."""
-    if isinstance(ids, (str, Fact)):
-        return [ids.id if isinstance(ids, Fact) else ids]
-    try:
-        return [i.id if isinstance(i, Fact) else i for i in ids]  # type: ignore[attr-defined]
-    except TypeError:
-        msg = f"{name} must be a fact id or an iterable of fact ids, got {ids!r}"
-        raise InvalidFact(msg) from None
-
-
-def _check_schema(schema: object) -> dict[str, Declaration]:
-    if schema is None:
-        return {}
-    if not isinstance(schema, Mapping):
-        msg = f"schema must map attributes to declarations, got {schema!r}"
-        raise InvalidFact(msg)
-    out = {}
-    for a, spec in schema.items():
-        if not isinstance(spec, Mapping) or set(spec) - {"cardinality", "value_type"}:
-            msg = (f"schema[{a!r}] must be a dict with cardinality and/or value_type, "
-                   f"got {spec!r}")
-            raise InvalidFact(msg)
-        d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
-        out[d.attribute] = d
-    return out
-
-
-def _check_clock(clock: object) -> Callable[[], datetime] | None:
-    if clock is not None and not callable(clock):
-        msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
-        raise InvalidFact(msg)
-    return clock  # type: ignore[return-value]
-
-
-def _check_bool(correct: object, name: str = "correct") -> bool:
-    if not isinstance(correct, bool):
-        msg = f"{name} must be a bool, got {correct!r}"
-        raise InvalidFact(msg)
-    return correct

@@ -23,11 +23,22 @@ from ..values import (
     parse_time,
     scoped,
     to_us,
+    unscoped,
 )
 from . import bridge
 from .store import Store
 
 __all__ = ["filter_items"]
+
+
+def _layers(slots: dict[str, list[tuple[str, str, str]]], scope: str | None, s: str,
+            a: str) -> None:
+    """The store slots a candidate of (store key ``s``, ``a``) is judged against: its own,
+    and in a scope's view the shared layer's too (the same candidate key for both)."""
+    key = f"{s}\x1f{a}"
+    if key not in slots:
+        shared = unscoped(s)[1]
+        slots[key] = [(key, s, a)] + ([(key, shared, a)] if scope is not None else [])
 
 
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
@@ -39,7 +50,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     drops: dict[int, Drop] = {}
     by_id: dict[str, Fact] = {}
     rows: list[tuple[Any, ...]] = []
-    slots: dict[str, tuple[str, str, str]] = {}
+    slots: dict[str, list[tuple[str, str, str]]] = {}
     store_idx: list[int] = []
     store_ids: list[str] = []
     for i, item in enumerate(items):
@@ -58,7 +69,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
                 parse_time(item.valid_to, f"items[{i}].valid_to"))
             rows.append((i, f"{s}\x1f{a}", store.key(a, item.value), tau,
                          builder.tier(item.tier), None, item.source, end))
-            slots.setdefault(f"{s}\x1f{a}", (f"{s}\x1f{a}", s, a))
+            _layers(slots, scope, s, a)
         else:
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
@@ -72,7 +83,8 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         by_id.update({f.id: f for f in facts})
         for i, f in zip(store_idx, facts, strict=True):
             item = items[i]
-            if (isinstance(item, Fact) and replace(item, status=None) != f) or f.scope != scope:
+            if (isinstance(item, Fact) and replace(item, status=None) != f) or \
+                    f.scope not in (scope, None) or (scope is None and f.scope is not None):
                 msg = f"items[{i}] is not a fact of this memory: {item!r}"
                 raise UnknownFact(msg)
         verdicts = store.verdicts(store_ids)
@@ -84,18 +96,22 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             elif status == "dominated":
                 drops[i] = Drop(items[i], by_id[by], rule)
             else:
+                if scope is not None:  # a view: judged against the union of its layers
+                    _layers(slots, scope, scoped(scope, f.subject), f.attribute)
                 rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}",
                              store.key(f.attribute, f.value, f.present),
                              to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source,
                              None if f.valid_to is None else to_us(f.valid_to)))
     rows.sort(key=lambda r: r[0])
-    store.need([(s, a) for _, s, a in slots.values()])
-    # chain heads never dominate each other: Phi_T is needed only with foreign items
-    foreign = len(store_idx) < len(items)
+    store.need([(s, a) for layers in slots.values() for _, s, a in layers])
+    # chain heads never dominate each other: Phi_T is needed only with foreign items (and
+    # in a view, where the heads of its two layers may)
+    foreign = len(store_idx) < len(items) or scope is not None
     if kappa is None:
         if foreign:  # candidates are judged against each other and the memory's heads
             pairs = bridge.ask("tk_phi_store(M, Cs, Ss, Ds)",
-                               {"M": store.h, "Cs": rows, "Ss": list(slots.values())})["Ds"]
+                               {"M": store.h, "Cs": rows,
+                                "Ss": [x for layers in slots.values() for x in layers]})["Ds"]
             for i, j in pairs:  # j: a candidate's index, ("head", the head's row), "ended"
                 if j == "ended":
                     drops[i] = Drop(items[i], None, "ended")
@@ -113,7 +129,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             for i in bridge.ask("tk_ended_rows(M, Cs, Is)", {"M": store.h, "Cs": rows})["Is"]:
                 drops[i] = Drop(items[i], None, "ended")
             rows = [r for r in rows if r[0] not in drops]
-        for key, s, a in slots.values():
+        for key, s, a in (x for layers in slots.values() for x in layers):
             for h in store.resolve(s, a).heads:
                 if h.id not in given:
                     rows.append((len(pool), key, store.key(a, h.value, h.present),

@@ -257,6 +257,11 @@ class Store:
         self.need_all()
         return int(bridge.ask("tk_count(M, N)", {"M": self.h})["N"])
 
+    def count(self, scope: str | None) -> int:
+        """The facts a view of ``scope`` sees: the shared layer's and its own."""
+        self.need_all()
+        return int(bridge.ask("tk_count_scope(M, S, N)", {"M": self.h, "S": scope})["N"])
+
     def get(self, fid: str) -> Fact:
         """The fact with this id (UnknownFact otherwise)."""
         return self.facts([fid])[0]
@@ -307,11 +312,18 @@ class Store:
         return out
 
     def resolve(self, subject: str, attribute: str, *, known_at: int | None = None,
-                valid_at: int | None = None, as_of: bool = False) -> Resolution:
+                valid_at: int | None = None, as_of: bool = False,
+                layers: Sequence[str] | None = None) -> Resolution:
         """The slot's status (unknown, resolved, conflict) and its heads grouped by value,
-        newest first, from one call; ``as_of`` asks at a valid and a transaction time."""
-        self.need([(subject, attribute)])
-        if as_of:
+        newest first, from one call; ``as_of`` asks at a valid and a transaction time;
+        ``layers`` (subject keys: a scope's and the shared one) resolves their union."""
+        self.need([(subject, attribute)] if layers is None else
+                  [(k, attribute) for k in layers])
+        if layers is not None:
+            r = bridge.ask("tk_resolve_union(M, Ss, A, K, V, St, Gs)",
+                           {"M": self.h, "Ss": list(layers), "A": attribute, "K": known_at,
+                            "V": valid_at})
+        elif as_of:
             r = bridge.ask("tk_resolve_rows_at(M, S, A, K, V, St, Gs)",
                            {"M": self.h, "S": subject, "A": attribute, "K": known_at,
                             "V": valid_at})

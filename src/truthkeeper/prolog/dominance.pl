@@ -13,6 +13,7 @@
             dominators/3,           % +M, +Id, -Ids (live facts that dominate Id)
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
+            heads_union/6,          % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
             advance/3,              % +M, +Now, -Next
             end_fact/3,             % +M, +Id, +ValidTo
             ended/3                 % +M, +Id, +Now
@@ -59,6 +60,7 @@ the truthkeeper error family in one table:
 :- det(dominators/3).
 :- det(dominated/3).
 :- det(heads_at/6).
+:- det(heads_union/6).
 :- det(advance/3).
 :- det(end_fact/3).
 
@@ -494,6 +496,19 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
         heads_by_frontier(P, Recs, Heads0, _)
     ;   heads_among(M, Ids, Heads0)
     ),
+    exclude(ended_at(M, ValidAt), Heads0, Heads).
+
+%!  heads_union(+M, +Ss, +A, +KnownAt, +ValidAt, -Heads) is det.
+%
+%   heads_at/6 over the union of several slots of one attribute (a scope's slot
+%   and the shared layer's): the policy decides among all their facts, as among
+%   the facts of one slot. Pairwise (layers are small next to a whole slot).
+heads_union(M, Ss, A, KnownAt, ValidAt, Heads) :-
+    findall(Id, ( member(S, Ss), fact(M, Id, S, A, _, VF, _, RA, _, _),
+                  known(KnownAt, RA),
+                  \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
+                  begun(ValidAt, VF) ), Ids),
+    heads_among(M, Ids, Heads0),
     exclude(ended_at(M, ValidAt), Heads0, Heads).
 
 % monotone_slot(+M, +S, +A, -Policy): heads follow from the slot's frontier (a monotone

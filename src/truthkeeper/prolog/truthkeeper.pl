@@ -12,6 +12,8 @@
             tk_end/3,             % +M, +Id, +ValidTo
             tk_ended_rows/3,      % +M, +Candidates, -Indexes
             tk_declare/3,         % +M, +Attribute, +Cardinality
+            tk_resolve_union/7,   % +M, +Ss, +A, +KnownAt, +ValidAt, -Status, -RowGroups
+            tk_count_scope/3,     % +M, +Scope, -Count
             tk_protect/2,         % +M, +Tiers
             tk_top_tier/3,        % +M, +Protected, -Tier
             tk_attribute_used/3,  % +M, +Attribute, -Used
@@ -57,7 +59,7 @@
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           bind_source/4, use_nonce/3,
-                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6,
+                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6, heads_union/6,
                           advance/3, end_fact/3, ended/3]).
 :- use_module(phi, [phi_filter/3]).
 :- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
@@ -97,6 +99,8 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_end/3).
 :- det(tk_ended_rows/3).
 :- det(tk_declare/3).
+:- det(tk_resolve_union/7).
+:- det(tk_count_scope/3).
 :- det(tk_protect/2).
 :- det(tk_top_tier/3).
 :- det(tk_attribute_used/3).
@@ -363,6 +367,36 @@ set_status(M, S, A, K, unknown, resolved) :-
     \+ retracted(M, Id, _, _),
     !.
 set_status(_, _, _, _, Status, Status).
+
+%!  tk_resolve_union(+M, +Ss, +A, +KnownAt, +ValidAt, -Status, -RowGroups) is det.
+%
+%   tk_resolve_rows_at/7 over the union of the slots Ss (a scope's view: its own
+%   slot and the shared layer's).
+tk_resolve_union(M, Ss0, A0, K0, V0, Status, RowGroups) :-
+    maplist(atom_in, Ss0, Ss), atom_in(A0, A), opt_in(K0, K), opt_in(V0, V),
+    heads_union(M, Ss, A, K, V, Heads),
+    resolution(M, Heads, Status0, Groups),
+    (   Status0 == unknown, many_attr(M, A),
+        member(S, Ss), fact(M, Id, S, A, _, _, _, RA, _, _),
+        ( K == none -> true ; RA =< K ), \+ retracted(M, Id, _, _)
+    ->  Status = resolved
+    ;   Status = Status0
+    ),
+    maplist(maplist(fact_row(M)), Groups, RowGroups).
+
+%!  tk_count_scope(+M, +Scope, -Count) is det.
+%
+%   The facts a view sees: the shared layer's (subjects without a scope), and
+%   those of Scope (subject keys Scope + US) unless Scope is @(none).
+tk_count_scope(M, Scope0, N) :-
+    (   Scope0 == @(none)
+    ->  Prefix = none
+    ;   atom_in(Scope0, Sc), atom_concat(Sc, '\x1f', Prefix)
+    ),
+    aggregate_all(count, ( fact(M, _, S, _, _, _, _, _, _, _), in_layers(Prefix, S) ), N).
+
+in_layers(_, S) :- \+ sub_atom(S, _, _, _, '\x1f'), !.
+in_layers(Prefix, S) :- Prefix \== none, sub_atom(S, 0, _, _, Prefix).
 
 %!  tk_declare(+M, +Attribute, +Cardinality) is det.
 %

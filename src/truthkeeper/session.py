@@ -1,0 +1,215 @@
+"""A Memory's parts and their lifecycle: wiring them to one journal, the answer cache, the
+clock, closing. ``Memory`` (the facade) validates, locks and delegates; this module is what
+it delegates its own plumbing to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from .audit import AuditLog
+from .errors import InvalidFact, PolicyError, TruthkeeperError
+from .events import Applier
+from .journal import Journal, open_journal
+from .journal.ledger import Ledger, now_us
+from .lazy import LazyLoad
+from .logic.rules import Reasoner
+from .logic.store import Store, policy_config
+from .reliability.categorical import check_categories
+from .reliability.conflict import score_candidates
+from .reliability.similarity import check_similarity
+from .reliability.state import Reliability
+from .schema import Declaration, Declarer, Schema, check_declaration
+from .signing import Guard
+from .values import FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
+
+__all__ = ["CACHE_SIZE", "Answers", "Parts", "check_bool", "check_schema"]
+
+CACHE_SIZE = 1024
+"""How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
+large memory must not keep an answer per slot."""
+
+
+class Parts:
+    """Everything one memory is made of, wired to its journal (``Memory.__init__``'s
+    arguments, checked)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, settings: Mapping[str, Any]) -> None:
+        g = settings.get
+        self.path = None if path is None else os.fspath(path)
+        self.clock = check_clock(g("clock"))
+        schema, lazy = check_schema(g("schema")), check_bool(g("lazy"), "lazy")
+        self.tiers, self.protected = check_tiers(g("tiers"), g("protected_tiers"))
+        self.sim = check_similarity(g("similarity"))
+        self.lock, self.closed = threading.RLock(), False
+        self.guard = Guard(self.tiers, self.protected, g("trusted_keys"))
+        try:
+            self.rel, categories = (Reliability(self.tiers, g("discount")),
+                                    check_categories(g("categories")))
+        except InvalidFact as exc:
+            raise PolicyError(str(exc)) from None
+        journal = g("journal") or open_journal(self.path, synchronous=g("synchronous"),
+                                               readonly=g("readonly"))
+        try:
+            config = policy_config(g("policy"), self.tiers, self.protected, journal)
+            self._wire(journal, config, lazy, categories, schema)
+        except BaseException:
+            journal.close()
+            self.close()
+            raise
+
+    def _wire(self, journal: Journal, config: dict[str, Any], lazy: bool,
+              categories: Mapping[str, tuple[Any, ...]],
+              schema: Mapping[str, Declaration]) -> None:
+        self.policy = config["policy"]
+        self.builder, self.audit = FactBuilder(self.tiers), AuditLog()
+        self.store = Store(self.policy, self.tiers, self.protected)
+        self.store.tick(self.now())
+        self.reasoner = Reasoner(self.store)
+        self.answers = Answers(self)
+        self.events = Applier(self.store, self.reasoner, self.rel, self.guard, self.builder,
+                              self.audit, config, self.answers.clear, self.now,
+                              Declarer(self.store, Schema()))
+        loader = LazyLoad(journal, self.store, self.events.replay, self.audit) \
+            if lazy and journal.indexed else None
+        self.store.lazy = loader
+        self.ledger = Ledger(journal, self.events.replay if loader is None else loader.apply)
+        self.ledger.start(config, loader)
+        self.events.start(self.ledger, categories)
+        self.events.start_schema(self.ledger, schema)
+        self.audit.sink = lambda body: self.ledger.defer("audit", body)
+
+    def now(self) -> int:
+        """The memory's clock, in microseconds since the epoch."""
+        return now_us() if self.clock is None else to_us(parse_time(self.clock(), "clock()"))
+
+    def fresh(self) -> bool:
+        """No other connection committed and no fact began or ended since the last call."""
+        with self.lock:
+            return self.ledger.fresh() and not self.store.due(self.now())
+
+    def catch_up(self) -> None:
+        """Before an answer: other connections' commits, then the clock's effects."""
+        self.ledger.poll()
+        if self.store.tick(self.now()):  # a fact began or ended since the last call
+            self.answers.clear()
+
+    def close(self) -> None:
+        """Release the journal and the Prolog state (idempotent)."""
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            if hasattr(self, "answers"):
+                self.answers.clear()
+            if hasattr(self, "ledger"):
+                with contextlib.suppress(TruthkeeperError, ValueError):
+                    self.ledger.flush()  # the audit entries not journalled yet
+                self.ledger.journal.close()
+            if hasattr(self, "store"):
+                self.store.close()
+
+
+class Answers:
+    """``current`` answers, cached per (scope, subject, attribute) until anything changes
+    (a write, another connection's commit, the clock passing a fact's time, a new
+    reliability for a conflict's probabilities)."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self.cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
+
+    def clear(self) -> None:
+        self.cache.clear()
+
+    def cached(self, key: tuple[str | None, str, str]) -> Resolution | None:
+        """The cached answer, if it is still the answer."""
+        hit = self.cache.get(key)
+        p = self.parts
+        if hit is not None and not p.closed and p.fresh() and (
+                hit[0].status != "conflict" or hit[1] == p.rel.version):
+            return hit[0]
+        return None
+
+    def resolve(self, guard: Callable[[], Any], scope: str | None, subject: str,
+                attribute: str, *, known_at: int | None = None,
+                valid_at: int | None = None) -> Resolution:
+        """A slot's resolution in ``scope``'s view (its facts and the shared layer's), with
+        its ``why`` and, for a conflict, each candidate's probability."""
+        p = self.parts
+        key = scoped(scope, subject)
+        if scope is None and known_at is None and valid_at is None:
+            r = p.store.resolve(key, attribute)
+        else:
+            at = p.now() if valid_at is None else valid_at
+            r = p.store.resolve(key, attribute, known_at=known_at, valid_at=at, as_of=True,
+                                layers=None if scope is None else [key, subject])
+        r = p.reasoner.with_why(guard, r, (key, attribute))
+        if r.status == "conflict" and r.attribute not in p.store.many:
+            cands = score_candidates(p.rel.book, r, p.sim)
+            top = next((c for c in cands if c.best), None)
+            r = replace(r, candidates=cands, best=None if top is None else top.value,
+                        best_p=None if top is None else top.p)
+        return r
+
+    def put(self, key: tuple[str | None, str, str], r: Resolution) -> Resolution:
+        if len(self.cache) >= CACHE_SIZE:  # the oldest answer goes first
+            self.cache.pop(next(iter(self.cache)), None)
+        self.cache[key] = (r, self.parts.rel.version)
+        return r
+
+
+def check_schema(schema: object) -> dict[str, Declaration]:
+    """``Memory(schema=...)``: ``{attribute: {"cardinality": ..., "value_type": ...}}``."""
+    if schema is None:
+        return {}
+    if not isinstance(schema, Mapping):
+        msg = f"schema must map attributes to declarations, got {schema!r}"
+        raise InvalidFact(msg)
+    out = {}
+    for a, spec in schema.items():
+        if not isinstance(spec, Mapping) or set(spec) - {"cardinality", "value_type"}:
+            msg = (f"schema[{a!r}] must be a dict with cardinality and/or value_type, "
+                   f"got {spec!r}")
+            raise InvalidFact(msg)
+        d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
+        out[d.attribute] = d
+    return out
+
+
+def check_clock(clock: object) -> Callable[[], datetime] | None:
+    """``Memory(clock=...)``: a callable returning a timezone-aware datetime, or None."""
+    if clock is not None and not callable(clock):
+        msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
+        raise InvalidFact(msg)
+    return clock  # type: ignore[return-value]
+
+
+def check_bool(value: object, name: str = "correct") -> bool:
+    """A flag that must be a bool (not a truthy value)."""
+    if not isinstance(value, bool):
+        msg = f"{name} must be a bool, got {value!r}"
+        raise InvalidFact(msg)
+    return value
+
+
+def id_list(ids: object, name: str) -> list[Any]:
+    """Fact ids as a list: one id (a string or a Fact) is a list of one."""
+    from .values import Fact
+
+    if isinstance(ids, (str, Fact)):
+        return [ids.id if isinstance(ids, Fact) else ids]
+    try:
+        return [i.id if isinstance(i, Fact) else i for i in ids]  # type: ignore[attr-defined]
+    except TypeError:
+        msg = f"{name} must be a fact id or an iterable of fact ids, got {ids!r}"
+        raise InvalidFact(msg) from None
+
+
+

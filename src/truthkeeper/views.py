@@ -1,0 +1,79 @@
+"""Layered scopes: what a scope's view reads. A view sees, for each slot, the union of its
+scope's facts and the shared (unscoped) layer's; the policy decides among them as among
+any facts (``tk_resolve_union``). The unscoped memory sees the shared layer only. Writes,
+and what a write may touch (retract, end, erase), stay in the view's own scope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .errors import UnknownFact
+from .logic.store import Store
+from .values import Fact, Resolution, scoped, unscoped
+
+__all__ = ["check_visible", "erase_selection", "view_conflicts", "view_history", "view_slots"]
+
+
+def check_visible(f: Fact, scope: str | None, fact_id: str, *, own: bool = False) -> Fact:
+    """``f`` if a view of ``scope`` may read it (its scope's or the shared layer's) or,
+    with ``own``, write about it (its scope's only). Another scope's fact is exactly what
+    an unknown id is: the same error, the same message."""
+    if f.scope != scope and (own or f.scope is not None):
+        msg = f"{fact_id!r} names no fact of this memory"
+        if f.scope is None:  # visible to the view, but in the shared layer
+            msg = (f"fact {fact_id!r} is in the shared layer: a scope's view writes only to "
+                   "its own scope")
+        raise UnknownFact(msg)
+    return f
+
+
+def view_slots(store: Store, scope: str | None, subject: str | None) -> list[tuple[str, str]]:
+    """The slots a view sees (of ``subject``, normalised, or all), sorted."""
+    keys = None if subject is None else {scoped(scope, subject), subject}
+    out = set()
+    for s, a in (store.slots(None) if keys is None else
+                 [x for k in sorted(keys) for x in store.slots(k)]):
+        sc, sub = unscoped(s)
+        if sc in (None, scope) and subject in (None, sub):
+            out.add((sub, a))
+    return sorted(out)
+
+
+def view_history(store: Store, scope: str | None, subject: str, attribute: str,
+                 heads: Resolution | None) -> list[Fact]:
+    """Every fact of the slot a view sees, oldest first; in a scope's view a fact's status
+    is its status in the union (``heads``: the union's resolution at the clock)."""
+    own = store.history(scoped(scope, subject), attribute)
+    if scope is None or heads is None:
+        return own
+    both = own + store.history(subject, attribute)
+    both.sort(key=lambda f: (f.valid_from, f.recorded_at))
+    top = {h.id for h in heads.heads}
+    return [replace(f, status="head" if f.id in top else "superseded")
+            if f.status in ("head", "superseded") else f for f in both]
+
+
+def view_conflicts(store: Store, scope: str | None,
+                   resolve: object) -> list[tuple[str, str]]:
+    """The slots of a view whose heads disagree: among the shared layer's conflicts and
+    the scope's own slots, those whose union is in conflict (``resolve(s, a)``)."""
+    shared = [unscoped(s)[1:] + (a,) for s, a in store.conflicts() if unscoped(s)[0] is None]
+    if scope is None:
+        return sorted((s, a) for s, a in shared)
+    mine = [(sub, a) for s, a in store.slots(None) for sc, sub in [unscoped(s)] if sc == scope]
+    cands = sorted(set(shared) | set(mine))
+    return [(s, a) for s, a in cands
+            if resolve(s, a).status == "conflict"]  # type: ignore[operator]
+
+
+def erase_selection(view: object, scope: str | None, subject: str | None,
+                    attribute: str | None) -> list[str]:
+    """The ids an ``erase(subject=, attribute=)`` or ``erase(scope=)`` call erases: the
+    view's own facts (never the shared layer's, when a scope is erased or a view erases)."""
+    out: list[str] = []
+    for s, a in view.slots(subject):  # type: ignore[attr-defined]
+        if attribute is None or a == attribute:
+            out += [f.id for f in view.history(s, a)  # type: ignore[attr-defined]
+                    if f.status != "erased" and f.scope == scope]
+    return out
