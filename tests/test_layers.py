@@ -155,7 +155,24 @@ def test_memory_is_a_thin_facade() -> None:
 
     import truthkeeper.memory as module
 
-    tree = ast.parse(inspect.getsource(module))
-    sizes = {n.name: n.end_lineno - n.lineno + 1 for n in tree.body
-             if isinstance(n, ast.ClassDef)}
-    assert sizes["Memory"] <= 600, sizes  # about 45 public methods, each with an example
+    source = inspect.getsource(module)
+    lines = source.splitlines()
+    [cls] = [n for n in ast.parse(source).body
+             if isinstance(n, ast.ClassDef) and n.name == "Memory"]
+    docs = {i for node in ast.walk(cls) if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+            and isinstance(node.body[0].value.value, str)
+            for i in range(node.body[0].lineno, node.body[0].end_lineno + 1)}
+
+    def code(first: int, last: int) -> int:
+        return sum(1 for i in range(first, last + 1)
+                   if i not in docs and lines[i - 1].strip()
+                   and not lines[i - 1].strip().startswith("#"))
+
+    # the facade validates, locks and delegates: its code, docstrings aside, is small, and
+    # so is each method's body
+    assert code(cls.lineno, cls.end_lineno) < 300
+    long = {f.name: code(f.body[0].lineno, f.end_lineno) for f in cls.body
+            if isinstance(f, ast.FunctionDef) and code(f.body[0].lineno, f.end_lineno) > 10}
+    assert long == {}, long

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import caller_scope
-from .errors import PolicyError, TruthkeeperError, UnknownFact
+from .errors import PolicyError, TruthkeeperError
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
@@ -25,7 +25,14 @@ from .reliability.decision import check_utility, decide_slot
 from .reliability.similarity import Similarity
 from .schema import Declaration, check_declaration
 from .session import Parts, check_bool, id_list
-from .views import check_visible, erase_selection, view_conflicts, view_history, view_slots
+from .views import (
+    check_visible,
+    erase_selection,
+    shown_belief,
+    view_conflicts,
+    view_history,
+    view_slots,
+)
 from .signing import public_key_hex
 from .values import (
     AuditEntry,
@@ -460,18 +467,9 @@ class Memory:
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
         """
-        ids = [self._own(i).id for i in id_list(fact_ids, "fact_ids")]
-        erased_scope = None if scope is None else check_scope(scope)
-        sub = None if subject is None else normalise_key(subject, "subject")
-        if erased_scope is not None:
-            if self._scope not in (None, erased_scope):
-                raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
-            ids += erase_selection(self.scope(erased_scope), erased_scope, None, None)
-        if sub is not None:
-            ids += erase_selection(self, self._scope, sub, None if attribute is None
-                                   else normalise_key(attribute, "attribute"))
-        ids = list(dict.fromkeys(ids))
-        subjects = [] if sub is None else [scoped(self._scope, sub)]
+        ids, erased_scope, subjects = erase_selection(
+            self, [self._own(i).id for i in id_list(fact_ids, "fact_ids")], subject,
+            attribute, scope)
         if ids:
             with self._open():
                 self._events.erase(self._ledger, ids, check_label(reason, "reason"),
@@ -507,6 +505,14 @@ class Memory:
         with self._open():
             return check_visible(self._store.get(check_label(fact_id, "fact_id")),
                                  self._scope, fact_id)
+
+    def _visible_id(self, fact_id: str) -> None:
+        """Refuse a fact id of another scope exactly as an unknown one (a belief's text is
+        not an id: it passes)."""
+        with self._open():
+            known = fact_id in self._store.slot_ids_of([fact_id])
+        if known:
+            self.get(fact_id)
 
     def _own(self, fact_id: str) -> Fact:
         """A fact this memory (view) may write about: its own scope's."""
@@ -606,18 +612,10 @@ class Memory:
         >>> "said by crm" in str(mem.why(mem.add("ana", "city", "Lisbon", source="crm")))
         True
         """
-        if isinstance(item, Fact):
-            self.get(item.id)  # in this scope
-        elif isinstance(item, str) and self._scope is not None:
-            with self._open():
-                known = item in self._store.slot_ids_of([item])
-            if known:
-                self.get(item)  # a fact of another scope: UnknownFact
+        if isinstance(item, (str, Fact)):
+            self._visible_id(item if isinstance(item, str) else item.id)
         with self._open():
-            if self._scope is not None and isinstance(item, (str, Belief)):
-                shown = {b.text: i for b, i in in_scope(self._reasoner.beliefs(), self._scope)}
-                item = shown.get(str(item), item)
-            return self._reasoner.why(item)
+            return self._reasoner.why(shown_belief(self._reasoner, self._scope, item))
 
     def what_if(self, *, add: Iterable[Mapping[str, Any] | Fact] = (),
                 retract: Iterable[str] = ()) -> WhatIf:

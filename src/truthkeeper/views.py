@@ -7,12 +7,15 @@ and what a write may touch (retract, end, erase), stay in the view's own scope.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from .errors import UnknownFact
+from .logic.rules import Reasoner, in_scope
 from .logic.store import Store
-from .values import Fact, Resolution, scoped, unscoped
+from .values import Belief, Fact, Resolution, check_scope, normalise_key, scoped, unscoped
 
-__all__ = ["check_visible", "erase_selection", "view_conflicts", "view_history", "view_slots"]
+__all__ = ["check_visible", "erase_selection", "shown_belief", "view_conflicts",
+           "view_history", "view_slots"]
 
 
 def check_visible(f: Fact, scope: str | None, fact_id: str, *, own: bool = False) -> Fact:
@@ -67,13 +70,37 @@ def view_conflicts(store: Store, scope: str | None,
             if resolve(s, a).status == "conflict"]  # type: ignore[operator]
 
 
-def erase_selection(view: object, scope: str | None, subject: str | None,
-                    attribute: str | None) -> list[str]:
-    """The ids an ``erase(subject=, attribute=)`` or ``erase(scope=)`` call erases: the
-    view's own facts (never the shared layer's, when a scope is erased or a view erases)."""
+def erase_selection(view: Any, ids: list[str], subject: str | None, attribute: str | None,
+                    scope: str | None) -> tuple[list[str], str | None, list[str]]:
+    """What an ``erase`` call erases: ``ids``, every fact of ``scope``, or of ``subject``
+    (and ``attribute``) in the view; never the shared layer's, when a scope is erased or a
+    view erases. Returns the ids, the erased scope and the erased subjects' store keys (the
+    audit entries about them go too)."""
+    erased = None if scope is None else check_scope(scope)
+    sub = None if subject is None else normalise_key(subject, "subject")
+    if erased is not None:
+        if view._scope not in (None, erased):
+            raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
+        ids = ids + _own_facts(view.scope(erased), erased, None, None)
+    if sub is not None:
+        ids = ids + _own_facts(view, view._scope, sub, None if attribute is None
+                               else normalise_key(attribute, "attribute"))
+    return list(dict.fromkeys(ids)), erased, [] if sub is None else [scoped(view._scope, sub)]
+
+
+def _own_facts(view: Any, scope: str | None, subject: str | None,
+               attribute: str | None) -> list[str]:
     out: list[str] = []
-    for s, a in view.slots(subject):  # type: ignore[attr-defined]
+    for s, a in view.slots(subject):
         if attribute is None or a == attribute:
-            out += [f.id for f in view.history(s, a)  # type: ignore[attr-defined]
-                    if f.status != "erased" and f.scope == scope]
+            out += [f.id for f in view.history(s, a) if f.status != "erased" and f.scope == scope]
     return out
+
+
+def shown_belief(reasoner: Reasoner, scope: str | None, item: Any) -> Any:
+    """What ``why`` explains in a view: a belief as the view shows it maps back to the
+    belief it stands for."""
+    if scope is not None and isinstance(item, (str, Belief)):
+        shown = {b.text: i for b, i in in_scope(reasoner.beliefs(), scope)}
+        return shown.get(str(item), item)
+    return item
