@@ -4,7 +4,10 @@ A scripted "LLM" stands in for the model: it extracts facts from what the user s
 answers from the context it is given. Everything else is what a real agent does:
 
 1. store what the conversation says (the user's statements as tier ``verified``, the
-   agent's own guesses as ``agent``, web snippets as ``unverified``), in one scope per user;
+   agent's own guesses as ``agent``, web snippets as ``unverified``), in one scope per user,
+   over the company's shared facts (which every user's scope reads through); pets are a set
+   (``declare("pet", cardinality="many")``), a job ends when the user leaves it, and the
+   user's confirmation settles what the agent got wrong;
 2. retrieve text chunks for a question (a keyword retriever over a small document store,
    some of it stale), filter them through the memory, build the prompt from what is left;
 3. feed outcomes back: the user says which answers were right; a web source that keeps
@@ -34,13 +37,17 @@ CHUNKS = [  # a vector store would hold these; metadata says which slot each is 
 ]
 
 
-def scripted_extract(utterance: str) -> list[tuple[str, str, object]]:
-    """The "LLM" turning a user's sentence into (subject, attribute, value) triples."""
-    out: list[tuple[str, str, object]] = []
+def scripted_extract(utterance: str) -> list[tuple[str, str, object, bool]]:
+    """The "LLM" turning a user's sentence into (subject, attribute, value, present)."""
+    out: list[tuple[str, str, object, bool]] = []
     if m := re.search(r"I (?:live|moved) (?:in|to) (\w+)", utterance):
-        out.append(("ana", "city", m.group(1)))
-    if m := re.search(r"my cat is called (\w+)", utterance):
-        out.append(("ana", "cat", m.group(1)))
+        out.append(("ana", "city", m.group(1), True))
+    if m := re.search(r"(?:my|I also have a) (?:cat|dog) (?:is )?called (\w+)", utterance):
+        out.append(("ana", "pet", m.group(1), True))
+    if m := re.search(r"(\w+) (?:died|is gone)", utterance):
+        out.append(("ana", "pet", m.group(1), False))
+    if m := re.search(r"I work at (\w+)", utterance):
+        out.append(("ana", "employer", m.group(1), True))
     return out
 
 
@@ -65,15 +72,38 @@ def build_prompt(mem: Memory, question: str) -> tuple[str, list[str]]:
 
 
 def phase_one(db: str) -> None:
-    mem = Memory(db)
+    mem = Memory(db, schema={"pet": {"cardinality": "many"}})
+    print("== the company's shared facts ==")
+    mem.add("acme", "support_hours", "9-17", source="handbook", tier="verified",
+            valid_from="2026-01-01")
     ana = mem.scope("user:ana")
+    print("  ana reads through to them: acme.support_hours =",
+          ana.current("acme", "support_hours").value)
     print("== turn 1: the user talks ==")
     for said, day in [("I live in Berlin", "2024-03-01"), ("my cat is called Tom", "2025-05-01"),
-                      ("I moved to Lisbon", "2026-04-01")]:
-        for s, a, v in scripted_extract(said):
-            f = ana.add(s, a, v, source="user:ana", tier="verified", valid_from=day, text=said)
-            print(f"  remembered {s}.{a} = {v!r} ({f.tier}, from {day})")
-    print("  ana.city now:", ana.current("ana", "city").value)
+                      ("I also have a dog called Rex", "2025-09-01"),
+                      ("I work at Globex", "2025-10-01"), ("I moved to Lisbon", "2026-04-01"),
+                      ("Tom died", "2026-05-01")]:
+        for s, a, v, present in scripted_extract(said):
+            f = ana.add(s, a, v, source="user:ana", tier="verified", valid_from=day, text=said,
+                        present=present)
+            print(f"  remembered {s}.{a} {'=' if present else 'no longer has'} {v!r} "
+                  f"({f.tier}, from {day})")
+    print("  ana.city now:", ana.current("ana", "city").value, "| pets:",
+          ana.current("ana", "pet").value)
+    assert ana.current("ana", "pet").value == ("Rex",)  # Tom left the set, Rex stays
+    job = ana.history("ana", "employer")[-1]
+    ana.end(job.id, valid_to="2026-07-01")  # "I left Globex in July"
+    print("  after 'I left Globex': ana.employer is", ana.current("ana", "employer").status)
+    ana.add("ana", "employer", "Initech", source="agent:planner", tier="agent",
+            valid_from="2026-08-01")  # the agent's guess from an email signature
+    ana.add("ana", "employer", "Hooli", source="web:people-search", tier="unverified",
+            valid_from="2026-08-01")
+    r = ana.current("ana", "employer")
+    print(f"  two guesses: {r.status} (the model leans to {r.best!r}, p={r.best_p:.2f})")
+    ana.confirm("ana", "employer", "Initech")  # the user: "yes, I work at Initech now"
+    print("  after the user confirms: ana.employer =", ana.current("ana", "employer").value)
+    assert ana.current("ana", "employer").value == "Initech"
 
     print("== turn 2: a question over retrieved context ==")
     prompt, stale = build_prompt(ana, "Where does Ana live?")
@@ -101,8 +131,8 @@ def phase_two(db: str) -> None:
     print("== a new process reopens the memory ==")
     mem = Memory(db)
     ana = mem.scope("user:ana")
-    print("  ana.city:", ana.current("ana", "city").value, "| ana.cat:",
-          ana.current("ana", "cat").value)
+    print("  ana.city:", ana.current("ana", "city").value, "| ana.pet:",
+          ana.current("ana", "pet").value)
     assert ana.current("ana", "city").value == "Lisbon"
     ana.add("acme", "price", 99, source="web:deals-blog", tier="unverified",
             valid_from="2026-11-01")
@@ -115,6 +145,8 @@ def phase_two(db: str) -> None:
     erased = mem.erase(scope="user:ana")
     print(f"  erased {len(erased)} facts; chain verifies: {mem.verify().ok}")
     assert ana.about("ana")["city"].status == "unknown" and mem.verify().ok
+    print("  the shared facts stay:", ana.current("acme", "support_hours").value)
+    assert ana.current("acme", "support_hours").value == "9-17"
     mem.close()
 
 

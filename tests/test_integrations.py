@@ -370,7 +370,9 @@ def test_agent_loop_example_runs_end_to_end(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     for line in ("dropped as stale: ['Ana lives in Berlin", "a new process reopens",
-                 "ana.city: Lisbon", "decide acme.price: answer 135", "chain verifies: True"):
+                 "ana.city: Lisbon", "decide acme.price: answer 135", "chain verifies: True",
+                 "pets: ('Rex',)", "ana.employer is unknown", "after the user confirms: "
+                 "ana.employer = Initech", "the shared facts stay: 9-17"):
         assert line in run.stdout
 
 

@@ -1,7 +1,7 @@
 """Hypothesis strategies and invariant checks for supersession policies, yours included.
 
 Use the strategies in your own property tests, and ``check_policy`` to verify a policy
-against the invariants of ``DESIGN.md``; each failed invariant comes with the shrunk
+against the invariants of ``docs/design.md``; each failed invariant comes with the shrunk
 counterexample (facts you can paste into a test). Needs Hypothesis (``pip install
 truthkeeper[testing]``).
 
