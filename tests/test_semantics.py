@@ -585,3 +585,41 @@ def test_a_scope_with_nothing_of_its_own_answers_as_the_shared_layer(
             assert (r.status, r.value, [h.id for h in r.heads]) == \
                 (q.status, q.value, [h.id for h in q.heads])
             assert [f.id for f in mem.history(s, a)] == [f.id for f in view.history(s, a)]
+
+
+def test_scope_names_merge_only_when_they_are_one_name() -> None:
+    mem = Memory()
+    mem.scope("user:straße").add("me", "city", "Graz", source="s")
+    assert mem.scope("user:strasse").current("me", "city").status == "unknown"
+    assert mem.scope("User:Straße ").current("me", "city").value == "Graz"
+    for forged in ("user:\u212aim", "user:ｋim"):  # a Kelvin sign, a fullwidth k
+        with pytest.raises(InvalidFact, match="compatibility"):
+            mem.scope(forged)
+
+
+def test_one_filter_call_keeps_the_audit_log_bounded(tmp_path: Path) -> None:
+    from truthkeeper.audit import AuditLog
+
+    with Memory(tmp_path / "m.db", policy="temporal") as mem:
+        mem._audit._rows = AuditLog(limit=50)._rows  # a small bound, to keep the test fast
+        items = [Candidate("acme", "price", i, at(i)) for i in range(300)]
+        assert len(mem.filter(items, query="q").dropped) == 299
+        assert len(mem.audit()) == 50  # the newest 50 drops
+        mem.add("acme", "x", 1, source="s")  # the next write journals the log
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "m.db")
+    assert con.execute("SELECT count(*) FROM events WHERE kind = 'audit'").fetchone()[0] <= 50
+    con.close()
+
+
+def test_a_lone_surrogate_is_refused_and_poisons_nothing() -> None:
+    from truthkeeper import Policy, TruthkeeperError
+
+    mem, other = Memory(), Memory()
+    other.add("a", "b", 1, source="s")
+    for call in (lambda: mem.why("p('\ud800')"),
+                 lambda: Policy.from_prolog("x", "dominates(F, G) :- newer(F, G). % \ud800")):
+        with pytest.raises(TruthkeeperError, match="surrogate"):
+            call()
+        assert other.current("a", "b").value == 1  # the next call of another memory works

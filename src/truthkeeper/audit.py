@@ -64,8 +64,9 @@ class AuditLog:
     def dropped(self, query: str | None, drops: tuple[Drop, ...]) -> None:
         """Record the drops of one ``filter`` call."""
         at, scope = datetime.now(UTC), _CALLER.get()
+        drops = drops[-(self._rows.maxlen or len(drops)):]  # the bound holds for one call too
         with self._lock:
-            self._rows.append((at, query, drops, scope))
+            self._rows.extend((at, query, (d,), scope) for d in drops)
         if self.sink is not None:
             self.sink(lambda: [_body(AuditEntry("drop", at, _scoped(_safe(_drop(query, d)),
                                                                     scope)))

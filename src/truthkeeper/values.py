@@ -603,8 +603,22 @@ SCOPE_SEP = "\x1f"
 
 
 def check_scope(scope: object) -> str | None:
-    """A scope name, normalised like a key, or None (the memory's own scope)."""
-    return None if scope is None else normalise_key(scope, "scope")
+    """A scope name, or None (the memory's own scope): NFC, lower case, whitespace
+    collapsed, but not casefolded, so that two names merge only when they are one name
+    (``user:straße`` is not ``user:strasse``); a name holding compatibility characters (a
+    Kelvin sign for ``k``, a fullwidth letter) is refused rather than merged with another."""
+    if scope is None:
+        return None
+    normalise_key(scope, "scope")  # type, emptiness, length, surrogates: its errors
+    raw = str(scope)
+    name = _WS.sub(" ", unicodedata.normalize("NFC", raw).lower()).strip()
+    singleton = any((d := unicodedata.decomposition(c)) and not d.startswith("<")
+                    and " " not in d for c in raw)  # the Kelvin sign is K, the Ohm sign
+    if singleton or unicodedata.normalize("NFKC", raw) != unicodedata.normalize("NFC", raw):
+        msg = (f"scope {scope!r} holds compatibility characters (such as a Kelvin sign or "
+               "fullwidth letters) that read as other letters; write them plainly")
+        raise InvalidFact(msg)
+    return name
 
 
 def scoped(scope: str | None, subject: str) -> str:

@@ -206,6 +206,14 @@ def ask(goal: str, inputs: dict[str, Any]) -> dict[str, Any]:
         PrologBridgeError when it fails or raises anything else.
     """
     load()
+    for name, v in inputs.items():  # janus fails on a lone surrogate, and the next call too
+        for x in (v if isinstance(v, list) else (v,)):
+            if type(x) is str and not x.isascii():
+                try:
+                    x.encode("utf-8")
+                except UnicodeEncodeError:
+                    msg = f"{name}: the text holds a lone surrogate; pass valid Unicode text"
+                    raise InvalidFact(msg) from None
     wrapped = _WRAPPED.get(goal)
     if wrapped is None:
         wrapped = _WRAPPED[goal] = (f"_G = ({goal}), catch(_G, _E, true), "
