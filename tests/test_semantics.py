@@ -623,3 +623,22 @@ def test_a_lone_surrogate_is_refused_and_poisons_nothing() -> None:
         with pytest.raises(TruthkeeperError, match="surrogate"):
             call()
         assert other.current("a", "b").value == 1  # the next call of another memory works
+
+
+@pytest.mark.parametrize("dsn", ["postgresql://tk:s3cr3t-pw@127.0.0.1:9/none",
+                                 "host=127.0.0.1 port=9 user=tk password=s3cr3t-pw dbname=x",
+                                 "host=127.0.0.1 port=9 password='s3cr3t-pw' dbname=x",
+                                 "postgresql://tk@127.0.0.1:9/none?password=s3cr3t-pw"])
+def test_a_postgresql_password_never_reaches_a_message(
+        dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from truthkeeper import JournalError
+    from truthkeeper.cli import main
+    from truthkeeper.journal.postgres import PostgresJournal
+
+    with pytest.raises(JournalError) as info:
+        PostgresJournal(dsn, connect_timeout=1)
+    assert "s3cr3t-pw" not in str(info.value) and "***" in str(info.value)
+    if dsn.startswith("postgresql://"):
+        assert main(["inspect", dsn]) == 2
+        err = capsys.readouterr().err
+        assert "s3cr3t-pw" not in err and "***" in err

@@ -115,8 +115,16 @@ def run(args: argparse.Namespace) -> int:
             return 0
         return _COMMANDS[args.command](args)
     except TruthkeeperError as exc:
-        print(f"truthkeeper {args.command}: {exc}", file=sys.stderr)
+        target = getattr(args, "file", None) or getattr(args, "db", None) or ""
+        print(f"truthkeeper {args.command}: {_redacted(target, str(exc))}", file=sys.stderr)
         return 1 if isinstance(exc, BrokenChain) else 2
+
+
+def _redacted(target: str, text: str | None = None) -> str:
+    """``text`` (default: the target) without a PostgreSQL password in any DSN form."""
+    from .journal.postgres import redact
+
+    return redact(target, text)
 
 
 def _out(args: argparse.Namespace, data: Any, text: str) -> None:
@@ -132,14 +140,14 @@ def _inspect(args: argparse.Namespace) -> int:
         view = _view(mem, args)
         slots = view.slots()
         v = mem.verify()
-        data = {"file": args.file, "policy": mem.policy, "tiers": list(mem.tiers),
+        data = {"file": _redacted(args.file), "policy": mem.policy, "tiers": list(mem.tiers),
                 "protected_tiers": list(mem.protected_tiers), "scope": args.scope,
                 "facts": sum(len(view.history(s, a)) for s, a in slots),
                 "slots": len(slots), "subjects": len({s for s, _ in slots}),
                 "conflicts": [list(c) for c in view.conflicts()],
                 "sources": [r.to_dict() for r in mem.reliability()],
                 "rules": mem.rules(), "chain": v.to_dict(), "learned": _learned(mem)}
-    lines = [f"{args.file}: {data['facts']} facts in {data['slots']} slots about "
+    lines = [f"{data['file']}: {data['facts']} facts in {data['slots']} slots about "
              f"{data['subjects']} subjects" + (f" (scope {args.scope})" if args.scope else ""),
              f"policy {data['policy']}; tiers {', '.join(mem.tiers)} "
              f"(protected: {', '.join(mem.protected_tiers) or 'none'})",

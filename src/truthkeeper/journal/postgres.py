@@ -125,7 +125,7 @@ class PostgresJournal(IndexedJournal):
         try:
             self._conn = psycopg.connect(self.dsn, connect_timeout=max(1, int(self._timeout)))
         except psycopg.Error as exc:
-            msg = f"cannot connect to the journal at {self.path}: {exc}"
+            msg = _redact(self.dsn, f"cannot connect to the journal at {self.path}: {exc}")
             raise JournalError(msg) from exc
 
     def _ensure(self) -> Any:
@@ -152,7 +152,7 @@ class PostgresJournal(IndexedJournal):
             except psycopg.Error as exc:
                 with contextlib.suppress(psycopg.Error):
                     conn.rollback()
-                msg = f"journal {self.path}: {exc}"
+                msg = _redact(self.dsn, f"journal {self.path}: {exc}")
                 raise JournalError(msg) from exc
 
     def _check_table(self) -> None:
@@ -163,7 +163,8 @@ class PostgresJournal(IndexedJournal):
         try:
             row = self._run(probe)
         except JournalError as exc:
-            msg = f"{self.path} holds no truthkeeper journal (no table events): {exc}"
+            msg = _redact(self.dsn, f"{self.path} holds no truthkeeper journal (no table "
+                                    f"events): {exc}")
             raise JournalError(msg) from exc
         comment = row[0] if row is not None and isinstance(row[0], str) else ""
         # the bare mark was written before formats were marked here, by format 2 (a format
@@ -315,8 +316,21 @@ class PostgresJournal(IndexedJournal):
                 self._in_txn = False
 
 
-def _redact(dsn: str) -> str:
-    """The DSN without its password, for messages."""
+def _redact(dsn: str, text: str | None = None) -> str:
+    """``text`` (default: the DSN itself) without the DSN's password, in every DSN form: a
+    URL's ``user:PW@``, a ``password=`` key (quoted or not) or query parameter."""
     import re
 
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", dsn)
+    out = dsn if text is None else text
+    secrets = set(re.findall(r"://[^:/@]+:([^@]*)@", dsn))
+    secrets |= {a or b for a, b in re.findall(r"password\s*=\s*(?:'((?:[^'\\]|\\.)*)'|([^\s&]+))",
+                                            dsn)}
+    for pw in sorted((x for x in secrets if x), key=len, reverse=True):
+        out = out.replace(pw, "***")
+    return out
+
+
+def redact(dsn: str, text: str | None = None) -> str:
+    """:func:`_redact` for callers outside this module (the CLI prints what it opened)."""
+    return _redact(dsn, text) if dsn.startswith(("postgresql://", "postgres://")) or \
+        "password" in dsn else (dsn if text is None else text)
