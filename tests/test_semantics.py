@@ -642,3 +642,33 @@ def test_a_postgresql_password_never_reaches_a_message(
         assert main(["inspect", dsn]) == 2
         err = capsys.readouterr().err
         assert "s3cr3t-pw" not in err and "***" in err
+
+
+def test_a_policy_reading_an_undeclared_meta_key_is_refused() -> None:
+    from truthkeeper import Policy
+
+    text = "dominates(F, G) :- meta(F, erratum, true), newer(F, G)."
+    with pytest.raises(PolicyError, match="does not declare"):
+        Policy.from_prolog("erratum_first_undeclared", text).register()
+    Policy.from_prolog("erratum_first_declared", text, meta_keys=["erratum"]).register()
+
+
+def test_two_journals_with_one_policy_name_and_two_texts(tmp_path: Path) -> None:
+    from truthkeeper import Policy
+
+    newer = Policy.from_prolog("same_name", "dominates(F, G) :- newer(F, G).")
+    with Memory(tmp_path / "a.db", policy=newer) as a:
+        a.add("x", "y", 100, source="s", valid_from=T(1))
+    # another process wrote b.db with another text under the same name
+    import subprocess
+    import sys
+
+    code = ("import sys; from truthkeeper import Memory, Policy\n"
+            "p = Policy.from_prolog('same_name', 'dominates(F, G) :- newer(G, F).')\n"
+            "with Memory(sys.argv[1], policy=p) as m:\n"
+            "    m.add('x', 'y', 100, source='s', valid_from='2026-11-01')\n"
+            "    m.add('x', 'y', 200, source='s', valid_from='2026-11-02')\n")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "b.db")], check=True,
+                   timeout=120)
+    with pytest.raises(PolicyError, match="another text"):
+        Memory(tmp_path / "b.db", policy="same_name")  # never decided by a.db's text

@@ -148,6 +148,9 @@ ERRORS: dict[tuple[str | None, ...], tuple[type[TruthkeeperError], str]] = {
                     "'any value'"),
     ("rule_error", None): (RuleEvaluationError, "{a0}"),
     ("domain_error", "policy"): (PolicyError, "no policy named {a1!r} is registered"),
+    ("domain_error", "declared_meta_key"): (
+        PolicyError, "the policy reads meta key {a1} that it does not declare (it would never "
+                     "see it): pass meta_keys=[...] with every key it reads"),
     ("domain_error", "policy_clause"): (
         PolicyError, "a policy is made of clauses dominates(F, G) :- Body; got {a1}"),
     ("type_error", None): (InvalidFact, "expected {a0}, got {a1}"),

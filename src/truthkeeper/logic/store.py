@@ -47,8 +47,9 @@ def policy_config(policy: object, tiers: tuple[str, ...], protected: tuple[str, 
     except TruthkeeperError:  # a damaged first event: replay reports it
         first = None
     stored = first.body if first is not None and first.kind == "config" else {}
-    if isinstance(policy, str) and policy not in policies() and \
-            stored.get("policy") == policy and "policy_text" in stored:
+    if isinstance(policy, str) and stored.get("policy") == policy and "policy_text" in stored:
+        # the journal's own text, registered or compared with what this process registered
+        # under that name (another text is refused, never silently used)
         policy = Policy.from_prolog(policy, stored["policy_text"],
                                     meta_keys=stored.get("policy_meta_keys", ()))
     if isinstance(policy, Policy):

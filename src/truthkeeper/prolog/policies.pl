@@ -175,6 +175,10 @@ accessor_pi(differs/2). accessor_pi(same_source/2). accessor_pi(newer/2).
 %   @error permission_error(call, policy_goal, PI) for a goal policies may not call
 register_policy(Name, Text, MetaKeys) :-
     parse_clauses(Text, Clauses),
+    (   member(_-B, Clauses), undeclared_meta(B, MetaKeys, Key)
+    ->  domain_error(declared_meta_key, Key)
+    ;   true
+    ),
     (   custom_policy(Name, Clauses0, Keys0)
     ->  (   Clauses0 =@= Clauses, Keys0 == MetaKeys
         ->  true
@@ -211,6 +215,16 @@ policy_clause(T, dominates(F, G)-B) :-
     ->  permission_error(call, policy_goal, Bad)
     ;   B = B0
     ).
+
+% undeclared_meta(+Body, +Keys, -Key): Body reads meta(F, Key, V) for a key the policy did
+% not declare (it would never be seen: the store passes only declared keys).
+undeclared_meta(V, _, _) :- var(V), !, fail.
+undeclared_meta((A, B), Ks, K) :- !, ( undeclared_meta(A, Ks, K) ; undeclared_meta(B, Ks, K) ).
+undeclared_meta((A ; B), Ks, K) :- !, ( undeclared_meta(A, Ks, K) ; undeclared_meta(B, Ks, K) ).
+undeclared_meta((A -> B), Ks, K) :- !, ( undeclared_meta(A, Ks, K) ; undeclared_meta(B, Ks, K) ).
+undeclared_meta(\+ A, Ks, K) :- !, undeclared_meta(A, Ks, K).
+undeclared_meta(meta(_, K0, _), Ks, K) :- !,
+    ( var(K0) -> K = K0 ; \+ memberchk(K0, Ks), K = K0 ).
 
 bad_goal(V, V) :- var(V), !.
 bad_goal((A, B), Bad) :- !, ( bad_goal(A, Bad) -> true ; bad_goal(B, Bad) ).
