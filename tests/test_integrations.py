@@ -254,9 +254,14 @@ def test_llamaindex_postprocessor_drops_stale_nodes() -> None:
     assert "truthkeeper" not in out[1].node.get_content(metadata_mode="llm")
     assert len(pp.postprocess_nodes(nodes[:2])) == 1
     assert pp.last_report is not None and pp.last_report.dropped[0][2] == f
-    # a scope's view judges against that scope only
-    other = TruthkeeperPostprocessor(memory=mem.scope("user:bob"))
-    assert len(other.postprocess_nodes(nodes[:1])) == 1
+    # a scope's view judges against its scope and the shared layer, never another scope
+    ana = mem.scope("user:ana")
+    ana.add("bob", "city", "Bergen", source="chat", valid_from="2026-06-01")
+    bob = TruthkeeperPostprocessor(memory=mem.scope("user:bob"))
+    assert len(bob.postprocess_nodes(nodes[:1])) == 0  # the shared price makes it stale
+    oslo = [NodeWithScore(node=TextNode(text="bob lives in Oslo", metadata={
+        "subject": "bob", "attribute": "city", "value": "Oslo", "valid_from": "2026-01-01"}))]
+    assert len(bob.postprocess_nodes(oslo)) == 1  # ana's newer fact is not bob's
 
 
 def test_documents_as_vector_stores_hold_them_never_fail_the_retrieval() -> None:
@@ -305,7 +310,7 @@ def test_cli_memory_file_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "4 facts in 2 slots" in text and "policy temporal" in text and "ana.job" in text
     assert main(["inspect", str(db), "--json", "--scope", "user:bob"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["facts"] == 1 and data["chain"]["ok"]
+    assert data["facts"] == 5 and data["chain"]["ok"]  # bob's own and the shared layer's
     assert main(["query", str(db), "ana", "city"]) == 0
     assert "ana.city = 'Porto'" in capsys.readouterr().out
     assert main(["query", str(db), "ana", "--json"]) == 0

@@ -192,7 +192,9 @@ def test_about_a_subject_reads_only_that_subjects_slots(loc):
         assert m.slots("u3") == [("u3", "city"), ("u3", "phone")]
         assert m.about("nobody") == {} and not m._store.lazy.done
         team = m.scope("team")
-        assert {a: r.value for a, r in team.about("u3").items()} == {"city": "Team city"}
+        # a scope reads through to the shared layer: its own city, the shared phone
+        assert {a: r.value for a, r in team.about("u3").items()} == {"city": "Team city",
+                                                                     "phone": "555"}
         assert m.scope("u3").slots("x") == [("x", "city")]
         assert not m._store.lazy.done
         assert len(m.slots()) == 32 and m._store.lazy.done
@@ -216,9 +218,9 @@ def test_bringing_a_slot_in_keeps_the_answers_already_given(loc):
 def test_the_cache_of_answers_is_bounded(loc, monkeypatch):
     """Reading every slot once must not keep an answer per slot (a million-slot memory
     would keep gigabytes): the oldest answers go first."""
-    import truthkeeper.memory
+    import truthkeeper.session
 
-    monkeypatch.setattr(truthkeeper.memory, "CACHE_SIZE", 3)
+    monkeypatch.setattr(truthkeeper.session, "CACHE_SIZE", 3)
     path = _memory(loc, 6)
     for lazy in (True, False):
         with Memory(path, lazy=lazy) as m:
