@@ -672,3 +672,22 @@ def test_two_journals_with_one_policy_name_and_two_texts(tmp_path: Path) -> None
                    timeout=120)
     with pytest.raises(PolicyError, match="another text"):
         Memory(tmp_path / "b.db", policy="same_name")  # never decided by a.db's text
+
+
+def test_decide_and_the_bayesian_reading_of_a_set() -> None:
+    mem = Memory(schema={"pet": {"cardinality": "many"}})
+    for pet in ("cat", "dog"):
+        mem.add("ana", "pet", pet, source="user:ana", tier="verified", valid_from=T(1))
+    d = mem.decide("ana", "pet", utility=Utility(correct=1, wrong=0))
+    assert (d.action, d.value) == ("answer", ("cat", "dog")) and 0 < d.p < 1
+    mem.add("ana", "pet", "dog", source="web", tier="unverified", valid_from=T(2),
+            present=False)  # a weak claim that the dog is gone: contested, not decided
+    r = mem.current("ana", "pet")
+    assert r.status == "conflict" and r.value is None
+    assert r.best == ("cat", "dog") and 0 < r.best_p < d.p  # the verified side is likelier
+    dog = {c.present: c for c in r.candidates if c.value == "dog"}
+    assert dog[True].p > dog[False].p and dog[True].best and not dog[False].best
+    for _ in range(30):  # the web source proves right, ana's relay wrong: the reading follows
+        mem.record_source_outcome("web", correct=True, tier="unverified")
+        mem.record_source_outcome("user:ana", correct=False, tier="verified")
+    assert mem.current("ana", "pet").best == ("cat",)

@@ -22,7 +22,7 @@ from .lazy import LazyLoad
 from .logic.rules import Reasoner
 from .logic.store import Store, policy_config
 from .reliability.categorical import check_categories
-from .reliability.conflict import score_candidates
+from .reliability.conflict import score_candidates, score_set
 from .reliability.similarity import check_similarity
 from .reliability.state import Reliability
 from .schema import Declaration, Declarer, Schema, check_declaration
@@ -151,7 +151,10 @@ class Answers:
             r = p.store.resolve(key, attribute, known_at=known_at, valid_at=at, as_of=True,
                                 layers=None if scope is None else [key, subject])
         r = p.reasoner.with_why(guard, r, (key, attribute))
-        if r.status == "conflict" and r.attribute not in p.store.many:
+        if r.status == "conflict" and r.attribute in p.store.many:
+            cands, members, joint = score_set(p.rel.book, r)
+            r = replace(r, candidates=cands, best=members, best_p=joint)
+        elif r.status == "conflict":
             cands = score_candidates(p.rel.book, r, p.sim)
             top = next((c for c in cands if c.best), None)
             r = replace(r, candidates=cands, best=None if top is None else top.value,

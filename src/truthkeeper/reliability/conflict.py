@@ -202,3 +202,37 @@ def score_candidates(book: ReliabilityBook, r: Resolution,
     best = max(range(len(probs)), key=lambda i: probs[i][0])
     return tuple(ValueSupport(c.value, c.fact_ids, c.sources, p, iv, i == best)
                  for i, (c, (p, iv)) in enumerate(zip(r.candidates, probs, strict=True)))
+
+
+def score_set(book: ReliabilityBook, r: Resolution,
+              ) -> tuple[tuple[ValueSupport, ...], tuple[Any, ...], float]:
+    """A set's candidates with ``p``: for each member, the probability that its side (in,
+    or left) is the truth, its presence and absence claims weighed against each other as
+    two claims of one slot (a member claimed by one side only competes with "something
+    else", as a resolved value does). Returns the scored candidates, the most probable set
+    (the members more probably in than out, in the candidates' order) and its probability
+    (the product over members: each member is its own presence claim, never a
+    disagreement with another member)."""
+    heads = {f.id: f for f in r.heads}
+    by_member: dict[Any, list[ValueSupport]] = {}
+    for c in r.candidates:
+        by_member.setdefault(repr(c.value), []).append(c)
+    scored: dict[int, tuple[float, tuple[float, float]]] = {}
+    members, joint = [], 1.0
+    for group in by_member.values():
+        claims = [("in" if c.present else "out",
+                   sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
+                  for c in group]
+        probs = claim_probabilities(book, claims, attribute=r.attribute)
+        for c, pv in zip(group, probs, strict=True):
+            scored[id(c)] = pv
+        p_in = sum(p for c, (p, _) in zip(group, probs, strict=True) if c.present)
+        p_out = sum(p for c, (p, _) in zip(group, probs, strict=True) if not c.present)
+        if p_in > p_out:
+            members.append(group[0].value)
+        joint *= max(p_in, p_out)
+    cands = tuple(ValueSupport(c.value, c.fact_ids, c.sources, scored[id(c)][0],
+                               scored[id(c)][1], (c.present and c.value in members) or
+                               (not c.present and c.value not in members), c.present)
+                  for c in r.candidates)
+    return cands, tuple(members), joint

@@ -47,10 +47,19 @@ def decide_slot(book: ReliabilityBook, r: Resolution, u: Utility) -> Decision:
     """Decide a slot: abstain when it is unknown; otherwise weigh each candidate value by
     P(value is the truth) (a resolved value still competes with "something else"; on a
     categorical attribute, every category competes, claimed or not)."""
-    from .conflict import category_options, claim_probabilities, claims_of, score_candidates
+    from .conflict import (
+        category_options,
+        claim_probabilities,
+        claims_of,
+        score_candidates,
+        score_set,
+    )
 
     if r.status == "unknown":
         return Decision("abstain", None, 0.0, u.abstain, (), "the slot has no facts")
+    if isinstance(r.value, tuple) or any(not c.present for c in r.candidates):
+        _, members, p = score_set(book, r)  # a set: answered whole, members weighed apart
+        return decide(u, [(members, p, None)], r.status)
     claims = claims_of(r)
     options = category_options(book, claims, r.attribute)
     if options is not None:
