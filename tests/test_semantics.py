@@ -691,3 +691,17 @@ def test_decide_and_the_bayesian_reading_of_a_set() -> None:
         mem.record_source_outcome("web", correct=True, tier="unverified")
         mem.record_source_outcome("user:ana", correct=False, tier="verified")
     assert mem.current("ana", "pet").best == ("cat",)
+
+
+def test_declare_absorbs_categories(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        mem.declare("label", categories=["cat", "dog"])
+        with pytest.raises(InvalidFact):
+            mem.add("img1", "label", "owl", source="w1")
+        mem.add("img1", "label", "cat", source="w1")
+    with Memory(path) as again:  # journalled
+        with pytest.raises(InvalidFact):
+            again.add("img2", "label", "owl", source="w1")
+        again.declare("label", categories=[])  # removed
+        again.add("img2", "label", "owl", source="w1")

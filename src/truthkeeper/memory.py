@@ -20,6 +20,7 @@ from .journal.jsonl import read_jsonl, write_jsonl
 from .logic.filter import filter_items
 from .logic.policy import Policy
 from .logic.rules import check_rule_text, in_scope
+from .reliability.categorical import check_categories
 from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
 from .reliability.similarity import Similarity
@@ -232,12 +233,15 @@ class Memory:
             return self._events.facts(w, built)
 
     def declare(self, attribute: str, *, cardinality: str = "one",
-                value_type: str | None = None) -> None:
+                value_type: str | None = None,
+                categories: Sequence[Any] | None = None) -> None:
         """Declare an attribute for the whole memory (journalled): ``cardinality="many"``
         makes it a set (each value has its own chain; a value leaves the set by
         retraction, ``end``, or a newer fact with ``present=False``); ``value_type``
         (``"number"``, ``"string"``, ``"boolean"``, ``"date"``) coerces values as they
-        come in (``"135"`` -> 135) or refuses them. The owner's act: a scope's view cannot
+        come in (``"135"`` -> 135) or refuses them; ``categories`` (a list) restricts the
+        attribute to those values, each source's confusion between them deciding its
+        conflicts (as ``Memory(categories=...)``; ``[]`` removes it). The owner's act: a scope's view cannot
         declare. A cardinality is fixed once the attribute holds a fact.
 
         >>> mem = Memory(); mem.declare("pet", cardinality="many")
@@ -250,8 +254,12 @@ class Memory:
             msg = "declarations are the memory owner's: declare on the Memory, not a view"
             raise PolicyError(msg)
         d = check_declaration(attribute, cardinality, value_type)
-        with self._open(), self._ledger.write() as w:
-            self._events.declare(w, d)
+        cats = None if categories is None else check_categories({d.attribute: categories})
+        with self._open():
+            with self._ledger.write() as w:
+                self._events.declare(w, d)
+            if cats is not None:  # journalled as Memory(categories=...) journals them
+                self._events.start_categories(self._ledger, cats)
 
     def declarations(self) -> dict[str, Declaration]:
         """Every declared attribute with its declaration.
