@@ -705,3 +705,16 @@ def test_declare_absorbs_categories(tmp_path: Path) -> None:
             again.add("img2", "label", "owl", source="w1")
         again.declare("label", categories=[])  # removed
         again.add("img2", "label", "owl", source="w1")
+
+
+def test_fact_ids_are_not_guessable() -> None:
+    mem = Memory()
+    ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+    a = [ana.add("me", "k", i, source="s").id for i in range(3)]
+    b = bob.add("me", "k", 0, source="s").id
+    # no id follows from another: a view cannot name the next user's fact
+    assert len({x[:-2] for x in [*a, b]}) == 4 and len(b) >= 17
+    for probe in (b, "f" + "0" * 16):
+        with pytest.raises(UnknownFact) as info:
+            ana.get(probe)
+        assert str(info.value) == f"{probe!r} names no fact of this memory"

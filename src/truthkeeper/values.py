@@ -10,6 +10,7 @@ import dataclasses
 import json
 import math
 import re
+import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -644,12 +645,7 @@ class FactBuilder:
     """
 
     def __init__(self, tiers: tuple[str, ...]) -> None:
-        import itertools
-        import os
-
         self.tiers = tiers
-        self._prefix = os.urandom(4).hex()
-        self._ids = itertools.count(1)  # next() is atomic: ids stay unique across threads
 
     def tier(self, tier: object) -> str:
         """A known tier, normalised; InvalidFact otherwise."""
@@ -672,7 +668,7 @@ class FactBuilder:
             msg = f"valid_to ({vt.isoformat()}) must be after valid_from ({vf.isoformat()})"
             raise InvalidFact(msg)
         sup = None if g("supersedes") is None else check_label(g("supersedes"), "supersedes")
-        fid = f"f{self._prefix}{next(self._ids):x}" if g("id") is None \
+        fid = f"f{secrets.token_hex(8)}" if g("id") is None \
             else check_label(g("id"), "id")
         sig = g("signature")
         if sig is not None and not isinstance(sig, Mapping):
