@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from truthkeeper import (
     Candidate,
     InvalidFact,
-    PolicyError,
     Memory,
+    PolicyError,
     Signer,
     TierNotAuthorized,
     UnknownFact,
@@ -268,9 +268,9 @@ def test_a_set_holds_every_member_and_a_member_leaves_by_a_newer_fact() -> None:
     cat = mem.add("ana", "pet", "cat", source="user:ana", tier="verified", valid_from=T(1))
     mem.add("ana", "pet", "dog", source="user:ana", tier="verified", valid_from=T(2))
     mem.add("ana", "pet", "Cat", source="chat", tier="agent", valid_from=T(3))  # restated
-    r = mem.current("ana", "pet")
-    assert (r.status, r.value) == ("resolved", ("cat", "dog"))
-    assert [c.sources for c in r.candidates if c.value == "cat"] == [("user:ana", "chat")]
+    r = mem.current("ana", "pet")  # a member shows as its newest statement says it
+    assert (r.status, r.value) == ("resolved", ("Cat", "dog"))
+    assert [c.sources for c in r.candidates if c.value == "Cat"] == [("chat", "user:ana")]
     mem.add("ana", "pet", "cat", source="user:ana", tier="verified", valid_from=T(4),
             present=False)
     assert mem.current("ana", "pet").value == ("dog",)
@@ -496,8 +496,7 @@ def test_erasure_reaches_audit_entries_queries_and_exports(tmp_path: Path, how: 
 def test_a_blanked_audit_entry_without_an_erasure_is_caught(tmp_path: Path) -> None:
     import sqlite3
 
-    from truthkeeper.journal.codec import erased_audit_body
-    from truthkeeper.journal.codec import event_hash
+    from truthkeeper.journal.codec import erased_audit_body, event_hash
 
     path = tmp_path / "m.db"
     with Memory(path, policy="temporal") as mem:

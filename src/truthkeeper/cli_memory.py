@@ -1,7 +1,8 @@
 """The memory-file commands of the CLI: inspect, query, verify, export, import, serve.
 
 Each opens an existing journal (a SQLite file or a ``postgresql://`` URL) with the policy,
-tiers and protected tiers it was created with, so no flag has to repeat them.
+tiers and protected tiers it was created with (``Memory.open``), so no flag has to repeat
+them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .errors import TruthkeeperError
 from .memory import Memory
 from .values import Fact, Resolution, jsonable
 
-__all__ = ["add_parsers", "open_existing", "run"]
+__all__ = ["add_parsers", "run"]
 
 COMMANDS = ("inspect", "query", "verify", "export", "import", "serve")
 
@@ -69,7 +70,7 @@ class BrokenChain(TruthkeeperError):
 def _open_read(args: argparse.Namespace) -> Memory:
     """Open for ``inspect``/``query``: a broken chain is refused (naming the first bad
     event) unless ``--forensic``, which reads the events before it and says so."""
-    mem = open_existing(args.file)
+    mem = Memory.open(args.file)
     if mem.corruption is not None and not args.forensic:
         mem.close()
         msg = (f"the journal's chain is broken: {mem.corruption}. Its answers cannot be "
@@ -80,28 +81,6 @@ def _open_read(args: argparse.Namespace) -> Memory:
         print(f"FORENSIC: the chain is broken ({mem.corruption}); what follows is what "
               "the events before it say", file=sys.stderr)
     return mem
-
-
-def open_existing(target: str, *, readonly: bool = True, create: bool = False) -> Memory:
-    """Open a journal with the configuration it was created with. A missing file is an
-    error unless ``create``."""
-    from .journal import open_journal
-
-    url = target.startswith(("postgresql://", "postgres://"))
-    if not url and not os.path.exists(target):
-        if create:
-            return Memory(target)
-        raise TruthkeeperError(f"no memory file at {target!r}")
-    journal = open_journal(target, readonly=readonly)
-    try:
-        first = journal.first()
-    finally:
-        journal.close()
-    cfg = first.body if first is not None and first.kind == "config" else {}
-    if not cfg and not create:
-        raise TruthkeeperError(f"{target!r} holds no memory yet (no configuration event)")
-    kw: dict[str, Any] = {k: cfg[k] for k in ("policy", "tiers", "protected_tiers") if k in cfg}
-    return Memory(target, readonly=readonly and not url, **kw)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -227,7 +206,7 @@ def _fact_line(f: Fact) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    with open_existing(args.file) as mem:
+    with Memory.open(args.file) as mem:
         v = mem.verify()
     _out(args, v, f"ok: {v.events} events, head {v.head_hash[:16]}..." if v.ok else
          f"BROKEN at event {v.first_bad}: {v.reason} ({v.events} events verified before)")
@@ -235,7 +214,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with open_existing(args.file) as mem:
+    with Memory.open(args.file) as mem:
         n = mem.export_jsonl(args.out)
     _out(args, {"lines": n, "out": args.out}, f"wrote {n} events to {args.out}")
     return 0
@@ -245,7 +224,7 @@ def _import(args: argparse.Namespace) -> int:
     fresh = not args.file.startswith(("postgresql://", "postgres://")) and not os.path.exists(
         args.file)
     try:
-        with open_existing(args.file, readonly=False, create=True) as mem:
+        with Memory.open(args.file, readonly=False, create=True) as mem:
             before = mem._ledger.seq  # the journal's position, without walking the chain
             n = mem.import_jsonl(args.src)
             added = mem._ledger.seq - before

@@ -25,15 +25,7 @@ from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
 from .reliability.similarity import Similarity
 from .schema import Declaration, check_declaration
-from .session import Parts, check_bool, id_list
-from .views import (
-    check_visible,
-    erase_selection,
-    shown_belief,
-    view_conflicts,
-    view_history,
-    view_slots,
-)
+from .session import Parts, check_bool, id_list, recorded_settings
 from .signing import public_key_hex
 from .values import (
     AuditEntry,
@@ -55,6 +47,14 @@ from .values import (
     parse_time,
     scoped,
     to_us,
+)
+from .views import (
+    check_visible,
+    erase_selection,
+    shown_belief,
+    view_conflicts,
+    view_history,
+    view_slots,
 )
 
 __all__ = ["DEFAULT_TIERS", "Memory"]
@@ -115,11 +115,24 @@ class Memory:
                  schema: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         p = self._p = Parts(path, {k: v for k, v in locals().items()
                                    if k not in ("self", "path")})
-        self.path, self.policy, self.tiers, self.protected_tiers = (
-            p.path, p.policy, p.tiers, p.protected)
-        self._lock, self._cache, self._rel, self._store = p.lock, p.answers.cache, p.rel, p.store
-        self._ledger, self._events, self._reasoner, self._audit = (
-            p.ledger, p.events, p.reasoner, p.audit)
+        self.path, self.policy, self.tiers = p.path, p.policy, p.tiers
+        self.protected_tiers, self._lock, self._cache = p.protected, p.lock, p.answers.cache
+        self._rel, self._store, self._ledger, self._events = p.rel, p.store, p.ledger, p.events
+        self._reasoner, self._audit = p.reasoner, p.audit
+
+    @classmethod
+    def open(cls, target: str, *, readonly: bool = True, create: bool = False) -> Memory:
+        """Open an existing journal (a file or a ``postgresql://`` URL) with the policy,
+        tiers and protected tiers it was created with; ``create`` makes a missing file.
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.db")
+        >>> Memory(path, policy="temporal").close()
+        >>> with Memory.open(path) as mem:
+        ...     mem.policy
+        'temporal'
+        """
+        return cls(target, **recorded_settings(target, readonly=readonly, create=create))
 
     @property
     def corruption(self) -> str | None:
@@ -241,8 +254,8 @@ class Memory:
         (``"number"``, ``"string"``, ``"boolean"``, ``"date"``) coerces values as they
         come in (``"135"`` -> 135) or refuses them; ``categories`` (a list) restricts the
         attribute to those values, each source's confusion between them deciding its
-        conflicts (as ``Memory(categories=...)``; ``[]`` removes it). The owner's act: a scope's view cannot
-        declare. A cardinality is fixed once the attribute holds a fact.
+        conflicts (as ``Memory(categories=...)``; ``[]`` removes it). The owner's act: a
+        scope's view cannot declare. A cardinality is fixed once the attribute holds a fact.
 
         >>> mem = Memory(); mem.declare("pet", cardinality="many")
         >>> _ = mem.add("ana", "pet", "cat", source="user:ana", valid_from="2026-01-01")

@@ -41,7 +41,7 @@ class Parts:
     arguments, checked)."""
 
     def __init__(self, path: str | os.PathLike[str] | None, settings: Mapping[str, Any]) -> None:
-        g = settings.get
+        g: Callable[[str], Any] = settings.__getitem__
         self.path = None if path is None else os.fspath(path)
         self.clock = check_clock(g("clock"))
         schema, lazy = check_schema(g("schema")), check_bool(g("lazy"), "lazy")
@@ -168,6 +168,28 @@ class Answers:
         return r
 
 
+def recorded_settings(target: str, *, readonly: bool, create: bool) -> dict[str, Any]:
+    """``Memory``'s arguments for a journal: the settings it was created with (policy,
+    tiers, protected tiers, from its configuration event) and ``readonly`` (never for a
+    PostgreSQL URL, whose readers share the server). TruthkeeperError for a missing file
+    (unless ``create``: then the defaults) or an empty journal."""
+    url = target.startswith(("postgresql://", "postgres://"))
+    if not url and not os.path.exists(target):
+        if create:
+            return {}
+        raise TruthkeeperError(f"no memory file at {target!r}")
+    journal = open_journal(target, readonly=readonly)
+    try:
+        first = journal.first()
+    finally:
+        journal.close()
+    cfg = first.body if first is not None and first.kind == "config" else {}
+    if not cfg and not create:
+        raise TruthkeeperError(f"{target!r} holds no memory yet (no configuration event)")
+    return {"readonly": readonly and not url,
+            **{k: cfg[k] for k in ("policy", "tiers", "protected_tiers") if k in cfg}}
+
+
 def check_schema(schema: object) -> dict[str, Declaration]:
     """``Memory(schema=...)``: ``{attribute: {"cardinality": ..., "value_type": ...}}``."""
     if schema is None:
@@ -191,7 +213,7 @@ def check_clock(clock: object) -> Callable[[], datetime] | None:
     if clock is not None and not callable(clock):
         msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
         raise InvalidFact(msg)
-    return clock  # type: ignore[return-value]
+    return clock
 
 
 def check_bool(value: object, name: str = "correct") -> bool:

@@ -110,7 +110,8 @@ def facts(draw: Any, *, slots: Sequence[tuple[str, str]] = (("acme", "price"),),
 
 def histories(*, slots: Sequence[tuple[str, str]] = (("acme", "price"), ("ana", "city")),
               sources: st.SearchStrategy[str] = sources,
-              tiers: st.SearchStrategy[str] = open_tiers, max_size: int = 12) -> st.SearchStrategy[list[dict[str, Any]]]:
+              tiers: st.SearchStrategy[str] = open_tiers, max_size: int = 12,
+              ) -> st.SearchStrategy[list[dict[str, Any]]]:
     """A slot history in insertion order (lists of facts over a few slots)."""
     return st.lists(facts(slots=slots, sources=sources, tiers=tiers), min_size=1,
                     max_size=max_size)

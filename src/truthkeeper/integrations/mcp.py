@@ -246,7 +246,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
         from .documents import judge_documents
 
         with _errors():
-            report = judge_documents(view(scope), [it.model_dump(exclude_unset=True) for it in items],
+            report = judge_documents(view(scope),
+                                     [it.model_dump(exclude_unset=True) for it in items],
                                      [it.text or "" for it in items], query)
             why = dict(report.why_unjudged)
             kept = [{"index": i, "judged": i not in why,
@@ -369,8 +370,6 @@ def serve(db: str | None = None, http: str | None = None, scope: str | None = No
           allow_declare: bool = False) -> None:
     """Run the server on stdio (default) or streamable HTTP at ``HOST:PORT`` (with the
     bearer token in ``TRUTHKEEPER_MCP_TOKEN``; without one, on a loopback address only)."""
-    from ..cli_memory import open_existing
-
     host, port, token = "", "", None
     if http is not None:  # checked before anything is opened
         host, _, port = http.rpartition(":")
@@ -384,7 +383,7 @@ def serve(db: str | None = None, http: str | None = None, scope: str | None = No
                               f"least {MIN_TOKEN} characters, or serve on 127.0.0.1")
         if token is not None and len(token) < MIN_TOKEN:
             raise InvalidFact(f"{TOKEN_ENV} must be at least {MIN_TOKEN} characters")
-    mem = Memory() if db is None else open_existing(db, readonly=False, create=True)
+    mem = Memory() if db is None else Memory.open(db, readonly=False, create=True)
     try:
         if http is None:
             build_server(mem, scope=scope, allow_declare=allow_declare).run()

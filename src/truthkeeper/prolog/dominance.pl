@@ -426,8 +426,10 @@ assert_holds(_, _, _, _).
 resolution(M, Heads, Status, Groups) :-
     member(H0, Heads), fact(M, H0, _, _, m(_, _), _, _, _, _, _),
     !,
-    findall(K-H, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Keyed),
-    msort(Keyed, Sorted),
+    findall(K-(NVF-NRA-H), ( member(H, Heads), fact(M, H, _, _, K, VF, _, RA, _, _),
+                             NVF is -VF, NRA is -RA ), Keyed),
+    msort(Keyed, Sorted0),                      % by key, then newest first within a key
+    findall(K-H, member(K-(_-_-H), Sorted0), Sorted),
     group_keys(Sorted, Groups),
     (   member(m(V, 1)-_, Keyed), memberchk(m(V, 0)-_, Keyed)
     ->  Status = conflict
