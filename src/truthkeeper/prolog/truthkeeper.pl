@@ -62,6 +62,7 @@
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6, heads_union/6,
                           advance/3, end_fact/3, ended/3]).
 :- use_module(phi, [phi_filter/3]).
+:- use_module(claims, [claims/3]).
 :- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
                     drop_rule/2]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
@@ -612,68 +613,8 @@ tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
 %   is the index of the value of a confirmed fact of that slot (GoldIds), or -1.
 tk_claims(M, Gold0, Items) :-
     maplist(atom_in, Gold0, Gold),
-    findall(S-A, ( fact(M, _, S, A, _, _, _, _, _, _) ), Slots0),
-    sort(Slots0, Slots),
-    findall(Item, ( member(S-A, Slots), slot_member(M, S, A, Member),
-                    slot_claims(M, S, A, Member, Gold, Item) ), Items).
+    claims(M, Gold, Items).
 
-% slot_member(+M, +S, +A, -Member): a slot is one item (Member = any); a set is one item
-% per member: its claims are presence claims about that member, never a disagreement
-% between members.
-slot_member(M, S, A, Member) :-
-    (   many_attr(M, A)
-    ->  findall(V, fact(M, _, S, A, m(V, _), _, _, _, _, _), Vs0),
-        sort(Vs0, Vs),
-        member(Member, Vs)
-    ;   Member = any
-    ).
-
-of_member(any, _) :- !.
-of_member(V, m(V1, _)) :- V1 == V.
-
-slot_claims(M, S, A, Member, Gold, -(Srcs, Idx, N, G, Values, A)) :-
-    findall(Src-(NVF-NRA-K), ( fact(M, Id, S, A, K, VF, _, RA, _, Src),
-                               of_member(Member, K),
-                               \+ retracted(M, Id, _, _),
-                               NVF is -VF, NRA is -RA ), Claims0),
-    Claims0 \== [],
-    msort(Claims0, Claims),
-    latest_per_source(Claims, Latest),
-    pairs_keys_values(Latest, Srcs, Ks),
-    foldl(index_key, Ks, []-[], KsSeen-Idx0),
-    reverse_(Idx0, Idx),
-    length(KsSeen, N),
-    reverse_(KsSeen, Order),
-    (   member(GId, Gold), fact(M, GId, S, A, GK, _, _, _, _, _), of_member(Member, GK),
-        nth0(G0, Order, K1), K1 == GK
-    ->  G = G0
-    ;   G = -1
-    ),
-    maplist(key_value_out, Order, Values).
-
-% key_value_out(+Key, -Out): a value key for a similarity: atoms and numbers as they are,
-% anything else as its text.
-key_value_out(K, K) :- ( atom(K) ; number(K) ), !.
-key_value_out(K, T) :- format(string(T), "~w", [K]).
-
-latest_per_source([], []).
-latest_per_source([Src-(_-_-K)|T], [Src-K|R]) :-
-    drop_source(T, Src, T1),
-    latest_per_source(T1, R).
-
-drop_source([S-_|T], Src, R) :- S == Src, !, drop_source(T, Src, R).
-drop_source(R, _, R).
-
-index_key(K, Seen-Idx, Seen1-[I|Idx]) :-
-    reverse_(Seen, Order),
-    (   nth0(I0, Order, K1), K1 == K
-    ->  I = I0, Seen1 = Seen
-    ;   length(Seen, I), Seen1 = [K|Seen]
-    ).
-
-reverse_(L, R) :- reverse_(L, [], R).
-reverse_([], R, R).
-reverse_([H|T], A, R) :- reverse_(T, [H|A], R).
 
 % ---------------------------------------------------------------- rules
 

@@ -1,0 +1,83 @@
+:- module(claims,
+          [ claims/3              % +M, +GoldIds, -Items
+          ]).
+:- use_module(store, [fact/10, retracted/4, many_attr/2]).
+:- use_module(policies, [confirmation_source/1]).
+:- use_module(library(lists), [member/2, nth0/3, reverse/2]).
+:- use_module(library(apply), [foldl/4, maplist/3]).
+:- use_module(library(pairs), [pairs_keys_values/3]).
+
+/** <module> The claims that learning from agreement reads
+
+One item per slot with live facts (per member, in a set): each source's latest
+live claim (valid time, then recording). A set's members are items of their
+own, so two members are never read as a disagreement; a confirmation's fact is
+the label, not a witness, so it is no claim (its slot's gold index says it).
+*/
+
+:- det(claims/3).
+
+%!  claims(+M, +GoldIds, -Items) is det.
+%
+%   Items are -(Sources, ValueIndexes, NValues, GoldIndex, Values, Attribute);
+%   GoldIndex is the index of the value of a confirmed fact (GoldIds) of the
+%   item, or -1.
+claims(M, Gold, Items) :-
+    findall(S-A, ( fact(M, _, S, A, _, _, _, _, _, _) ), Slots0),
+    sort(Slots0, Slots),
+    findall(Item, ( member(S-A, Slots), slot_member(M, S, A, Member),
+                    slot_claims(M, S, A, Member, Gold, Item) ), Items).
+
+% slot_member(+M, +S, +A, -Member): a slot is one item (Member = any); a set is one item
+% per member: its claims are presence claims about that member, never a disagreement
+% between members.
+slot_member(M, S, A, Member) :-
+    (   many_attr(M, A)
+    ->  findall(V, fact(M, _, S, A, m(V, _), _, _, _, _, _), Vs0),
+        sort(Vs0, Vs),
+        member(Member, Vs)
+    ;   Member = any
+    ).
+
+of_member(any, _) :- !.
+of_member(V, m(V1, _)) :- V1 == V.
+
+slot_claims(M, S, A, Member, Gold, -(Srcs, Idx, N, G, Values, A)) :-
+    findall(Src-(NVF-NRA-K), ( fact(M, Id, S, A, K, VF, _, RA, _, Src),
+                               of_member(Member, K), \+ confirmation_source(Src),
+                               \+ retracted(M, Id, _, _),
+                               NVF is -VF, NRA is -RA ), Claims0),
+    Claims0 \== [],
+    msort(Claims0, Claims),
+    latest_per_source(Claims, Latest),
+    pairs_keys_values(Latest, Srcs, Ks),
+    foldl(index_key, Ks, []-[], KsSeen-Idx0),
+    reverse(Idx0, Idx),
+    length(KsSeen, N),
+    reverse(KsSeen, Order),
+    (   member(GId, Gold), fact(M, GId, S, A, GK, _, _, _, _, _), of_member(Member, GK),
+        nth0(G0, Order, K1), K1 == GK
+    ->  G = G0
+    ;   G = -1
+    ),
+    maplist(key_value_out, Order, Values).
+
+% key_value_out(+Key, -Out): a value key for a similarity: atoms and numbers as they are,
+% anything else as its text.
+key_value_out(K, K) :- ( atom(K) ; number(K) ), !.
+key_value_out(K, T) :- format(string(T), "~w", [K]).
+
+latest_per_source([], []).
+latest_per_source([Src-(_-_-K)|T], [Src-K|R]) :-
+    drop_source(T, Src, T1),
+    latest_per_source(T1, R).
+
+drop_source([S-_|T], Src, R) :- S == Src, !, drop_source(T, Src, R).
+drop_source(R, _, R).
+
+index_key(K, Seen-Idx, Seen1-[I|Idx]) :-
+    reverse(Seen, Order),
+    (   nth0(I0, Order, K1), K1 == K
+    ->  I = I0, Seen1 = Seen
+    ;   length(Seen, I), Seen1 = [K|Seen]
+    ).
