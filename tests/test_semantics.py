@@ -717,3 +717,18 @@ def test_fact_ids_are_not_guessable() -> None:
         with pytest.raises(UnknownFact) as info:
             ana.get(probe)
         assert str(info.value) == f"{probe!r} names no fact of this memory"
+
+
+def test_the_number_of_rules_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import truthkeeper.events
+    from truthkeeper import UnsafeRule
+
+    monkeypatch.setattr(truthkeeper.events, "MAX_RULES", 3)
+    mem = Memory()
+    for i in range(3):
+        mem.add_rule(f"p{i}(X) :- holds(X, a, b)")
+    with pytest.raises(UnsafeRule, match="at most 3 rules"):
+        mem.add_rule("q(X) :- holds(X, a, b)")
+    mem.remove_rule("p0(X) :- holds(X, a, b)")
+    mem.add_rule("q(X) :- holds(X, a, b)")
+    assert len(mem.rules()) == 3
