@@ -7,10 +7,8 @@ memory answers exactly as the live one did.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -36,18 +34,15 @@ from .journal.codec import (
     is_erased,
 )
 from .journal.ledger import Ledger, Write, now_us
-from .logic.rules import Reasoner, check_rule_text
+from .logic.rules import Reasoner
 from .logic.store import Store
-from .reliability.categorical import check_categories, check_confusion_body
-from .reliability.context import check_probability
 from .reliability.state import Reliability
-from .schema import Declaration, Declarer, Schema, check_declaration
+from .schema import Declaration, Declarer, Schema
 from .signing import EVER, Guard, KeyRing, apply_key_event, nonce_owner
 from .values import (
     Fact,
     FactBuilder,
     Verification,
-    check_label,
     from_us,
     normalise_key,
     parse_time,
@@ -433,21 +428,9 @@ class Applier:
     def anchor_problem(self, cp: Mapping[str, Any], journal: Journal,
                        at: int | None = EVER) -> str | None:
         """Why the chain does not match a signed checkpoint, or None."""
-        seq, h = cp.get("seq"), cp.get("hash")
-        if type(seq) is not int or not isinstance(h, str):
-            return "a checkpoint needs seq (int), hash and signature"
-        try:
-            self.guard.check_action("checkpoint", {"seq": seq, "hash": h},
-                                    cp.get("signature"), at)
-        except TierNotAuthorized as exc:
-            return str(exc)
-        rows = [ev for ev in journal.read(seq - 1) if ev.seq == seq][:1] if seq >= 1 else []
-        if not rows:
-            return (f"the journal ends before event {seq} of the signed checkpoint "
-                    "(its tail was cut)")
-        if rows[0].hash != h:
-            return f"event {seq} does not match the signed checkpoint (the chain was rewritten)"
-        return None
+        from .journal.verifying import anchor_problem
+
+        return anchor_problem(self.guard, cp, journal, at)
 
     def after_logged(self, kind: str, bodies: Sequence[Mapping[str, Any]]) -> None:
         """Apply committed outcome or prior events."""
@@ -458,41 +441,11 @@ class Applier:
     def verify(self, journal: Journal, check: Callable[[str, Mapping[str, Any], int],
                                                     str | None],
                checkpoint: Mapping[str, Any] | None) -> Verification:
-        """The chain, every signature, and the chain against a signed checkpoint (the given
-        one, else the last one journalled)."""
-        last: list[Mapping[str, Any]] = []
-        blanked: dict[str, int] = {}  # erased placeholders not yet named by an erasure
+        """The chain, every signature, erasures and the signed checkpoint
+        (:func:`.journal.verifying.verify`)."""
+        from .journal.verifying import verify
 
-        def each(ev: Event) -> str | None:
-            if ev.kind == "checkpoint":
-                last[:] = [ev.body]
-            elif ev.kind == "fact" and is_erased(ev.body):
-                blanked[str(ev.body.get("id"))] = ev.seq
-            elif ev.kind == "audit" and is_erased(ev.body):
-                blanked[f"audit entry {ev.seq}"] = ev.seq
-            elif ev.kind == "erase":
-                for fid in ev.body.get("ids") or ():
-                    blanked.pop(fid, None)
-                for seq in ev.body.get("audit") or ():
-                    blanked.pop(f"audit entry {seq}", None)
-            return check(ev.kind, ev.body, ev.recorded_at)
-
-        v = journal.verify(each)
-        if v.ok and blanked:
-            fid, at_seq = min(blanked.items(), key=lambda kv: kv[1])
-            what = fid if fid.startswith("audit") else f"fact {fid}"
-            return replace(v, ok=False, first_bad=at_seq,
-                           reason=f"{what} was blanked without an erasure event")
-        anchor = checkpoint if checkpoint is not None else (last[0] if last else None)
-        if not v.ok:
-            return v
-        problem = None if anchor is None else self.anchor_problem(anchor, journal)
-        if problem is not None and anchor is not None:
-            seq = anchor.get("seq")
-            return replace(v, ok=False, first_bad=seq if isinstance(seq, int) else None,
-                           reason=problem)
-        problem = journal.index_problem()  # the chain is sound: does the index match it?
-        return v if problem is None else replace(v, ok=False, reason=problem)
+        return verify(journal, check, checkpoint, self.anchor_problem)
 
     # ------------------------------------------------------------------ replay
 
@@ -580,152 +533,10 @@ class Applier:
 
     def import_lines(self, ledger: Ledger, lines: list[tuple[int, str, dict[str, Any]]],
                      where: str) -> None:
-        """Apply imported lines in one write, all or nothing, skipping events the journal
-        already holds (re-importing an export changes nothing)."""
-        with ledger.write() as w:
-            later = self._import(w, lines, ledger.journal, where)
-        for kind, body in later:
-            if kind == "erase":
-                self._erased(*body)
-            else:
-                self.after_logged(kind, [body])
+        """Apply imported lines in one write, all or nothing (:mod:`.journal.importer`)."""
+        from .journal.importer import import_lines
 
-    def _import(self, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
-                journal: Journal, where: str) -> list[tuple[str, Any]]:
-        existing = list(journal.read())
-        seen = Counter(_identity(ev.kind, ev.body) for ev in existing if ev.kind != "config")
-        rid_text: dict[str, str] = {}
-        later: list[tuple[str, Any]] = []
-        run: list[tuple[int, Fact, str | None]] = []
-        now = from_us(self.clock())
-
-        def flush() -> None:
-            if run:
-                try:
-                    self.facts(w, [f for _, f, _ in run], [salt for _, _, salt in run])
-                except TruthkeeperError as exc:
-                    msg = f"{where} lines {run[0][0]}..{run[-1][0]}: {exc}"
-                    raise InvalidFact(msg) from None
-                run.clear()
-
-        for n, kind, body in lines:
-            key = _identity(kind, body)
-            if seen[key] > 0:
-                seen[key] -= 1
-                if kind == "rule":
-                    rid_text[str(body.get("id"))] = str(body.get("text"))
-                continue
-            try:
-                if kind == "fact" and is_erased(body):
-                    flush()
-                    f = self._placeholder(body, now)
-                    [ra] = w.times(1)
-                    self.store.add([f], [ra])
-                    w.on_undo(functools.partial(self.store.undo_add, [f.id]))
-                    w.events.append(("fact", ra, dict(body)))
-                    continue
-                if kind == "fact":
-                    f = self.builder.coerce(fact_fields(body), n, now)
-                    f = self.declarer.coerce(f, f.tier in self.guard.guarded)
-                    if f.tier in self.guard.guarded:
-                        self.guard.check_fact(_signed_fields(f))
-                    run.append((n, f, body.get("salt")))
-                    continue
-                flush()
-                if kind == "erase":
-                    ids = [check_label(i, "ids[]") for i in body.get("ids") or ()]
-                    eb = {"ids": ids, "reason": check_label(body.get("reason"), "reason")}
-                    eb.update({k: body[k] for k in ("signature",) if k in body})
-                    later.append(("erase", (eb, self._erase_in(w, journal, eb))))
-                elif kind == "retract":
-                    self.retract(w, check_label(body.get("id"), "id"),
-                                 check_label(body.get("reason"), "reason"),
-                                 body.get("signature"))
-                elif kind == "declare":
-                    self.declare(w, check_declaration(
-                        body.get("attribute"), body.get("cardinality", "one"),
-                        body.get("value_type")))
-                elif kind == "end":
-                    eb = {"id": check_label(body.get("id"), "id"),
-                          "valid_to": parse_time(body.get("valid_to"), "valid_to").isoformat()}
-                    eb.update({k: body[k] for k in ("signature",) if k in body})
-                    self.end(w, eb)
-                elif kind == "key":
-                    self.key(w, dict(body))
-                elif kind in ("checkpoint", "audit"):
-                    continue  # about the exporting journal's chain and log
-                elif kind == "rule":
-                    text = check_rule_text(body.get("text"))
-                    self.rule(w, text)
-                    rid_text[str(body.get("id"))] = text
-                elif kind == "rule_removed":
-                    removed = rid_text.get(str(body.get("id")))
-                    if removed is None:
-                        raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
-                    self.rule_removed(w, removed)
-                else:
-                    body = self._checked_logged(kind, body)
-                    if kind == "outcome":
-                        self._check_outcome(body, None)
-                        self._nonce(w, body, _nonce_owner(body))
-                    self.logged(w, kind, [body])
-                    later.append((kind, body))
-            except (TruthkeeperError, KeyError, TypeError, ValueError) as exc:
-                msg = f"{where} line {n}: {exc}"
-                raise InvalidFact(msg) from None
-        flush()
-        return later
-
-    def _checked_logged(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-        if kind == "outcome":
-            if not isinstance(body.get("correct"), bool):
-                raise InvalidFact("an outcome needs correct: true or false")
-            if body.get("id") is not None:
-                self.store.get(check_label(body["id"], "id"))
-            out = {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
-                   "tier": self.builder.tier(body.get("tier")), "correct": body["correct"]}
-            out.update({k: body[k] for k in ("signed", "signature", "confirmation")
-                        if k in body})
-            if body.get("confidence") is not None:
-                out["confidence"] = check_probability(body["confidence"], "confidence")
-            return out
-        if not (isinstance(body.get("tier_prior", {}), dict)
-                and isinstance(body.get("source_prior", {}), dict)):
-            raise InvalidFact("a prior needs tier_prior and/or source_prior objects")
-        dep = body.get("dependence", [])
-        if not (isinstance(dep, list) and all(
-                isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
-                and isinstance(x[1], str) and isinstance(x[2], (int, float))
-                and not isinstance(x[2], bool) and 0 <= x[2] <= 1 for x in dep)):
-            raise InvalidFact("dependence must be a list of [source, source, p in [0, 1]]")
-        rho = body.get("correlation", 0.0)
-        if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
-            raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
-        n_false = body.get("false_values", 1.0)
-        if (isinstance(n_false, bool) or not isinstance(n_false, (int, float))
-                or not 1 <= n_false <= 1e9):
-            raise InvalidFact(f"false_values must be a number in [1, 1e9], got {n_false!r}")
-        per_attr = body.get("open_values", {})
-        if not (isinstance(per_attr, dict) and all(
-                isinstance(a, str) and isinstance(v, list) and len(v) == 2
-                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
-                and 0 <= v[0] <= 1 and 1 <= v[1] <= 1e9 for a, v in per_attr.items())):
-            raise InvalidFact("open_values must map an attribute to [correlation in [0, 1], "
-                              "false_values in [1, 1e9]]")
-        if "confusion" in body:
-            check_confusion_body(body["confusion"])
-        if "categories" in body:
-            body = {**body, "categories": {a: list(c) for a, c in check_categories(
-                body["categories"]).items()}}
-        return body
-
-
-def _identity(kind: str, body: Mapping[str, Any]) -> tuple[str, str]:
-    if kind == "rule":
-        return kind, str(body.get("text"))
-    if kind == "rule_removed":
-        return kind, canonical(body) + "?"  # ids differ between journals: never skipped
-    return kind, canonical(body)
+        import_lines(self, ledger, lines, where)
 
 
 def _signed_fields(f: Fact) -> dict[str, Any]:

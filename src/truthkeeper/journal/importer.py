@@ -1,0 +1,174 @@
+"""Importing a JSON Lines export into a memory: every kind of event, in one write, all or
+nothing; events the journal holds already are skipped (re-importing an export changes
+nothing). The events are applied by the memory's :class:`~truthkeeper.events.Applier`
+(``ap``), as live writes are."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidFact, TruthkeeperError, UnknownFact
+from ..events import _nonce_owner, _signed_fields
+from ..logic.rules import check_rule_text
+from ..reliability.categorical import check_categories, check_confusion_body
+from ..reliability.context import check_probability
+from ..schema import check_declaration
+from ..values import Fact, check_label, from_us, parse_time
+from .base import Journal
+from .codec import canonical, fact_fields, is_erased
+from .ledger import Ledger, Write
+
+__all__ = ["import_lines"]
+
+
+def import_lines(ap: Any, ledger: Ledger, lines: list[tuple[int, str, dict[str, Any]]],
+                 where: str) -> None:
+    """Apply imported lines in one write, all or nothing, skipping events the journal
+    already holds (re-importing an export changes nothing)."""
+    with ledger.write() as w:
+        later = _import(ap, w, lines, ledger.journal, where)
+    for kind, body in later:
+        if kind == "erase":
+            ap._erased(*body)
+        else:
+            ap.after_logged(kind, [body])
+
+def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
+            journal: Journal, where: str) -> list[tuple[str, Any]]:
+    existing = list(journal.read())
+    seen = Counter(_identity(ev.kind, ev.body) for ev in existing if ev.kind != "config")
+    rid_text: dict[str, str] = {}
+    later: list[tuple[str, Any]] = []
+    run: list[tuple[int, Fact, str | None]] = []
+    now = from_us(ap.clock())
+
+    def flush() -> None:
+        if run:
+            try:
+                ap.facts(w, [f for _, f, _ in run], [salt for _, _, salt in run])
+            except TruthkeeperError as exc:
+                msg = f"{where} lines {run[0][0]}..{run[-1][0]}: {exc}"
+                raise InvalidFact(msg) from None
+            run.clear()
+
+    for n, kind, body in lines:
+        key = _identity(kind, body)
+        if seen[key] > 0:
+            seen[key] -= 1
+            if kind == "rule":
+                rid_text[str(body.get("id"))] = str(body.get("text"))
+            continue
+        try:
+            if kind == "fact" and is_erased(body):
+                flush()
+                f = ap._placeholder(body, now)
+                [ra] = w.times(1)
+                ap.store.add([f], [ra])
+                w.on_undo(functools.partial(ap.store.undo_add, [f.id]))
+                w.events.append(("fact", ra, dict(body)))
+                continue
+            if kind == "fact":
+                f = ap.builder.coerce(fact_fields(body), n, now)
+                f = ap.declarer.coerce(f, f.tier in ap.guard.guarded)
+                if f.tier in ap.guard.guarded:
+                    ap.guard.check_fact(_signed_fields(f))
+                run.append((n, f, body.get("salt")))
+                continue
+            flush()
+            if kind == "erase":
+                ids = [check_label(i, "ids[]") for i in body.get("ids") or ()]
+                eb = {"ids": ids, "reason": check_label(body.get("reason"), "reason")}
+                eb.update({k: body[k] for k in ("signature",) if k in body})
+                later.append(("erase", (eb, ap._erase_in(w, journal, eb))))
+            elif kind == "retract":
+                ap.retract(w, check_label(body.get("id"), "id"),
+                             check_label(body.get("reason"), "reason"),
+                             body.get("signature"))
+            elif kind == "declare":
+                ap.declare(w, check_declaration(
+                    body.get("attribute"), body.get("cardinality", "one"),
+                    body.get("value_type")))
+            elif kind == "end":
+                eb = {"id": check_label(body.get("id"), "id"),
+                      "valid_to": parse_time(body.get("valid_to"), "valid_to").isoformat()}
+                eb.update({k: body[k] for k in ("signature",) if k in body})
+                ap.end(w, eb)
+            elif kind == "key":
+                ap.key(w, dict(body))
+            elif kind in ("checkpoint", "audit"):
+                continue  # about the exporting journal's chain and log
+            elif kind == "rule":
+                text = check_rule_text(body.get("text"))
+                ap.rule(w, text)
+                rid_text[str(body.get("id"))] = text
+            elif kind == "rule_removed":
+                removed = rid_text.get(str(body.get("id")))
+                if removed is None:
+                    raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
+                ap.rule_removed(w, removed)
+            else:
+                body = _checked_logged(ap, kind, body)
+                if kind == "outcome":
+                    ap._check_outcome(body, None)
+                    ap._nonce(w, body, _nonce_owner(body))
+                ap.logged(w, kind, [body])
+                later.append((kind, body))
+        except (TruthkeeperError, KeyError, TypeError, ValueError) as exc:
+            msg = f"{where} line {n}: {exc}"
+            raise InvalidFact(msg) from None
+    flush()
+    return later
+
+def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    if kind == "outcome":
+        if not isinstance(body.get("correct"), bool):
+            raise InvalidFact("an outcome needs correct: true or false")
+        if body.get("id") is not None:
+            ap.store.get(check_label(body["id"], "id"))
+        out = {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
+               "tier": ap.builder.tier(body.get("tier")), "correct": body["correct"]}
+        out.update({k: body[k] for k in ("signed", "signature", "confirmation")
+                    if k in body})
+        if body.get("confidence") is not None:
+            out["confidence"] = check_probability(body["confidence"], "confidence")
+        return out
+    if not (isinstance(body.get("tier_prior", {}), dict)
+            and isinstance(body.get("source_prior", {}), dict)):
+        raise InvalidFact("a prior needs tier_prior and/or source_prior objects")
+    dep = body.get("dependence", [])
+    if not (isinstance(dep, list) and all(
+            isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+            and isinstance(x[1], str) and isinstance(x[2], (int, float))
+            and not isinstance(x[2], bool) and 0 <= x[2] <= 1 for x in dep)):
+        raise InvalidFact("dependence must be a list of [source, source, p in [0, 1]]")
+    rho = body.get("correlation", 0.0)
+    if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
+        raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
+    n_false = body.get("false_values", 1.0)
+    if (isinstance(n_false, bool) or not isinstance(n_false, (int, float))
+            or not 1 <= n_false <= 1e9):
+        raise InvalidFact(f"false_values must be a number in [1, 1e9], got {n_false!r}")
+    per_attr = body.get("open_values", {})
+    if not (isinstance(per_attr, dict) and all(
+            isinstance(a, str) and isinstance(v, list) and len(v) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+            and 0 <= v[0] <= 1 and 1 <= v[1] <= 1e9 for a, v in per_attr.items())):
+        raise InvalidFact("open_values must map an attribute to [correlation in [0, 1], "
+                          "false_values in [1, 1e9]]")
+    if "confusion" in body:
+        check_confusion_body(body["confusion"])
+    if "categories" in body:
+        body = {**body, "categories": {a: list(c) for a, c in check_categories(
+            body["categories"]).items()}}
+    return body
+
+
+def _identity(kind: str, body: Mapping[str, Any]) -> tuple[str, str]:
+    if kind == "rule":
+        return kind, str(body.get("text"))
+    if kind == "rule_removed":
+        return kind, canonical(body) + "?"  # ids differ between journals: never skipped
+    return kind, canonical(body)
