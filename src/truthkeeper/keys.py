@@ -1,0 +1,175 @@
+"""Keys: how subjects, attributes, sources and scopes are normalised, and the typed key a
+value gets for the symbolic layer to compare (``value_key``). One place, used by the store,
+the filter, the rules and the reliability layer."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+
+from .errors import InvalidFact
+
+__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP", "check_scope",
+           "normalise_key", "scoped", "unscoped", "value_key"]
+
+MAX_KEY_CHARS = 512
+"""Longest subject, attribute, source or fact id accepted (characters, after normalisation)."""
+MAX_VALUE_BYTES = 65536
+"""Largest value, text or meta accepted (bytes of UTF-8 / canonical JSON)."""
+MAX_NESTING = 100
+"""Deepest nesting accepted in a value, meta, a rule text or a belief text."""
+
+_WS = re.compile(r"\s+")
+
+
+def _utf8(value: str, name: str) -> None:
+    """Refuse text that cannot be stored (lone surrogates are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        msg = f"{name} contains a lone surrogate ({value!r}); pass valid Unicode text"
+        raise InvalidFact(msg) from None
+
+
+def normalise_key(value: object, name: str) -> str:
+    """Unicode NFC, casefolded, whitespace collapsed; non-empty and bounded."""
+    if type(value) is str and value in _KEYS:
+        return _KEYS[value]
+    key = _normalise_key(value, name)
+    if len(_KEYS) < 100_000:
+        _KEYS[value] = key  # type: ignore[index]
+    return key
+
+
+_KEYS: dict[str, str] = {}
+
+
+def _normalise_key(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
+        raise InvalidFact(msg)
+    _utf8(value, name)
+    key = _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    if not key:
+        msg = f"{name} must be a non-empty string, got {value!r}"
+        raise InvalidFact(msg)
+    if len(key) > MAX_KEY_CHARS:
+        msg = f"{name} is {len(key)} characters long; the limit is {MAX_KEY_CHARS}"
+        raise InvalidFact(msg)
+    return key
+
+
+def _plain(value: object, name: str, depth: int = 0) -> None:
+    """Only what comes back from the journal as it went in: dicts with str keys, lists,
+    str, int, float, bool and None (a tuple would come back a list, {1: 2} as {"1": 2})."""
+    if depth > MAX_NESTING:
+        msg = f"{name} nests more than {MAX_NESTING} deep"
+        raise InvalidFact(msg)
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return
+    if type(value) is list:
+        for v in value:
+            _plain(v, name, depth + 1)
+        return
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str:
+                msg = (f"{name} has a key {k!r} that is not a str; it would come back as "
+                       f"{str(k)!r} after a reopen")
+                raise InvalidFact(msg)
+            _plain(v, name, depth + 1)
+        return
+    msg = (f"{name} holds a value of type {type(value).__name__}, which is not "
+           "JSON-serialisable as it is (it would not come back the same after a reopen); use "
+           "str, int, float, bool, None, list or dict with str keys")
+    raise InvalidFact(msg)
+
+
+def _json(value: object, name: str) -> str:
+    _plain(value, name)
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False,
+                          ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        msg = f"{name} must be JSON-serialisable (str, int, float, bool, None, list, dict): {exc}"
+        raise InvalidFact(msg) from None
+    _utf8(text, name)
+    return text
+
+
+def value_key(value: object) -> object:
+    """The typed key of a value: what the symbolic layer compares (kappa) and ``holds/3``
+    shows, as it crosses to Prolog.
+
+    Strings are normalised like keys (NFC, casefold, whitespace collapsed) and become atoms;
+    numbers stay numbers (an integral float is the int: ``1.0`` and ``1`` are one value);
+    booleans, ``None`` and JSON values (lists, dicts) are tagged, so the string ``"true"``,
+    the boolean ``True``, the string ``"1"`` and the number ``1`` are four different values.
+    Raises InvalidFact on unsupported or oversized values.
+    """
+    if isinstance(value, str):
+        if len(value) > MAX_VALUE_BYTES // 4 and len(value.encode("utf-8", "replace")) \
+                > MAX_VALUE_BYTES:
+            msg = f"value is {len(value.encode('utf-8', 'replace'))} bytes; the limit is " \
+                  f"{MAX_VALUE_BYTES}"
+            raise InvalidFact(msg)
+        _utf8(value, "value")
+        return _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    if value is None:
+        return ("n", 0)
+    if isinstance(value, bool):
+        return ("b", 1 if value else 0)
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            msg = f"value {value} is out of range; integers must fit in 64 bits"
+            raise InvalidFact(msg)
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            msg = f"value must be a finite number, got {value!r}"
+            raise InvalidFact(msg)
+        if value.is_integer() and abs(value) < 2**63:
+            return int(value)
+        return value
+    text = _json(value, "value")
+    if len(text) > MAX_VALUE_BYTES:
+        msg = f"value is {len(text)} bytes as JSON; the limit is {MAX_VALUE_BYTES}"
+        raise InvalidFact(msg)
+    return ("j", text)
+
+
+SCOPE_SEP = "\x1f"
+"""Joins a scope and a subject into the store's subject key; normalised keys never hold it
+(it is whitespace to the normaliser), so no subject can reach into a scope."""
+
+
+def check_scope(scope: object) -> str | None:
+    """A scope name, or None (the memory's own scope): NFC, lower case, whitespace
+    collapsed, but not casefolded, so that two names merge only when they are one name
+    (``user:straße`` is not ``user:strasse``); a name holding compatibility characters (a
+    Kelvin sign for ``k``, a fullwidth letter) is refused rather than merged with another."""
+    if scope is None:
+        return None
+    normalise_key(scope, "scope")  # type, emptiness, length, surrogates: its errors
+    raw = str(scope)
+    name = _WS.sub(" ", unicodedata.normalize("NFC", raw).lower()).strip()
+    singleton = any((d := unicodedata.decomposition(c)) and not d.startswith("<")
+                    and " " not in d for c in raw)  # the Kelvin sign is K, the Ohm sign
+    if singleton or unicodedata.normalize("NFKC", raw) != unicodedata.normalize("NFC", raw):
+        msg = (f"scope {scope!r} holds compatibility characters (such as a Kelvin sign or "
+               "fullwidth letters) that read as other letters; write them plainly")
+        raise InvalidFact(msg)
+    return name
+
+
+def scoped(scope: str | None, subject: str) -> str:
+    """The store's subject key of a normalised subject in a scope."""
+    return subject if scope is None else f"{scope}{SCOPE_SEP}{subject}"
+
+
+def unscoped(key: str) -> tuple[str | None, str]:
+    """``(scope, subject)`` of a store subject key."""
+    scope, sep, subject = key.rpartition(SCOPE_SEP)
+    return (scope, subject) if sep else (None, key)
