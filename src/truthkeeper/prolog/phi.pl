@@ -1,8 +1,18 @@
 :- module(phi,
-          [ phi_filter/3          % +Policy, +Candidates, -Drops
+          [ phi_filter/3,         % +Policy, +Candidates, -Drops
+            phi_candidates/3,     % +M, +TimedCandidates, -Drops
+            phi_store/4,          % +M, +TimedCandidates, +Slots, -Drops
+            live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
+            verdict/3,            % +M, +Id, -Verdict
+            not_current/3         % +M, +Id, -Why
           ]).
+:- use_module(dominance, [dominates/3, dominators/3, ended/3]).
+:- use_module(store, [head/4, record/3, mem_policy/2, store_now/2, fact/10, retracted/4,
+                      sup/3]).
+:- use_module(library(error), [existence_error/2]).
+:- use_module(library(apply), [partition/4, include/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1]).
-:- use_module(library(lists), [member/2]).
+:- use_module(library(lists), [member/2, append/3]).
 
 
 /** <module> The dominance filter over a retrieved context (Phi_T and its policy variants)
@@ -22,6 +32,10 @@ checked pairwise within each slot.
 */
 
 :- det(phi_filter/3).
+:- det(phi_candidates/3).
+:- det(phi_store/4).
+:- det(live_candidates/4).
+:- det(verdict/3).
 
 %!  phi_filter(+Policy, +Candidates, -Drops) is det.
 %
@@ -59,3 +73,84 @@ slot_drops(P, Rs, Drops) :-
     findall(I-J, ( member(G, Rs), arg(1, G, I),
                    once(( member(F, Front), arg(1, F, J), J \== I,
                           policy_dominates(P, F, G) )) ), Drops).
+
+%!  live_candidates(+M, +Timed, -Live, -Ended) is det.
+%
+%   Timed are ValidTo-c(I, K, R): the candidates whose valid_to has passed at the
+%   memory's clock are stale whatever else the context holds (Ended: I-ended); the
+%   others are Live.
+live_candidates(M, Timed, Live, Ended) :-
+    once(store_now(M, Now)),
+    partition(ended_by(Now), Timed, EndedT, LiveT),
+    findall(C, member(_-C, LiveT), Live),
+    findall(I-ended, member(_-c(I, _, _), EndedT), Ended).
+
+ended_by(Now, VT-_) :-
+    Now \== none, number(VT), VT =< Now.
+
+%!  phi_candidates(+M, +Timed, -Drops) is det.
+%
+%   Phi_T over retrieved candidates alone, under the memory's policy.
+phi_candidates(M, Timed, Drops) :-
+    once(mem_policy(M, Policy)),
+    live_candidates(M, Timed, Cands, Ended),
+    phi_filter(Policy, Cands, Drops0),
+    append(Ended, Drops0, Drops).
+
+%!  phi_store(+M, +Timed, +Slots, -Drops) is det.
+%
+%   Phi_T over the candidates and the memory's heads of their slots (Slots are
+%   -(SlotKey, S, A); a scope's view names its two layers under one key): a candidate
+%   that a head dominates is dropped with -(head, HeadId). Heads themselves are never
+%   dropped.
+phi_store(M, Timed, Slots, Drops) :-
+    once(mem_policy(M, Policy)),
+    live_candidates(M, Timed, Cands, Ended),
+    findall(c(-(head, H), K, R),
+            ( member(-(K, S, A), Slots),
+              head(M, S, A, H), once(record(M, H, R0)),
+              R0 = r(_, V, T, RA, Rank, Src, Meta), R = r(-(head, H), V, T, RA, Rank, Src, Meta) ),
+            Heads),
+    append(Cands, Heads, All),
+    phi_filter(Policy, All, Drops0),
+    include([I-_]>>integer(I), Drops0, Drops1),
+    append(Ended, Drops1, Drops).
+
+%!  verdict(+M, +Id, -Verdict) is det.
+%
+%   -(Status, By, Rule) of a fact of the store for a filter: head, retracted, ended,
+%   future, or dominated by By (a head that dominates it when there is one) under Rule
+%   (supersedes, or the policy).
+%   @error existence_error(fact, Id)
+verdict(M, Id, V) :-
+    fact(M, Id, S, A, _, _, _, _, _, _),
+    (   retracted(M, Id, _, _)
+    ->  V = -(retracted, '', '')
+    ;   head(M, S, A, Id)
+    ->  V = -(head, '', '')
+    ;   not_current(M, Id, Why)
+    ->  V = -(Why, '', '')
+    ;   (   head(M, S, A, H), dominates(M, H, Id)
+        ->  By = H
+        ;   dominators(M, Id, [By|_])
+        ),
+        ( sup(M, By, Id) -> Rule = supersedes ; mem_policy(M, Rule) ),
+        V = -(dominated, By, Rule)
+    ), !.
+verdict(_, Id, _) :-
+    existence_error(fact, Id).
+
+%!  not_current(+M, +Id, -Why) is semidet.
+%
+%   A live fact that is no head for want of time, not of a
+%   dominator: ended (its valid_to has passed) or future (its valid_from has not come).
+not_current(M, Id, Why) :-
+    once(store_now(M, Now)),
+    Now \== none,
+    fact(M, Id, _, _, _, VF, _, _, _, _),
+    (   ended(M, Id, Now)
+    ->  Why = ended
+    ;   VF > Now
+    ->  Why = future
+    ),
+    \+ dominators(M, Id, [_|_]).

@@ -22,10 +22,13 @@
             live/2,             % +M, ?Id
             record/3,           % +M, +Id, -Record
             slot_live/4,        % +M, +S, +A, -Ids
-            fact_count/2        % +M, -Count
+            fact_count/2,       % +M, -Count
+            top_tier/3,         % +M, +Protected, -Tier
+            count_scope/3,      % +M, +Scope, -Count
+            set_status/6        % +M, +S, +A, +KnownAt, +Status0, -Status
           ]).
 :- use_module(policies, [policy/1, tier_ranks/2]).
-:- use_module(library(error), [must_be/2, domain_error/2]).
+:- use_module(library(error), [must_be/2, domain_error/2, existence_error/2]).
 :- use_module(library(lists), [member/2]).
 
 /** <module> The fact store: the one copy of every fact
@@ -79,6 +82,9 @@ that names it); nonce/3 holds every signature nonce used.
 :- det(drop_memory/1).
 :- det(slot_live/4).
 :- det(fact_count/2).
+:- det(top_tier/3).
+:- det(count_scope/3).
+:- det(set_status/6).
 
 %!  new_memory(+M, +Policy, +Tiers) is det.
 %
@@ -146,3 +152,42 @@ slot_live(M, S, A, Ids) :-
 %!  fact_count(+M, -Count) is det.
 fact_count(M, N) :-
     aggregate_all(count, fact(M, _, _, _, _, _, _, _, _, _), N).
+
+%!  top_tier(+M, +Protected, -Tier) is det.
+%
+%   The most authoritative tier among the protected ones (Protected @(true)) or
+%   the others (@(false)).
+%   @error existence_error(tier, Protected) when there is none
+top_tier(M, P, Tier) :-
+    (   aggregate_all(max(R, T), ( tier_rank(M, T, R),
+                                   ( protected_tier(M, T) -> P == @(true) ; P == @(false) ) ),
+                      max(_, Tier0))
+    ->  Tier = Tier0
+    ;   existence_error(tier, P)
+    ).
+
+%!  count_scope(+M, +Scope, -Count) is det.
+%
+%   The facts a view sees: the shared layer's (subjects without a scope), and
+%   those of Scope (subject keys Scope + US) unless Scope is none.
+count_scope(M, Scope, N) :-
+    (   Scope == none
+    ->  Prefix = none
+    ;   atom_concat(Scope, '\x1f', Prefix)
+    ),
+    aggregate_all(count, ( fact(M, _, S, _, _, _, _, _, _, _), in_layers(Prefix, S) ), N).
+
+in_layers(_, S) :- \+ sub_atom(S, _, _, _, '\x1f'), !.
+in_layers(Prefix, S) :- Prefix \== none, sub_atom(S, 0, _, _, Prefix).
+
+%!  set_status(+M, +S, +A, +KnownAt, +Status0, -Status) is det.
+%
+%   A set whose members all left or ended is resolved (the empty set), not
+%   unknown: unknown is for a set nothing was said of.
+set_status(M, S, A, K, unknown, resolved) :-
+    many_attr(M, A),
+    fact(M, Id, S, A, _, _, _, RA, _, _),
+    ( K == none -> true ; RA =< K ),
+    \+ retracted(M, Id, _, _),
+    !.
+set_status(_, _, _, _, Status, Status).

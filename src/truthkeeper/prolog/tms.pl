@@ -7,13 +7,15 @@
             explain_belief/3,   % +M, +Text, -Proof
             drop_rules/1,       % +M
             drop_rule/2,        % +M, +RuleId
-            rule_ids/2          % +M, -RuleIds (in the order they were added)
+            rule_ids/2,         % +M, -RuleIds (in the order they were added)
+            what_if/4           % +M, +Recs, +Retracts, -Changes
           ]).
-:- use_module(store, [holds/4, head/4]).
+:- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4]).
+:- use_module(store, [holds/4, head/4, fact/10]).
 :- use_module(policies, [pure_builtin/1]).
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
                                 syntax_error/1]).
-:- use_module(library(lists), [member/2, append/3]).
+:- use_module(library(lists), [member/2, append/3, subtract/3]).
 :- use_module(library(apply), [maplist/3]).
 
 /** <module> Derived beliefs and their justifications
@@ -40,6 +42,7 @@ is refused.
 :- det(drop_rules/1).
 :- det(drop_rule/2).
 :- det(rule_ids/2).
+:- det(what_if/4).
 
 %!  belief(+M, ?Goal) is nondet.
 belief(M, G) :-
@@ -279,3 +282,26 @@ prove_body(M, G, Stack, [P]) :-
     belief(M, G),
     \+ ( member(X, Stack), X =@= G ),
     prove_belief(M, G, [G|Stack], P).
+
+%!  what_if(+M, +Recs, +Retracts, -Changes) is det.
+%
+%   Which heads and beliefs would change if the facts Recs were added and the
+%   facts Retracts retracted: -(SlotChanges, Gained, Lost); nothing changes (the
+%   evaluation runs in a snapshot).
+what_if(M, Recs, Retracts, Changes) :-
+    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
+                 ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
+    sort(Slots0, Slots),
+    findall(S-A-Hs, ( member(S-A, Slots), slot_heads(M, S, A, Hs) ), Before),
+    beliefs(M, B0),
+    snapshot(what_if_in(M, Recs, Retracts, Slots, Before, B0, Changes)).
+
+what_if_in(M, Recs, Retracts, Slots, Before, B0, -(SlotChanges, Gained, Lost)) :-
+    add_facts(M, Recs),
+    forall(member(Id, Retracts), retract_fact(M, Id, 0, what_if)),
+    findall(-(S, A, Hs0, Hs1), ( member(S-A, Slots), member(S-A-Hs0, Before),
+                                 slot_heads(M, S, A, Hs1),
+                                 msort(Hs0, X), msort(Hs1, Y), X \== Y ), SlotChanges),
+    beliefs(M, B1),
+    subtract(B1, B0, Gained),
+    subtract(B0, B1, Lost).

@@ -55,16 +55,17 @@
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
-                      protected_tier/2]).
+                      protected_tier/2, top_tier/3, count_scope/3, set_status/6]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           bind_source/4, use_nonce/3,
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6, heads_union/6,
                           advance/3, end_fact/3, ended/3]).
-:- use_module(phi, [phi_filter/3]).
+:- use_module(phi, [phi_candidates/3, phi_store/4, live_candidates/4, verdict/3,
+                    not_current/3]).
 :- use_module(claims, [claims/3]).
 :- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
-                    drop_rule/2]).
+                    drop_rule/2, what_if/4]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
@@ -201,19 +202,6 @@ fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
     ->  Status = Why
     ;   Status = superseded
     ).
-
-% not_current(+M, +Id, -Why): a live fact that is no head for want of time, not of a
-% dominator: ended (its valid_to has passed) or future (its valid_from has not come).
-not_current(M, Id, Why) :-
-    once(store_now(M, Now)),
-    Now \== none,
-    fact(M, Id, _, _, _, VF, _, _, _, _),
-    (   ended(M, Id, Now)
-    ->  Why = ended
-    ;   VF > Now
-    ->  Why = future
-    ),
-    \+ dominators(M, Id, [_|_]).
 
 % ---------------------------------------------------------------- lifecycle
 
@@ -359,16 +347,6 @@ tk_resolve_at(M, S0, A0, K0, V0, Status, Groups) :-
     resolution(M, Heads, Status0, Groups),
     set_status(M, S, A, K, Status0, Status).
 
-% set_status(+M, +S, +A, +KnownAt, +Status0, -Status): a set whose members all left or
-% ended is resolved (the empty set), not unknown: unknown is for a set nothing was said of.
-set_status(M, S, A, K, unknown, resolved) :-
-    many_attr(M, A),
-    fact(M, Id, S, A, _, _, _, RA, _, _),
-    ( K == none -> true ; RA =< K ),
-    \+ retracted(M, Id, _, _),
-    !.
-set_status(_, _, _, _, Status, Status).
-
 %!  tk_resolve_union(+M, +Ss, +A, +KnownAt, +ValidAt, -Status, -RowGroups) is det.
 %
 %   tk_resolve_rows_at/7 over the union of the slots Ss (a scope's view: its own
@@ -391,13 +369,10 @@ tk_resolve_union(M, Ss0, A0, K0, V0, Status, RowGroups) :-
 %   those of Scope (subject keys Scope + US) unless Scope is @(none).
 tk_count_scope(M, Scope0, N) :-
     (   Scope0 == @(none)
-    ->  Prefix = none
-    ;   atom_in(Scope0, Sc), atom_concat(Sc, '\x1f', Prefix)
+    ->  Scope = none
+    ;   atom_in(Scope0, Scope)
     ),
-    aggregate_all(count, ( fact(M, _, S, _, _, _, _, _, _, _), in_layers(Prefix, S) ), N).
-
-in_layers(_, S) :- \+ sub_atom(S, _, _, _, '\x1f'), !.
-in_layers(Prefix, S) :- Prefix \== none, sub_atom(S, 0, _, _, Prefix).
+    count_scope(M, Scope, N).
 
 %!  tk_declare(+M, +Attribute, +Cardinality) is det.
 %
@@ -422,12 +397,7 @@ tk_protect(M, Ts0) :-
 %   others (false).
 %   @error existence_error(tier, Protected) when there is none
 tk_top_tier(M, P, Tier) :-
-    (   aggregate_all(max(R, T), ( tier_rank(M, T, R),
-                                   ( protected_tier(M, T) -> P == @(true) ; P == @(false) ) ),
-                      max(_, Tier0))
-    ->  Tier = Tier0
-    ;   existence_error(tier, P)
-    ).
+    top_tier(M, P, Tier).
 
 %!  tk_attribute_used(+M, +Attribute, -Used) is det.
 tk_attribute_used(M, A0, Used) :-
@@ -487,54 +457,29 @@ tk_filter_ids(M, Ids0, Verdicts) :-
     maplist(atom_in, Ids0, Ids),
     maplist(verdict(M), Ids, Verdicts).
 
-verdict(M, Id, V) :-
-    fact(M, Id, S, A, _, _, _, _, _, _),
-    (   retracted(M, Id, _, _)
-    ->  V = -(retracted, '', '')
-    ;   head(M, S, A, Id)
-    ->  V = -(head, '', '')
-    ;   not_current(M, Id, Why)
-    ->  V = -(Why, '', '')
-    ;   (   head(M, S, A, H), dominates(M, H, Id)
-        ->  By = H
-        ;   dominators(M, Id, [By|_])
-        ),
-        ( sup(M, By, Id) -> Rule = supersedes ; mem_policy(M, Rule) ),
-        V = -(dominated, By, Rule)
-    ), !.
-verdict(_, Id, _) :-
-    existence_error(fact, Id).
-
-% cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo)
-cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0, _), c(I, K, r(I, V, T, RA, R, Src, []))) :-
+% cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo);
+% Cand is ValidTo-c(Index, SlotKey, Record), ValidTo none when open.
+cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0, VT0), VT-c(I, K, r(I, V, T, RA, R, Src, []))) :-
     atom_in(K0, K), key_in(V0, V), atom_in(Tier0, Tier),
-    opt_in(RA0, RA), opt_name_in(Src0, Src),
+    opt_in(RA0, RA), opt_name_in(Src0, Src), opt_in(VT0, VT),
     once(tier_rank(M, Tier, R)).
 
-% live_rows(+M, +Rows, -Live, -Ended): the candidates whose valid_to has passed at the
-% memory's clock are stale, whatever else the context holds: I-ended.
-live_rows(M, Rows, Live, Ended) :-
-    once(store_now(M, Now)),
-    partition(row_ended(Now), Rows, EndedRows, Live),
-    findall(I-ended, member(-(I, _, _, _, _, _, _, _), EndedRows), Ended).
-
-row_ended(Now, -(_, _, _, _, _, _, _, VT)) :-
-    Now \== none, number(VT), VT =< Now.
+% slot_in(+Row, -Slot): -(SlotKey, S, A) as atoms.
+slot_in(-(K0, S0, A0), -(K, S, A)) :-
+    atom_in(K0, K), atom_in(S0, S), atom_in(A0, A).
 
 %!  tk_ended_rows(+M, +Candidates, -Indexes) is det.
 %
 %   The indexes of the candidates whose valid_to has passed at the memory's clock.
 tk_ended_rows(M, Rows, Is) :-
-    live_rows(M, Rows, _, Ended),
+    maplist(cand_in(M), Rows, Timed),
+    live_candidates(M, Timed, _, Ended),
     pairs_keys_values(Ended, Is, _).
 
 %!  tk_phi(+M, +Candidates, -Drops) is det.
-tk_phi(M, Rows0, Drops) :-
-    once(mem_policy(M, Policy)),
-    live_rows(M, Rows0, Rows, Ended),
-    maplist(cand_in(M), Rows, Cands),
-    phi_filter(Policy, Cands, Drops0),
-    append(Ended, Drops0, Drops).
+tk_phi(M, Rows, Drops) :-
+    maplist(cand_in(M), Rows, Timed),
+    phi_candidates(M, Timed, Drops).
 
 %!  tk_phi_store(+M, +Candidates, +Slots, -Drops) is det.
 %
@@ -542,8 +487,10 @@ tk_phi(M, Rows0, Drops) :-
 %   -(SlotKey, S, A)): a candidate that a head dominates is dropped, the head
 %   given as -(head, Row), its tk_facts/3 row (one call answers the filter).
 %   Heads themselves are never dropped.
-tk_phi_store(M, Rows, Slots, Drops) :-
-    phi_store(M, Rows, Slots, Drops0),
+tk_phi_store(M, Rows, Slots0, Drops) :-
+    maplist(cand_in(M), Rows, Timed),
+    maplist(slot_in, Slots0, Slots),
+    phi_store(M, Timed, Slots, Drops0),
     maplist(head_row(M), Drops0, Drops).
 
 head_row(M, I-J, I-J1) :-
@@ -552,20 +499,6 @@ head_row(M, I-J, I-J1) :-
     ;   J1 = J
     ).
 
-phi_store(M, Rows0, Slots, Drops) :-
-    once(mem_policy(M, Policy)),
-    live_rows(M, Rows0, Rows, Ended),
-    maplist(cand_in(M), Rows, Cands),
-    findall(c(-(head, H), K, R),
-            ( member(-(K0, S0, A0), Slots), atom_in(K0, K), atom_in(S0, S), atom_in(A0, A),
-              head(M, S, A, H), once(record(M, H, R0)),
-              R0 = r(_, V, T, RA, Rank, Src, Meta), R = r(-(head, H), V, T, RA, Rank, Src, Meta) ),
-            Heads),
-    append(Cands, Heads, All),
-    phi_filter(Policy, All, Drops0),
-    include([I-_]>>integer(I), Drops0, Drops1),
-    append(Ended, Drops1, Drops).
-
 %!  tk_order_pairs(+M, +Candidates, -Pairs) is det.
 %
 %   The (dominated, dominator) index pairs of one slot that the policy's order
@@ -573,7 +506,8 @@ phi_store(M, Rows0, Slots, Drops) :-
 %   dominators newest first: the only pairs a kappa needs to judge.
 tk_order_pairs(M, Rows, Pairs) :-
     once(mem_policy(M, P)),
-    maplist(cand_in(M), Rows, Cands),
+    maplist(cand_in(M), Rows, Timed),
+    pairs_values(Timed, Cands),
     findall(I-Js, ( member(c(I, K, RI), Cands),
                     findall(NT-J, ( member(c(J, K2, RJ), Cands), K2 == K, J \== I,
                                     may_dominate(P, RJ, RI),
@@ -659,22 +593,7 @@ tk_explain(M, Text, Proof) :-
 tk_what_if(M, Adds, Retracts0, Changes) :-
     maplist(fact_in, Adds, Recs),
     maplist(atom_in, Retracts0, Retracts),
-    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
-                 ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
-    sort(Slots0, Slots),
-    findall(S-A-Hs, ( member(S-A, Slots), slot_heads(M, S, A, Hs) ), Before),
-    beliefs(M, B0),
-    snapshot(what_if_in(M, Recs, Retracts, Slots, Before, B0, Changes)).
-
-what_if_in(M, Recs, Retracts, Slots, Before, B0, -(SlotChanges, Gained, Lost)) :-
-    add_facts(M, Recs),
-    forall(member(Id, Retracts), retract_fact(M, Id, 0, what_if)),
-    findall(-(S, A, Hs0, Hs1), ( member(S-A, Slots), member(S-A-Hs0, Before),
-                                 slot_heads(M, S, A, Hs1),
-                                 msort(Hs0, X), msort(Hs1, Y), X \== Y ), SlotChanges),
-    beliefs(M, B1),
-    subtract(B1, B0, Gained),
-    subtract(B0, B1, Lost).
+    what_if(M, Recs, Retracts, Changes).
 
 % ---------------------------------------------------------------- errors
 
