@@ -199,14 +199,15 @@ def test_beliefs_why_and_graph_stay_in_their_scope() -> None:
     mem = Memory()
     ana = mem.scope("user:ana")
     f = ana.add("me", "location", "home", source="s")
-    mem.add("bob", "location", "home", source="s")
+    shared = mem.add("bob", "location", "home", source="s")
     mem.add_rule("needs_vpn(U) :- holds(U, location, home)")
     assert [b.text for b in ana.beliefs()] == ["needs_vpn(me)"]
     assert [b.text for b in mem.beliefs()] == ["needs_vpn(bob)"]
     assert [b.text for b in mem.scope("user:bob").beliefs()] == []
     assert f.id in str(ana.why("needs_vpn(me)")) and f.id in str(ana.why(ana.beliefs()[0]))
-    g = ana.graph()
-    assert set(g.nodes) == {f.id, "needs_vpn(me)"} and g.has_edge(f.id, "needs_vpn(me)")
+    g = ana.graph()  # its scope's facts and the shared layer's (never another scope's)
+    assert set(g.nodes) == {f.id, shared.id, "needs_vpn(me)"}
+    assert g.has_edge(f.id, "needs_vpn(me)")
     assert f.id not in mem.graph().nodes
 
 

@@ -732,3 +732,20 @@ def test_the_number_of_rules_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None
     mem.remove_rule("p0(X) :- holds(X, a, b)")
     mem.add_rule("q(X) :- holds(X, a, b)")
     assert len(mem.rules()) == 3
+
+
+def test_the_graph_of_a_view_draws_its_union() -> None:
+    mem = Memory()
+    shared = mem.add("acme", "price", 100, source="billing", tier="verified", valid_from=T(1))
+    ana = mem.scope("user:ana")
+    mine = ana.add("acme", "price", 90, source="user:ana", tier="verified", valid_from=T(2))
+    ana.add("acme", "city", "Lyon", source="a", valid_from=T(1))
+    other = ana.add("acme", "city", "Nice", source="b", valid_from=T(1))
+    mem.scope("user:bob").add("acme", "price", 80, source="user:bob", tier="verified",
+                              valid_from=T(3))
+    g = ana.graph()
+    assert g.nodes[shared.id]["layer"] is None and g.nodes[mine.id]["layer"] == "user:ana"
+    assert g.edges[mine.id, shared.id]["kind"] == "supersedes"  # across the layers
+    assert any(d["kind"] == "conflicts" for _, _, d in g.edges(other.id, data=True))
+    assert len([n for n, d in g.nodes(data=True) if d["kind"] == "fact"]) == 4  # not bob's
+    assert set(mem.graph().nodes) == {shared.id}  # the memory: the shared layer

@@ -698,7 +698,7 @@ class Memory:
     def graph(self) -> Any:
         """A ``networkx.DiGraph`` of facts and beliefs: supersedes, conflicts, supports."""
         with self._open():
-            return memory_graph(self._store, self._reasoner, self._scope)
+            return memory_graph(self._store, self._reasoner, self._scope, self._scope and self)
 
     def audit(self) -> list[AuditEntry]:
         """The drop log of ``filter`` and the refused writes, oldest first: those made in

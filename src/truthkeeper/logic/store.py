@@ -350,6 +350,12 @@ class Store:
         r = bridge.ask("tk_links(M, Id, Ds, Dd)", {"M": self.h, "Id": fid})
         return list(r["Ds"]), list(r["Dd"])
 
+    def dominance_pairs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """The (winner, loser) pairs among these live facts (any slots, any layers)."""
+        self.need(ids=ids)
+        return [tuple(x) for x in bridge.ask("tk_dominance_pairs(M, Ids, Ps)",
+                                             {"M": self.h, "Ids": list(ids)})["Ps"]]
+
     def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """For each id: (head | retracted | dominated, dominating id, rule)."""
         self.need(ids=ids)

@@ -14,6 +14,7 @@
             tk_declare/3,         % +M, +Attribute, +Cardinality
             tk_resolve_union/7,   % +M, +Ss, +A, +KnownAt, +ValidAt, -Status, -RowGroups
             tk_count_scope/3,     % +M, +Scope, -Count
+            tk_dominance_pairs/3, % +M, +Ids, -Pairs
             tk_protect/2,         % +M, +Tiers
             tk_top_tier/3,        % +M, +Protected, -Tier
             tk_attribute_used/3,  % +M, +Attribute, -Used
@@ -103,6 +104,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_declare/3).
 :- det(tk_resolve_union/7).
 :- det(tk_count_scope/3).
+:- det(tk_dominance_pairs/3).
 :- det(tk_protect/2).
 :- det(tk_top_tier/3).
 :- det(tk_attribute_used/3).
@@ -362,6 +364,16 @@ tk_resolve_union(M, Ss0, A0, K0, V0, Status, RowGroups) :-
     ;   Status = Status0
     ),
     maplist(maplist(fact_row(M)), Groups, RowGroups).
+
+%!  tk_dominance_pairs(+M, +Ids, -Pairs) is det.
+%
+%   The F-G pairs among the live facts Ids where F dominates G (a scope's view draws
+%   the supersessions across its two layers).
+tk_dominance_pairs(M, Ids0, Pairs) :-
+    maplist(atom_in, Ids0, Ids),
+    findall(F-G, ( member(F, Ids), member(G, Ids), F \== G,
+                   \+ retracted(M, F, _, _), \+ retracted(M, G, _, _),
+                   dominates(M, F, G) ), Pairs).
 
 %!  tk_count_scope(+M, +Scope, -Count) is det.
 %
