@@ -749,3 +749,18 @@ def test_the_graph_of_a_view_draws_its_union() -> None:
     assert any(d["kind"] == "conflicts" for _, _, d in g.edges(other.id, data=True))
     assert len([n for n, d in g.nodes(data=True) if d["kind"] == "fact"]) == 4  # not bob's
     assert set(mem.graph().nodes) == {shared.id}  # the memory: the shared layer
+
+
+def test_why_in_a_view_never_proves_another_scopes_belief() -> None:
+    mem = Memory()
+    ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+    ana.add("me", "phone", "555-0101", source="chat")
+    mem.add_rule("contact(U, P) :- holds(U, phone, P)")
+    assert [b.text for b in ana.beliefs()] == ["contact(me,'555-0101')"]
+    assert "555-0101" in str(ana.why("contact(me,'555-0101')"))
+    for pattern in ("contact(U, P)", "contact(me,'555-0101')"):
+        with pytest.raises(UnknownFact) as info:
+            bob.why(pattern)
+        assert "555" not in str(info.value) or pattern.endswith("')")
+        assert str(info.value) == f"{pattern!r} is neither a fact id of this memory nor a " \
+                                  "current belief"

@@ -527,13 +527,12 @@ class Memory:
             return check_visible(self._store.get(check_label(fact_id, "fact_id")),
                                  self._scope, fact_id)
 
-    def _visible_id(self, fact_id: str) -> None:
-        """Refuse a fact id of another scope exactly as an unknown one (a belief's text is
-        not an id: it passes)."""
+    def _visible_id(self, fact_id: str) -> bool:
+        """Whether ``fact_id`` names a fact this memory sees; a fact id of another scope is
+        refused exactly as an unknown one (a belief's text is not an id: False)."""
         with self._open():
             known = fact_id in self._store.slot_ids_of([fact_id])
-        if known:
-            self.get(fact_id)
+        return known and self.get(fact_id) is not None
 
     def _own(self, fact_id: str) -> Fact:
         """A fact this memory (view) may write about: its own scope's."""
@@ -633,10 +632,11 @@ class Memory:
         >>> "said by crm" in str(mem.why(mem.add("ana", "city", "Lisbon", source="crm")))
         True
         """
-        if isinstance(item, (str, Fact)):
-            self._visible_id(item if isinstance(item, str) else item.id)
+        fact = isinstance(item, (str, Fact)) and self._visible_id(
+            item.id if isinstance(item, Fact) else item)
         with self._open():
-            return self._reasoner.why(shown_belief(self._reasoner, self._scope, item))
+            return self._reasoner.why(item if fact else
+                                      shown_belief(self._reasoner, self._scope, item))
 
     def what_if(self, *, add: Iterable[Mapping[str, Any] | Fact] = (),
                 retract: Iterable[str] = ()) -> WhatIf:

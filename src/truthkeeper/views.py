@@ -99,8 +99,12 @@ def _own_facts(view: Any, scope: str | None, subject: str | None,
 
 def shown_belief(reasoner: Reasoner, scope: str | None, item: Any) -> Any:
     """What ``why`` explains in a view: a belief as the view shows it maps back to the
-    belief it stands for."""
+    belief it stands for; any other text (a pattern with variables included) is refused
+    as an unknown belief is, so that no proof reaches another scope's facts."""
     if scope is not None and isinstance(item, (str, Belief)):
         shown = {b.text: i for b, i in in_scope(reasoner.beliefs(), scope)}
-        return shown.get(str(item), item)
+        if str(item) not in shown:  # e.g. a pattern, which would prove another scope's belief
+            msg = f"{str(item)!r} is neither a fact id of this memory nor a current belief"
+            raise UnknownFact(msg)
+        return shown[str(item)]
     return item
