@@ -764,3 +764,13 @@ def test_why_in_a_view_never_proves_another_scopes_belief() -> None:
         assert "555" not in str(info.value) or pattern.endswith("')")
         assert str(info.value) == f"{pattern!r} is neither a fact id of this memory nor a " \
                                   "current belief"
+
+
+def test_filter_reads_candidates_with_the_declared_types() -> None:
+    mem = Memory(policy="temporal", schema={"price": {"value_type": "number"}})
+    mem.add("acme", "price", 135, source="billing", valid_from=T(2))
+    res = mem.filter([Candidate("acme", "price", "135", T(1)),     # the same value: kept
+                      Candidate("acme", "price", "120", T(1))])    # older, another: dropped
+    assert [c.value for c in res.kept] == ["135"] and len(res.dropped) == 1
+    with pytest.raises(InvalidFact, match="must be a number"):
+        mem.filter([Candidate("acme", "price", "a lot", T(1))])

@@ -566,8 +566,7 @@ class Memory:
         """Every fact of the slot, oldest first (valid time), each with its ``status``."""
         s, a = _slot(subject, attribute)
         with self._open():
-            r = None if self._scope is None else self._p.answers.resolve(
-                self._open, self._scope, s, a)
+            r = None if self._scope is None else self._p.answers.heads(self._scope, s, a)
             return view_history(self._store, self._scope, s, a, r)
 
     def as_of(self, subject: str, attribute: str, *, valid_at: datetime | str | None = None,
@@ -591,8 +590,8 @@ class Memory:
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts)."""
         with self._open():
-            return view_conflicts(self._store, self._scope, lambda s, a: self._p.answers.resolve(
-                self._open, self._scope, s, a))
+            return view_conflicts(self._store, self._scope,
+                                  lambda s, a: self._p.answers.heads(self._scope, s, a))
 
     def filter(self, items: Iterable[str | Fact | Candidate], *,
                kappa: Callable[[Any, Any], bool] | None = None,
@@ -609,7 +608,8 @@ class Memory:
         if isinstance(items, (str, Fact, Candidate)):
             items = [items]  # one item, not the characters of an id
         with self._open():
-            res = filter_items(self._store, self._p.builder, items, kappa, self._scope)
+            res = filter_items(self._store, self._p.builder, items, kappa, self._scope,
+                               self._events.declarer.schema.coerce)
             if res.dropped:
                 self._audit.dropped(query, res.dropped)
         return res

@@ -137,20 +137,26 @@ class Answers:
             return hit[0]
         return None
 
-    def resolve(self, guard: Callable[[], Any], scope: str | None, subject: str,
-                attribute: str, *, known_at: int | None = None,
-                valid_at: int | None = None) -> Resolution:
-        """A slot's resolution in ``scope``'s view (its facts and the shared layer's), with
-        its ``why`` and, for a conflict, each candidate's probability."""
+    def heads(self, scope: str | None, subject: str, attribute: str, *,
+              known_at: int | None = None, valid_at: int | None = None) -> Resolution:
+        """A slot's status and heads in ``scope``'s view (its facts and the shared layer's),
+        at ``valid_at`` (default: now) as known at ``known_at``; no why, no probabilities."""
         p = self.parts
         key = scoped(scope, subject)
         if scope is None and known_at is None and valid_at is None:
-            r = p.store.resolve(key, attribute)
-        else:
-            at = p.now() if valid_at is None else valid_at
-            r = p.store.resolve(key, attribute, known_at=known_at, valid_at=at, as_of=True,
-                                layers=None if scope is None else [key, subject])
-        r = p.reasoner.with_why(guard, r, (key, attribute))
+            return p.store.resolve(key, attribute)
+        at = p.now() if valid_at is None else valid_at
+        return p.store.resolve(key, attribute, known_at=known_at, valid_at=at, as_of=True,
+                               layers=None if scope is None else [key, subject])
+
+    def resolve(self, guard: Callable[[], Any], scope: str | None, subject: str,
+                attribute: str, *, known_at: int | None = None,
+                valid_at: int | None = None) -> Resolution:
+        """:meth:`heads` with its ``why`` and, for a conflict, each candidate's
+        probability."""
+        p = self.parts
+        r = self.heads(scope, subject, attribute, known_at=known_at, valid_at=valid_at)
+        r = p.reasoner.with_why(guard, r, (scoped(scope, subject), attribute))
         if r.status == "conflict" and r.attribute in p.store.many:
             cands, members, joint = score_set(p.rel.book, r)
             r = replace(r, candidates=cands, best=members, best_p=joint)

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import TruthkeeperError
 from ..memory import Memory
 from ..schema import boundary_time
-from ..values import Candidate, ToDict, jsonable, normalise_key
+from ..values import Candidate, ToDict, jsonable
 
 __all__ = ["DocumentReport", "judge_documents"]
 
@@ -56,16 +56,9 @@ def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
         return None, "no value in its metadata (its text is not compared as a value)"
     if md.get("valid_from") in (None, ""):
         return None, "no valid_from in its metadata"
-    try:
-        types = memory.declarations()
-        attr = normalise_key(md["attribute"], "attribute")
-        value = md["value"]
-        if attr in types and types[attr].value_type is not None:
-            from ..schema import coerce_value
-
-            value = coerce_value(value, types[attr].value_type)
+    try:  # the value's declared type is the memory's to apply (filter coerces)
         vt = md.get("valid_to")
-        return Candidate(md["subject"], md["attribute"], value,
+        return Candidate(md["subject"], md["attribute"], md["value"],
                          boundary_time(md["valid_from"], "valid_from"),
                          tier=md.get("tier") or "unverified", source=md.get("source"),
                          text=text,
@@ -97,29 +90,22 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
             res = memory.filter(items, query=query)
             break
         except TruthkeeperError:  # find the item the memory refuses; the others are judged
-            bad = _first_refused(memory, items)
-            why[where[bad]] = f"refused by the memory: {_refusal(memory, items[bad])}"
+            bad, reason = _first_refused(memory, items)
+            why[where[bad]] = f"refused by the memory: {reason}"
             del items[bad], where[bad]
     report = _report(res, where, items)
     unjudged = tuple(sorted(why))
     return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged))
 
 
-def _first_refused(memory: Memory, items: list[Any]) -> int:
+def _first_refused(memory: Memory, items: list[Any]) -> tuple[int, str]:
+    """The first item the memory refuses on its own, and why."""
     for i, item in enumerate(items):
         try:
             memory.filter([item])
-        except TruthkeeperError:
-            return i
-    return 0  # refused only together: leave the first out
-
-
-def _refusal(memory: Memory, item: Any) -> str:
-    try:
-        memory.filter([item])
-    except TruthkeeperError as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return "refused with the other documents"
+        except TruthkeeperError as exc:
+            return i, f"{type(exc).__name__}: {exc}"
+    return 0, "refused with the other documents"  # only together: leave the first out
 
 
 def _report(res: Any, where: list[int], items: list[Any],

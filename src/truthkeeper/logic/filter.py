@@ -43,9 +43,11 @@ def _layers(slots: dict[str, list[tuple[str, str, str]]], scope: str | None, s: 
 
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
                  kappa: Callable[[Any, Any], bool] | None = None,
-                 scope: str | None = None) -> FilterResult:
+                 scope: str | None = None,
+                 coerce: Callable[[str, Any, str], Any] | None = None) -> FilterResult:
     """Drop the stale items of ``items`` (see ``Memory.filter``); candidates are read in
-    ``scope`` and facts must belong to it."""
+    ``scope`` (facts must be visible there) and their values coerced to the attribute's
+    declared type (``coerce(attribute, value, name)``), as ``add`` coerces them."""
     items = list(items)
     drops: dict[int, Drop] = {}
     by_id: dict[str, Fact] = {}
@@ -67,7 +69,9 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
             end = None if item.valid_to is None else to_us(
                 parse_time(item.valid_to, f"items[{i}].valid_to"))
-            rows.append((i, f"{s}\x1f{a}", store.key(a, item.value), tau,
+            value = item.value if coerce is None else coerce(a, item.value,
+                                                             f"items[{i}].value")
+            rows.append((i, f"{s}\x1f{a}", store.key(a, value), tau,
                          builder.tier(item.tier), None, item.source, end))
             _layers(slots, scope, s, a)
         else:
