@@ -201,13 +201,14 @@ def test_beliefs_why_and_graph_stay_in_their_scope() -> None:
     f = ana.add("me", "location", "home", source="s")
     shared = mem.add("bob", "location", "home", source="s")
     mem.add_rule("needs_vpn(U) :- holds(U, location, home)")
-    assert [b.text for b in ana.beliefs()] == ["needs_vpn(me)"]
+    # a shared rule applies in every view, over the view's facts: its scope's and the shared
+    assert [b.text for b in ana.beliefs()] == ["needs_vpn(bob)", "needs_vpn(me)"]
     assert [b.text for b in mem.beliefs()] == ["needs_vpn(bob)"]
-    assert [b.text for b in mem.scope("user:bob").beliefs()] == []
-    assert f.id in str(ana.why("needs_vpn(me)")) and f.id in str(ana.why(ana.beliefs()[0]))
+    assert [b.text for b in mem.scope("user:bob").beliefs()] == ["needs_vpn(bob)"]
+    assert f.id in str(ana.why("needs_vpn(me)")) and f.id in str(ana.why(ana.beliefs()[1]))
     g = ana.graph()  # its scope's facts and the shared layer's (never another scope's)
-    assert set(g.nodes) == {f.id, shared.id, "needs_vpn(me)"}
-    assert g.has_edge(f.id, "needs_vpn(me)")
+    assert set(g.nodes) == {f.id, shared.id, "needs_vpn(me)", "needs_vpn(bob)"}
+    assert g.has_edge(f.id, "needs_vpn(me)") and g.has_edge(shared.id, "needs_vpn(bob)")
     assert f.id not in mem.graph().nodes
 
 

@@ -83,4 +83,4 @@ __all__ = [
     "policies",
 ]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

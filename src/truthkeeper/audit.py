@@ -19,7 +19,7 @@ from .errors import InvalidFact
 from .journal.codec import is_erased
 from .values import AuditEntry, Candidate, Drop, Fact, normalise_key
 
-__all__ = ["AuditLog", "caller_scope"]
+__all__ = ["AuditLog", "caller_scope", "current_scope"]
 
 _CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("truthkeeper_scope",
                                                                     default=None)
@@ -33,6 +33,11 @@ def caller_scope(scope: str | None) -> Iterator[None]:
         yield
     finally:
         _CALLER.reset(token)
+
+
+def current_scope() -> str | None:
+    """The scope whose call is running (None: the unscoped memory's)."""
+    return _CALLER.get()
 
 
 def _scoped(details: dict[str, Any], scope: str | None) -> dict[str, Any]:

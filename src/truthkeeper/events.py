@@ -7,13 +7,14 @@ memory answers exactly as the live one did.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .audit import AuditLog
+from .audit import AuditLog, caller_scope, current_scope
 from .errors import (
     InvalidFact,
     JournalCorrupt,
@@ -29,6 +30,7 @@ from .journal.codec import (
     canonical,
     erased_audit_body,
     erased_body,
+    erased_scoped_body,
     fact_body,
     fact_fields,
     is_erased,
@@ -68,6 +70,8 @@ class Applier:
         self.guard, self.builder, self.audit = guard, builder, audit
         self.config, self.touch, self.clock = config, touch, clock
         self.declarer = declarer or Declarer(store, Schema())
+        self.erased_rules: set[str] = set()
+        """Ids of rules erased with their scope (a later ``rule_removed`` names them)."""
 
     # ------------------------------------------------------------------ live writes
 
@@ -90,6 +94,17 @@ class Applier:
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"batch": True})
             raise
+        return built
+
+    def hypothetical(self, items: Iterable[Mapping[str, Any] | Fact], scope: str | None,
+                     now: int) -> list[Fact]:
+        """The facts ``what_if`` would add in ``scope``, built and checked as ``validate``
+        builds them (declared types included); unsigned, since nothing is written."""
+        with caller_scope(scope):
+            built = [replace(self.declarer.coerce(self.builder.coerce(item, i, from_us(now)),
+                                                  False), scope=scope)
+                     for i, item in enumerate(items)]
+        self.rel.check_values(built)
         return built
 
     def _guarded(self, item: object) -> bool:
@@ -176,6 +191,8 @@ class Applier:
         store keys); an ``erase`` event records it, and the store and the audit log forget
         them. Erasing a protected fact needs ``signature``:
         ``sign_action("erase", {"ids": [...], "reason": ...})``."""
+        if not ids and not any(sc == scope for _, _, sc in self.reasoner.rules(scope)):
+            return  # nothing to erase: nothing is written
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
         if signature is not None:
             body["signature"] = dict(signature)
@@ -186,23 +203,30 @@ class Applier:
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
                 if done:
                     raise InvalidFact(f"facts {done} are erased already")
-                at = self._erase_in(w, ledger.journal, body, match)
+                at = self._erase_in(w, ledger.journal, body, match, scope)
             except TruthkeeperError as exc:
                 self.audit.rejected(exc, {"erase": list(ids)})
                 raise
         self._erased(body, at)
+        if scope is not None:
+            self.rel.forget_scope(scope)
         self.audit.erase(match)
         ledger.journal._purge()
 
     def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any],
-                  match: Callable[[Mapping[str, Any]], bool] | None = None) -> int:
-        """Within a write: check the erasure, blank the facts' events and the audit
-        entries ``match`` finds (default: those naming an erased id) and journal it;
-        returns its time (the store forgets once the write commits)."""
+                  match: Callable[[Mapping[str, Any]], bool] | None = None,
+                  scope: str | None = None) -> int:
+        """Within a write: check the erasure, blank the facts' events, the audit entries
+        ``match`` finds (default: those naming an erased id) and the erased ``scope``'s
+        rules, and journal it; returns its time (the store forgets once the write
+        commits)."""
         self._check_erase(body, None)
         self._nonce(w, body, f"erase:{next(_UNIQUE)}")
         [at] = w.times(1)
         self._blank(w, journal, set(body["ids"]), at)
+        if scope is not None:
+            self._blank_rules(w, journal, scope, body, at)
+            self._blank_outcomes(w, journal, scope, body, at)
         blanked = []
         for seq, text in journal.kind_rows("audit"):
             entry = json.loads(text)
@@ -214,6 +238,37 @@ class Applier:
             body["audit"] = blanked
         w.events.append(("erase", at, body))
         return at
+
+    def _blank_rules(self, w: Write, journal: Journal, scope: str, body: dict[str, Any],
+                     at: int) -> None:
+        """Within an erasure of ``scope``: its rules' events become placeholders (the
+        erasure's ``rules`` names them) and the rules go."""
+        seqs = []
+        for seq, text in journal.kind_rows("rule"):
+            rb = json.loads(text)
+            if not is_erased(rb) and rb.get("scope") == scope:
+                w.txn.erase(seq, erased_scoped_body(text, at))
+                seqs.append(seq)
+                if any(r == rb["id"] for r, _, _ in self.reasoner.rules(scope)):
+                    self.reasoner.remove(rb["id"])
+                    w.on_undo(functools.partial(self.reasoner.add, rb["id"], rb["text"],
+                                                scope=scope, evaluate=False))
+                self.erased_rules.add(rb["id"])
+                w.on_undo(functools.partial(self.erased_rules.discard, rb["id"]))
+        if seqs:
+            body["rules"] = seqs
+
+    def _blank_outcomes(self, w: Write, journal: Journal, scope: str,
+                        body: dict[str, Any], at: int) -> None:
+        """Within an erasure of ``scope``: the outcomes recorded in it become placeholders
+        (the erasure's ``outcomes`` names them); its book goes once the write commits."""
+        seqs = []
+        for seq, text in journal.kind_rows("outcome"):
+            if json.loads(text).get("scope") == scope:  # a placeholder names no scope
+                w.txn.erase(seq, erased_scoped_body(text, at))
+                seqs.append(seq)
+        if seqs:
+            body["outcomes"] = seqs
 
     def _check_erase(self, body: Mapping[str, Any], at: int | None) -> None:
         ids = body["ids"]
@@ -251,31 +306,38 @@ class Applier:
             if w is not None:
                 w.on_undo(lambda: self.store.unuse_nonce(nonce))
 
-    def rule(self, w: Write, text: str) -> str:
-        """Add a rule; returns its id. A text already added is refused."""
+    def rule(self, w: Write, text: str, scope: str | None = None) -> str:
+        """Add a rule in ``scope`` (None: shared); returns its id. A text that already
+        applies there is refused; so is a rule past the ``MAX_RULES`` that apply there."""
         rid = f"r{w.next_seq}"
         try:
-            texts = [t for _, t in self.reasoner.rules()]
+            texts = [t for _, t, _ in self.reasoner.rules(scope)]
             if text in texts:
                 raise UnsafeRule(f"the rule {text!r} was already added")
             if len(texts) >= MAX_RULES:  # each rule is evaluated with all the others
                 raise UnsafeRule(f"a memory holds at most {MAX_RULES} rules; remove one first")
-            self.reasoner.add(rid, text)
+            self.reasoner.add(rid, text, scope=scope)
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"rule": text})
             raise
         w.on_undo(lambda: self.reasoner.remove(rid))
-        w.events.append(("rule", w.times(1)[0], {"id": rid, "text": text}))
+        w.events.append(("rule", w.times(1)[0], {"id": rid, "text": text,
+                                                 **({"scope": scope} if scope else {})}))
         return rid
 
-    def rule_removed(self, w: Write, text: str) -> None:
-        """Remove the rule with this text."""
-        rid = {t: r for r, t in self.reasoner.rules()}.get(text)
+    def rule_removed(self, w: Write, text: str, scope: str | None = None) -> None:
+        """Remove the rule with this text that was added in ``scope`` (a view cannot
+        remove a shared rule)."""
+        rules = self.reasoner.rules(scope)
+        rid = next((r for r, t, sc in rules if t == text and sc == scope), None)
         if rid is None:
-            msg = f"no rule {text!r} to remove; rules() lists the rules"
+            shared = any(t == text for _, t, _ in rules)
+            msg = (f"the rule {text!r} is shared (added to the unscoped memory); a scope's "
+                   "view removes only its own rules" if shared else
+                   f"no rule {text!r} to remove; rules() lists the rules")
             raise UnknownFact(msg)
         self.reasoner.remove(rid)
-        w.on_undo(lambda: self.reasoner.add(rid, text, evaluate=False))
+        w.on_undo(lambda: self.reasoner.add(rid, text, scope=scope, evaluate=False))
         w.events.append(("rule_removed", w.times(1)[0], {"id": rid}))
 
     def logged(self, w: Write, kind: str, bodies: Sequence[dict[str, Any]]) -> None:
@@ -284,7 +346,10 @@ class Applier:
                                                        strict=True))
 
     def log(self, ledger: Ledger, kind: str, bodies: list[dict[str, Any]]) -> None:
-        """Journal outcome or prior events, then apply them."""
+        """Journal outcome or prior events, then apply them; an outcome recorded in a
+        scope's view names the scope (it teaches that scope's book only)."""
+        if kind == "outcome" and current_scope() is not None:
+            bodies = [{**b, "scope": current_scope()} for b in bodies]
         with ledger.write() as w:
             for b in bodies:
                 if kind == "outcome":
@@ -356,7 +421,8 @@ class Applier:
         try:
             [fact] = self.validate([fields])
             bodies = [{**self.outcome_body(f, f.source, f.tier, f.id in right, signature,
-                                           signed), "confirmation": fact.id}
+                                           signed), "confirmation": fact.id,
+                       **({} if scope is None else {"scope": scope})}
                       for f in self.store.facts(right + wrong)]
             with ledger.write() as w:
                 for b in bodies:
@@ -484,10 +550,14 @@ class Applier:
                     self._check_erase(b, at)
                     self._nonce(None, b, f"erase:{next(_UNIQUE)}")
                     self._erased(b, at)
+                elif ev.kind == "rule" and is_erased(b):  # erased with its scope
+                    self.erased_rules.add(str(b.get("id")))
                 elif ev.kind == "rule":
-                    self.reasoner.add(b["id"], b["text"], evaluate=False)
+                    self.reasoner.add(b["id"], b["text"], scope=b.get("scope"),
+                                      evaluate=False)
                 elif ev.kind == "rule_removed":
-                    self.reasoner.remove(b["id"])
+                    if b["id"] not in self.erased_rules:
+                        self.reasoner.remove(b["id"])
                 elif ev.kind == "key":
                     apply_key_event(self.guard.ring, b, at, self.guard)
                     self._nonce(None, b, "key")
@@ -496,6 +566,8 @@ class Applier:
                 elif ev.kind == "audit":
                     if not is_erased(b):
                         self.audit.restore(b)
+                elif ev.kind == "outcome" and is_erased(b):
+                    continue  # recorded in a scope erased since
                 else:
                     if ev.kind == "outcome":
                         self._check_outcome(b, at)

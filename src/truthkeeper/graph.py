@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .logic.rules import Reasoner, in_scope, support_ids
+from .logic.rules import Reasoner, support_ids
 from .logic.store import Store
 from .values import unscoped
 
@@ -40,10 +40,10 @@ def memory_graph(store: Store, reasoner: Reasoner, scope: str | None = None,
         for s, a in store.conflicts():
             if unscoped(s)[0] == scope:
                 _conflict_edges(g, [c.fact_ids for c in store.resolve(s, a).candidates])
-    for shown, b in in_scope(reasoner.beliefs(), scope):
-        g.add_node(shown.text, kind="belief", predicate=b.predicate)
-        for fid in support_ids(reasoner.why(b)):
-            g.add_edge(fid, shown.text, kind="supports")
+    for b in reasoner.beliefs(scope):
+        g.add_node(b.text, kind="belief", predicate=b.predicate)
+        for fid in support_ids(reasoner.why(b, scope)):
+            g.add_edge(fid, b.text, kind="supports")
     return g
 
 

@@ -19,7 +19,7 @@ from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
 from .logic.filter import filter_items
 from .logic.policy import Policy
-from .logic.rules import check_rule_text, in_scope
+from .logic.rules import check_rule_text
 from .reliability.categorical import check_categories
 from .reliability.context import check_probability, decide_context
 from .reliability.decision import check_utility, decide_slot
@@ -45,13 +45,11 @@ from .values import (
     from_us,
     normalise_key,
     parse_time,
-    scoped,
     to_us,
 )
 from .views import (
     check_visible,
     erase_selection,
-    shown_belief,
     view_conflicts,
     view_history,
     view_slots,
@@ -263,9 +261,7 @@ class Memory:
         >>> mem.current("ana", "pet").value
         ('cat', 'dog')
         """
-        if self._view:
-            msg = "declarations are the memory owner's: declare on the Memory, not a view"
-            raise PolicyError(msg)
+        self._owner_only("declare")
         d = check_declaration(attribute, cardinality, value_type)
         cats = None if categories is None else check_categories({d.attribute: categories})
         with self._open():
@@ -273,6 +269,11 @@ class Memory:
                 self._events.declare(w, d)
             if cats is not None:  # journalled as Memory(categories=...) journals them
                 self._events.start_categories(self._ledger, cats)
+
+    def _owner_only(self, act: str) -> None:
+        if self._view:
+            msg = f"{act} is the memory owner's act: call it on the Memory, not a scope's view"
+            raise PolicyError(msg)
 
     def declarations(self) -> dict[str, Declaration]:
         """Every declared attribute with its declaration.
@@ -334,7 +335,7 @@ class Memory:
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
             self._store.need_all()
-            self._events.rule(w, text)
+            self._events.rule(w, text, self._scope)
 
     def remove_rule(self, text: str) -> None:
         """Remove the rule with this text (as ``rules()`` lists it).
@@ -346,7 +347,7 @@ class Memory:
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
             self._store.need_all()
-            self._events.rule_removed(w, text)
+            self._events.rule_removed(w, text, self._scope)
 
     def _log(self, kind: str, bodies: list[dict[str, Any]]) -> None:
         with self._open():
@@ -491,24 +492,23 @@ class Memory:
         ids, erased_scope, subjects = erase_selection(
             self, [self._own(i).id for i in id_list(fact_ids, "fact_ids")], subject,
             attribute, scope)
-        if ids:
+        if ids or erased_scope is not None:  # a scope's rules go with it
             with self._open():
                 self._events.erase(self._ledger, ids, check_label(reason, "reason"),
                                    signature, scope=erased_scope, subjects=subjects)
         return ids
 
-    def _slot(self, subject: object, attribute: object) -> tuple[str, str]:
-        s, a = _slot(subject, attribute)
-        return scoped(self._scope, s), a
-
     def export_jsonl(self, path: str | os.PathLike[str]) -> int:
-        """Write every event but the configuration as JSON Lines; returns the line count."""
+        """Write every event but the configuration as JSON Lines; returns the line count.
+        The owner's act on the whole memory: a scope's view cannot export nor import."""
+        self._owner_only("export")
         with self._open():
             events = list(self._ledger.journal.read())
         return write_jsonl(path, events)
 
     def import_jsonl(self, path: str | os.PathLike[str]) -> int:
         """Import an ``export_jsonl`` file, all or nothing; events held already are skipped."""
+        self._owner_only("import")
         lines = read_jsonl(path)
         with self._open():
             self._store.need_all()
@@ -615,15 +615,17 @@ class Memory:
         return res
 
     def rules(self) -> list[str]:
-        """The rule texts, in the order they were added."""
+        """The texts of the rules that apply here, in the order they were added: the shared
+        ones (added to the unscoped memory) and, in a scope's view, the scope's own."""
         with self._open():
-            return [t for _, t in self._reasoner.rules()]
+            return [t for _, t, _ in self._reasoner.rules(self._scope)]
 
     def beliefs(self) -> list[Belief]:
-        """Every belief the rules derive from the current facts (kept current incrementally);
-        a scope's view lists those about its subjects (rules are the memory's, for all)."""
+        """Every belief the rules derive from the current facts (kept current incrementally).
+        In a scope's view, the shared rules and the scope's own over the view's facts (its
+        scope's and the shared layer's); the unscoped memory's: shared rules, shared facts."""
         with self._open():
-            return [shown for shown, _ in in_scope(self._reasoner.beliefs(), self._scope)]
+            return self._reasoner.beliefs(self._scope)
 
     def why(self, item: str | Fact | Belief) -> Justification:
         """The justification of a fact or of a belief (rule and supporting facts).
@@ -632,11 +634,10 @@ class Memory:
         >>> "said by crm" in str(mem.why(mem.add("ana", "city", "Lisbon", source="crm")))
         True
         """
-        fact = isinstance(item, (str, Fact)) and self._visible_id(
-            item.id if isinstance(item, Fact) else item)
+        if isinstance(item, (str, Fact)):  # another scope's id: refused as an unknown one
+            self._visible_id(item.id if isinstance(item, Fact) else item)
         with self._open():
-            return self._reasoner.why(item if fact else
-                                      shown_belief(self._reasoner, self._scope, item))
+            return self._reasoner.why(item, self._scope)
 
     def what_if(self, *, add: Iterable[Mapping[str, Any] | Fact] = (),
                 retract: Iterable[str] = ()) -> WhatIf:
@@ -647,18 +648,17 @@ class Memory:
         >>> mem.what_if(retract=[f.id]).changed, len(mem)
         (True, 1)
         """
-        now = from_us(self._now())
-        facts = [self._p.builder.coerce(item, i, now) for i, item in enumerate(add)]
-        self._rel.check_values(facts)
-        ids = [check_label(r, "retract[]") for r in id_list(retract, "retract")]
+        now = self._now()
+        facts = self._events.hypothetical(add, self._scope, now)
+        ids = [self.get(check_label(r, "retract[]")).id for r in id_list(retract, "retract")]
         with self._open():
             self._store.need_all()
-            return self._reasoner.what_if(facts, ids, self._ledger.last_ra)
+            return self._reasoner.what_if(facts, ids, self._ledger.last_ra, now, self._scope)
 
     def reliability(self) -> list[SourceReliability]:
         """Per-source posterior summaries: mean, 90% interval, outcomes, tier."""
         with self._open():
-            return self._rel.summaries(self._store.sources())
+            return self._rel.summaries(self._store.sources(self._scope), self._scope)
 
     def decide(self, subject: str, attribute: str, *,
                utility: Utility | None = None) -> Decision:
@@ -673,7 +673,7 @@ class Memory:
         u = check_utility(utility)
         r = self.current(subject, attribute)
         with self._open():
-            return decide_slot(self._rel.book, r, u)
+            return decide_slot(self._rel.book_for(self._scope), r, u)
 
     def resolve_context(self, *, question: str, context_value: Any, context_source: str,
                         parametric_value: Any, parametric_confidence: float,
@@ -690,8 +690,8 @@ class Memory:
         tier, u = self._p.builder.tier(context_tier), check_utility(utility)
         with self._open():
             return decide_context(
-                self._rel.book, context_value=context_value, source=src, tier=tier,
-                parametric_value=parametric_value, confidence=parametric_confidence, u=u,
+                self._rel.book_for(self._scope), context_value=context_value, source=src,
+                tier=tier, parametric_value=parametric_value, confidence=parametric_confidence, u=u,
                 alternatives=alternatives,
                 agree=self._store.same_value(context_value, parametric_value))
 

@@ -158,10 +158,10 @@ class Answers:
         r = self.heads(scope, subject, attribute, known_at=known_at, valid_at=valid_at)
         r = p.reasoner.with_why(guard, r, (scoped(scope, subject), attribute))
         if r.status == "conflict" and r.attribute in p.store.many:
-            cands, members, joint = score_set(p.rel.book, r)
+            cands, members, joint = score_set(p.rel.book_for(scope), r)
             r = replace(r, candidates=cands, best=members, best_p=joint)
         elif r.status == "conflict":
-            cands = score_candidates(p.rel.book, r, p.sim)
+            cands = score_candidates(p.rel.book_for(scope), r, p.sim)
             top = next((c for c in cands if c.best), None)
             r = replace(r, candidates=cands, best=None if top is None else top.value,
                         best_p=None if top is None else top.p)

@@ -10,11 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 from .errors import UnknownFact
-from .logic.rules import Reasoner, in_scope
 from .logic.store import Store
-from .values import Belief, Fact, Resolution, check_scope, normalise_key, scoped, unscoped
+from .values import Fact, Resolution, check_scope, normalise_key, scoped, unscoped
 
-__all__ = ["check_visible", "erase_selection", "shown_belief", "view_conflicts",
+__all__ = ["check_visible", "erase_selection", "view_conflicts",
            "view_history", "view_slots"]
 
 
@@ -95,16 +94,3 @@ def _own_facts(view: Any, scope: str | None, subject: str | None,
         if attribute is None or a == attribute:
             out += [f.id for f in view.history(s, a) if f.status != "erased" and f.scope == scope]
     return out
-
-
-def shown_belief(reasoner: Reasoner, scope: str | None, item: Any) -> Any:
-    """What ``why`` explains in a view: a belief as the view shows it maps back to the
-    belief it stands for; any other text (a pattern with variables included) is refused
-    as an unknown belief is, so that no proof reaches another scope's facts."""
-    if scope is not None and isinstance(item, (str, Belief)):
-        shown = {b.text: i for b, i in in_scope(reasoner.beliefs(), scope)}
-        if str(item) not in shown:  # e.g. a pattern, which would prove another scope's belief
-            msg = f"{str(item)!r} is neither a fact id of this memory nor a current belief"
-            raise UnknownFact(msg)
-        return shown[str(item)]
-    return item

@@ -108,6 +108,20 @@ def erased_audit_body(body_text: str, at: int) -> str:
                       ERASED: {"content_hash": content_hash(body_text), "at": at}})
 
 
+ERASABLE = ("fact", "audit", "rule", "outcome")
+"""The event kinds an erasure may turn into placeholders (facts, the audit entries naming
+them, and an erased scope's rules and outcomes)."""
+
+
+def erased_scoped_body(body_text: str, at: int) -> str:
+    """The placeholder of an erased scope's rule or outcome: its id (a rule's, which a
+    later ``rule_removed`` names; an outcome's fact) and the content hash of what was
+    erased; the text, source, scope and everything else are gone."""
+    body = json.loads(body_text)
+    return canonical({"id": body.get("id") if isinstance(body.get("id"), str) else None,
+                      ERASED: {"content_hash": content_hash(body_text), "at": at}})
+
+
 def is_erased(body: Mapping[str, Any]) -> bool:
     """Whether a fact event body is an erased placeholder."""
     return ERASED in body
@@ -122,8 +136,8 @@ def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,
         return "its prev_hash does not match the previous event's hash"
     if event_hash(prev, seq, kind, ra, body) != h:
         return "its content does not match its hash (edited)"
-    if body.startswith(_ERASED_PREFIX) and kind not in ("fact", "audit"):
-        return "only a fact or an audit entry can be an erased placeholder"
+    if body.startswith(_ERASED_PREFIX) and kind not in ERASABLE:
+        return "only a fact, an audit entry, a rule or an outcome can be an erased placeholder"
     if kind not in EVENT_KINDS:
         return f"unknown event kind {kind!r}"
     return None

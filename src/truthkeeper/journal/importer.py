@@ -16,7 +16,7 @@ from ..logic.rules import check_rule_text
 from ..reliability.categorical import check_categories, check_confusion_body
 from ..reliability.context import check_probability
 from ..schema import check_declaration
-from ..values import Fact, check_label, from_us, parse_time
+from ..values import Fact, check_label, check_scope, from_us, parse_time
 from .base import Journal
 from .codec import canonical, fact_fields, is_erased
 from .ledger import Ledger, Write
@@ -40,7 +40,7 @@ def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
             journal: Journal, where: str) -> list[tuple[str, Any]]:
     existing = list(journal.read())
     seen = Counter(_identity(ev.kind, ev.body) for ev in existing if ev.kind != "config")
-    rid_text: dict[str, str] = {}
+    rid_text: dict[str, tuple[str, str | None] | None] = {}  # None: an erased rule
     later: list[tuple[str, Any]] = []
     run: list[tuple[int, Fact, str | None]] = []
     now = from_us(ap.clock())
@@ -59,7 +59,7 @@ def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
         if seen[key] > 0:
             seen[key] -= 1
             if kind == "rule":
-                rid_text[str(body.get("id"))] = str(body.get("text"))
+                rid_text[str(body.get("id"))] = (str(body.get("text")), body.get("scope"))
             continue
         try:
             if kind == "fact" and is_erased(body):
@@ -100,15 +100,22 @@ def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
                 ap.key(w, dict(body))
             elif kind in ("checkpoint", "audit"):
                 continue  # about the exporting journal's chain and log
+            elif kind == "outcome" and is_erased(body):  # erased with its scope
+                continue
+            elif kind == "rule" and is_erased(body):  # erased with its scope: nothing
+                rid_text[str(body.get("id"))] = None
             elif kind == "rule":
                 text = check_rule_text(body.get("text"))
-                ap.rule(w, text)
-                rid_text[str(body.get("id"))] = text
+                rule_scope = None if body.get("scope") is None else check_scope(body["scope"])
+                ap.rule(w, text, rule_scope)
+                rid_text[str(body.get("id"))] = (text, rule_scope)
             elif kind == "rule_removed":
-                removed = rid_text.get(str(body.get("id")))
-                if removed is None:
+                rid = str(body.get("id"))
+                if rid not in rid_text:
                     raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
-                ap.rule_removed(w, removed)
+                removed = rid_text[rid]
+                if removed is not None:
+                    ap.rule_removed(w, *removed)
             else:
                 body = _checked_logged(ap, kind, body)
                 if kind == "outcome":
@@ -132,6 +139,8 @@ def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
                "tier": ap.builder.tier(body.get("tier")), "correct": body["correct"]}
         out.update({k: body[k] for k in ("signed", "signature", "confirmation")
                     if k in body})
+        if body.get("scope") is not None:
+            out["scope"] = check_scope(body["scope"])
         if body.get("confidence") is not None:
             out["confidence"] = check_probability(body["confidence"], "confidence")
         return out

@@ -40,11 +40,11 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE OR REPLACE FUNCTION truthkeeper_append_only() RETURNS trigger AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit')
+    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit', 'rule', 'outcome')
        AND NEW.kind = OLD.kind
        AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
        AND NEW.hash = OLD.hash AND starts_with(NEW.body, '{{"$erased":') THEN
-        RETURN NEW;  -- an erasure: the fact's (audit entry's) body becomes its placeholder
+        RETURN NEW;  -- an erasure: the event's body becomes its placeholder
     END IF;
     RAISE EXCEPTION 'truthkeeper journal is append-only';
 END; $$ LANGUAGE plpgsql;

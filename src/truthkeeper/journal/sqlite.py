@@ -37,9 +37,10 @@ CREATE TABLE IF NOT EXISTS events (
 );
 DROP TRIGGER IF EXISTS events_append_only_update;
 CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
-WHEN NOT (NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit') AND NEW.kind = OLD.kind
-          AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
-          AND NEW.hash = OLD.hash AND substr(NEW.body, 1, 11) = '{"$erased":')
+WHEN NOT (NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit', 'rule', 'outcome')
+          AND NEW.kind = OLD.kind AND NEW.recorded_at = OLD.recorded_at
+          AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
+          AND substr(NEW.body, 1, 11) = '{"$erased":')
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;

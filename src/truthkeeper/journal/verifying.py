@@ -31,19 +31,20 @@ def verify(journal: Journal, check: Callable[[str, Mapping[str, Any], int], str 
             last[:] = [ev.body]
         elif ev.kind == "fact" and is_erased(ev.body):
             blanked[str(ev.body.get("id"))] = ev.seq
-        elif ev.kind == "audit" and is_erased(ev.body):
-            blanked[f"audit entry {ev.seq}"] = ev.seq
+        elif ev.kind in ("audit", "rule", "outcome") and is_erased(ev.body):
+            blanked[f"{ev.kind} entry {ev.seq}"] = ev.seq
         elif ev.kind == "erase":
             for fid in ev.body.get("ids") or ():
                 blanked.pop(fid, None)
-            for seq in ev.body.get("audit") or ():
-                blanked.pop(f"audit entry {seq}", None)
+            for kind, key in (("audit", "audit"), ("rule", "rules"), ("outcome", "outcomes")):
+                for seq in ev.body.get(key) or ():
+                    blanked.pop(f"{kind} entry {seq}", None)
         return check(ev.kind, ev.body, ev.recorded_at)
 
     v = journal.verify(each)
     if v.ok and blanked:
         fid, at_seq = min(blanked.items(), key=lambda kv: kv[1])
-        what = fid if fid.startswith("audit") else f"fact {fid}"
+        what = fid if fid.endswith(f"entry {at_seq}") else f"fact {fid}"
         return replace(v, ok=False, first_bad=at_seq,
                        reason=f"{what} was blanked without an erasure event")
     anchor = checkpoint if checkpoint is not None else (last[0] if last else None)

@@ -14,7 +14,6 @@ from typing import Any
 
 from ..errors import InvalidFact, UnknownFact, UnsafeRule
 from ..values import (
-    SCOPE_SEP,
     Belief,
     Fact,
     HeadChange,
@@ -62,29 +61,33 @@ class Reasoner:
 
     # ------------------------------------------------------------------ rules
 
-    def add(self, rid: str, text: str, *, evaluate: bool = True) -> None:
-        """Parse and add a rule, and evaluate it once unless replaying (UnsafeRule or
-        RuleEvaluationError when refused; nothing changes)."""
-        goal = "tk_add_rule(M, Id, T)" if evaluate else "tk_load_rule(M, Id, T)"
-        bridge.ask(goal, {"M": self.store.h, "Id": rid, "T": text})
+    def add(self, rid: str, text: str, *, scope: str | None = None,
+            evaluate: bool = True) -> None:
+        """Parse and add a rule in ``scope`` (None: shared, for every scope), and evaluate
+        it there once unless replaying (UnsafeRule or RuleEvaluationError when refused;
+        nothing changes)."""
+        goal = "tk_add_rule(M, Sc, Id, T)" if evaluate else "tk_load_rule(M, Sc, Id, T)"
+        bridge.ask(goal, {"M": self.store.h, "Sc": scope or "", "Id": rid, "T": text})
 
     def remove(self, rid: str) -> None:
         """Remove a rule by id (UnknownFact when there is none)."""
         bridge.ask("tk_drop_rule(M, Id)", {"M": self.store.h, "Id": rid})
 
-    def rules(self) -> list[tuple[str, str]]:
-        """(rule id, text) in the order the rules were added."""
-        return [tuple(r) for r in bridge.ask("tk_rules(M, Rs)", {"M": self.store.h})["Rs"]]
+    def rules(self, scope: str | None = None) -> list[tuple[str, str, str | None]]:
+        """(rule id, text, the scope it was added in or None) of the rules that apply in
+        ``scope``'s view (the shared ones and its own), in the order they were added."""
+        raw = bridge.ask("tk_rules(M, Sc, Rs)", {"M": self.store.h, "Sc": scope or ""})["Rs"]
+        return [(r, t, sc or None) for r, t, sc in raw]
 
-    def beliefs(self) -> list[Belief]:
-        """Every belief the rules derive from the current heads."""
-        raw = bridge.ask("tk_beliefs(M, Bs)", {"M": self.store.h})["Bs"]
-        return [_belief(b) for b in raw]
+    def beliefs(self, scope: str | None = None) -> list[Belief]:
+        """Every belief the rules derive in ``scope``'s view (None: the shared layer)."""
+        raw = bridge.ask("tk_beliefs(M, Sc, Bs)", {"M": self.store.h, "Sc": scope or ""})
+        return [_belief(b) for b in raw["Bs"]]
 
     # ------------------------------------------------------------------ why
 
-    def why(self, item: str | Fact | Belief) -> Justification:
-        """The justification of a fact or of a belief."""
+    def why(self, item: str | Fact | Belief, scope: str | None = None) -> Justification:
+        """The justification of a fact or of a belief (as ``scope``'s view derives it)."""
         if isinstance(item, Fact):
             item = item.id
         if isinstance(item, str) and item:
@@ -97,7 +100,8 @@ class Reasoner:
             msg = f"why() takes a fact id, a Fact or a Belief, got {item!r}"
             raise InvalidFact(msg)
         check_nesting(text, "the belief text")
-        proof = bridge.ask("tk_explain(M, T, P)", {"M": self.store.h, "T": text})["P"]
+        proof = bridge.ask("tk_explain(M, Sc, T, P)",
+                           {"M": self.store.h, "Sc": scope or "", "T": text})["P"]
         if proof == "none":
             msg = f"{text!r} is neither a fact id of this memory nor a current belief"
             raise UnknownFact(msg)
@@ -187,40 +191,22 @@ class Reasoner:
 
     # ------------------------------------------------------------------ what if
 
-    def what_if(self, add: Sequence[Fact], retract: Sequence[str], after_ra: int) -> WhatIf:
-        """Which heads and beliefs would change; nothing is written."""
+    def what_if(self, add: Sequence[Fact], retract: Sequence[str], after_ra: int,
+                now: int, scope: str | None = None) -> WhatIf:
+        """Which heads and beliefs would change in ``scope``'s view at the clock ``now``;
+        nothing is written."""
         rows = [_row(f, after_ra + 1 + i, self.store.meta_keys, f.attribute in self.store.many)
                 for i, f in enumerate(add)]
-        res = bridge.ask("tk_what_if(M, As, Rs, C)",
-                         {"M": self.store.h, "As": rows, "Rs": list(retract)})["C"]
+        res = bridge.ask("tk_what_if(M, Sc, N, As, Rs, C)",
+                         {"M": self.store.h, "Sc": scope or "", "N": now, "As": rows,
+                          "Rs": list(retract)})["C"]
         slots, gained, lost = res
         return WhatIf(
-            heads=tuple(HeadChange(s, a, tuple(b), tuple(c)) for s, a, b, c in slots),
+            heads=tuple(HeadChange(unscoped(s)[1], a, tuple(b), tuple(c))
+                        for s, a, b, c in slots),
             beliefs_gained=tuple(_belief(b) for b in gained),
             beliefs_lost=tuple(_belief(b) for b in lost),
         )
-
-
-def in_scope(beliefs: Sequence[Belief], scope: str | None) -> list[tuple[Belief, Belief]]:
-    """The beliefs about subjects of ``scope`` (those naming no scoped subject for the
-    memory's own), each as ``(shown, internal)``: shown with its subjects unscoped."""
-    out = []
-    for b in beliefs:
-        keys = [a for a in b.args if isinstance(a, str) and SCOPE_SEP in a]
-        if {unscoped(a)[0] for a in keys} != ({scope} if keys else set()) \
-                or (scope is not None and not keys):
-            continue
-        text = b.text
-        for a in dict.fromkeys(keys):
-            text = text.replace(_quote(a), _quote(unscoped(a)[1]))
-        shown = replace(b, args=tuple(unscoped(a)[1] if a in keys else a for a in b.args),
-                        text=text)
-        out.append((shown, b))
-    return out
-
-
-def _quote(atom: str) -> str:
-    return str(bridge.ask("tk_quote(X, T)", {"X": atom})["T"])
 
 
 def _belief(raw: Any) -> Belief:

@@ -238,10 +238,12 @@ class Store:
         t = bridge.ask("tk_source_tier(M, S, T)", {"M": self.h, "S": source})["T"]
         return None if t is None else str(t)
 
-    def sources(self) -> list[tuple[str, str]]:
-        """Every source the memory knows (by a fact or an outcome) with its tier."""
+    def sources(self, scope: str | None = None) -> list[tuple[str, str]]:
+        """The sources of the facts ``scope``'s view sees (None: the shared layer's), with
+        their tiers."""
         self.need_all()
-        return [(s, t) for s, t in bridge.ask("tk_sources(M, Ps)", {"M": self.h})["Ps"]]
+        return [(s, t) for s, t in bridge.ask("tk_sources(M, Sc, Ps)",
+                                              {"M": self.h, "Sc": scope or ""})["Ps"]]
 
     def use_nonce(self, nonce: str, owner: str) -> None:
         """Record a signature nonce (TierNotAuthorized when it was used before)."""

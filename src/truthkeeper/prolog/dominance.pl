@@ -16,11 +16,12 @@
             heads_union/6,          % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
             advance/3,              % +M, +Now, -Next
             end_fact/3,             % +M, +Id, +ValidTo
-            ended/3                 % +M, +Id, +Now
+            ended/3,                % +M, +Id, +Now
+            heads_holds/4           % +M, +A, +Heads, -Values
           ]).
 :- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
-                      record/3, slot_live/4, timed/3, store_now/2, many_attr/2]).
+                      record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, list_to_set/2, append/3]).
@@ -90,7 +91,8 @@ add_recs(M, Recs) :-
     findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _, _, _, _), Recs), Keyed0),
     msort(Keyed0, Keyed),
     slot_groups(Keyed, Groups),
-    forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)).
+    forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)),
+    touch(M).
 
 assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     (   fact(M, Id, _, _, _, _, _, _, _, _)
@@ -369,20 +371,33 @@ recompute_slot(M, S, A) :-
     set_heads(M, S, A, Heads).
 
 set_heads(M, S, A, Heads) :-
+    touch(M),
     retractall(head(M, S, A, _)),
     forall(member(H, Heads), assertz(head(M, S, A, H))),
     refresh_holds(M, S, A).
 
+%!  heads_holds(+M, +A, +Heads, -Values) is det.
+%
+%   The values holds/3 yields for a slot of attribute A with these heads: its
+%   value when they agree on one, none when they disagree or there are none; of
+%   a set, each member whose chain is not contested.
+heads_holds(M, A, Heads, Values) :-
+    findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
+    (   many_attr(M, A)
+    ->  sort(Ks0, Ks),
+        findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), Values)
+    ;   list_to_set(Ks0, Ks),
+        ( Ks = [K] -> Values = [K] ; Values = [] )
+    ).
+
 % refresh_holds(+M, +S, +A): bring holds/4 and conflict/3 of a slot in line with its
-% heads. holds/4 is touched only when the resolved value changes, so tabled beliefs
-% are not invalidated needlessly. A set holds each member whose chain is not contested.
+% heads (heads_holds/4). holds/4 is touched only when the resolved value changes, so
+% tabled beliefs are not invalidated needlessly.
 refresh_holds(M, S, A) :-
-    many_attr(M, A),
-    !,
-    findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
-    sort(Ks0, Ks),
-    findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), In),
-    (   member(m(C, 1), Ks), memberchk(m(C, 0), Ks)
+    findall(H, head(M, S, A, H), Heads),
+    heads_holds(M, A, Heads, In0),
+    sort(In0, In),
+    (   contested(M, A, Heads)
     ->  ( conflict(M, S, A) -> true ; assertz(conflict(M, S, A)) )
     ;   retractall(conflict(M, S, A))
     ),
@@ -393,28 +408,15 @@ refresh_holds(M, S, A) :-
     ;   forall(( member(X, Old), \+ memberchk(X, In) ), retract(holds(M, S, A, X))),
         forall(( member(Y, In), \+ memberchk(Y, Old) ), assertz(holds(M, S, A, Y)))
     ).
-refresh_holds(M, S, A) :-
-    findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
-    list_to_set(Ks0, Ks),
-    (   Ks = [K]
-    ->  New = holds(K), retractall(conflict(M, S, A))
-    ;   Ks == []
-    ->  New = none, retractall(conflict(M, S, A))
-    ;   New = conflict,
-        ( conflict(M, S, A) -> true ; assertz(conflict(M, S, A)) )
-    ),
-    (   holds(M, S, A, Old)
-    ->  (   New == holds(Old)
-        ->  true
-        ;   retractall(holds(M, S, A, _)),
-            assert_holds(New, M, S, A)
-        )
-    ;   assert_holds(New, M, S, A)
-    ).
 
-assert_holds(holds(K), M, S, A) :- !,
-    assertz(holds(M, S, A, K)).
-assert_holds(_, _, _, _).
+% contested(+M, +A, +Heads): the heads disagree (of a set: on a member's presence).
+contested(M, A, Heads) :-
+    findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
+    sort(Ks0, Ks),
+    (   many_attr(M, A)
+    ->  member(m(C, 1), Ks), memberchk(m(C, 0), Ks), !
+    ;   Ks = [_, _|_]
+    ).
 
 %!  resolution(+M, +Heads, -Status, -Groups) is det.
 %

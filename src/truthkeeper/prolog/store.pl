@@ -17,6 +17,8 @@
             store_now/2,        % ?M, ?Now (the memory's clock as last advanced, or none)
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
+            mem_gen/2,          % ?M, ?Generation (incremental: bumped by every write)
+            touch/1,            % +M: a write happened (scopes' beliefs re-evaluate)
             new_memory/3,       % +M, +Policy, +Tiers
             drop_memory/1,      % +M
             live/2,             % +M, ?Id
@@ -77,8 +79,10 @@ that names it); nonce/3 holds every signature nonce used.
 :- dynamic store_now/2.
 :- dynamic tier_rank/3.
 :- dynamic mem_policy/2.
+:- dynamic mem_gen/2 as incremental.
 
 :- det(new_memory/3).
+:- det(touch/1).
 :- det(drop_memory/1).
 :- det(slot_live/4).
 :- det(fact_count/2).
@@ -125,7 +129,19 @@ drop_memory(M) :-
     retractall(protected_tier(M, _)),
     retractall(store_now(M, _)),
     retractall(tier_rank(M, _, _)),
-    retractall(mem_policy(M, _)).
+    retractall(mem_policy(M, _)),
+    retractall(mem_gen(M, _)).
+
+%!  touch(+M) is det.
+%
+%   Bump memory M's write generation: the tables that depend on mem_gen/2 (the
+%   beliefs of a scope's view, which reads two layers) are invalidated.
+touch(M) :-
+    (   retract(mem_gen(M, N0))
+    ->  N is N0 + 1
+    ;   N = 1
+    ),
+    assertz(mem_gen(M, N)).
 
 %!  live(+M, ?Id) is nondet.
 %

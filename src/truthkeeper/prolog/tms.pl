@@ -1,22 +1,24 @@
 :- module(tms,
-          [ add_rule/3,         % +M, +RuleId, +Text
-            load_rule/3,        % +M, +RuleId, +Text
+          [ add_rule/4,         % +M, +Scope, +RuleId, +Text
+            load_rule/4,        % +M, +Scope, +RuleId, +Text
             rule_text/3,        % ?M, ?RuleId, ?Text
-            belief/2,           % +M, ?Goal  (tabled, incremental)
-            beliefs/2,          % +M, -Beliefs
-            explain_belief/3,   % +M, +Text, -Proof
+            rule_scope/3,       % ?M, ?RuleId, ?Scope
+            belief/3,           % +M, +Scope, ?Goal  (tabled, incremental)
+            beliefs/3,          % +M, +Scope, -Beliefs
+            explain_belief/4,   % +M, +Scope, +Text, -Proof
             drop_rules/1,       % +M
             drop_rule/2,        % +M, +RuleId
             rule_ids/2,         % +M, -RuleIds (in the order they were added)
-            what_if/4           % +M, +Recs, +Retracts, -Changes
+            what_if/6           % +M, +Scope, +Now, +Recs, +Retracts, -Changes
           ]).
-:- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4]).
-:- use_module(store, [holds/4, head/4, fact/10]).
+:- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_union/6,
+                          heads_holds/4, advance/3]).
+:- use_module(store, [holds/4, head/4, fact/10, store_now/2, mem_gen/2]).
 :- use_module(policies, [pure_builtin/1]).
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
                                 syntax_error/1]).
 :- use_module(library(lists), [member/2, append/3, subtract/3]).
-:- use_module(library(apply), [maplist/3]).
+:- use_module(library(apply), [maplist/3, include/3]).
 
 /** <module> Derived beliefs and their justifications
 
@@ -25,7 +27,17 @@ resolved slots. belief/2 is tabled incrementally over holds/4 and rule/4, so
 when a supporting fact is superseded or retracted the dependent beliefs
 change without a full recomputation.
 
-Rules are data: they are parsed with term_string/3 and interpreted by body/2,
+Rules and beliefs are per scope (Scope '' is the shared layer, the unscoped
+memory's). A rule added in a scope applies in that scope only; a shared rule
+applies in every scope. In the shared layer holds/3 is holds/4 over the
+unscoped subjects; in a scope it is the scope's view (view_holds/5): for each
+slot, the union of the scope's facts and the shared layer's, decided by the
+policy as the view's current answer is (dominance:heads_union/6), with the
+subjects named as the view names them. A scope's beliefs are tabled over
+store:mem_gen/2, which every write bumps: they are recomputed, when asked, after
+any write; the shared layer's follow holds/4 slot by slot.
+
+Rules are data: they are parsed with term_string/3 and interpreted by body/3,
 which calls only holds/3, other rule heads and a short list of pure builtins
 (safe_goal/1). A rule that mentions anything else (halt, shell, assert, ...)
 is refused.
@@ -33,31 +45,89 @@ is refused.
 
 :- dynamic rule/4 as incremental.       % M, RuleId, Head, Body
 :- dynamic rule_text/3.
+:- dynamic rule_scope/3.                % M, RuleId, Scope ('' shared)
 
-:- table belief/2 as incremental.
+:- table belief/3 as incremental.
 
-:- det(add_rule/3).
-:- det(load_rule/3).
-:- det(beliefs/2).
+:- det(add_rule/4).
+:- det(load_rule/4).
+:- det(beliefs/3).
 :- det(drop_rules/1).
 :- det(drop_rule/2).
 :- det(rule_ids/2).
-:- det(what_if/4).
+:- det(what_if/6).
 
-%!  belief(+M, ?Goal) is nondet.
-belief(M, G) :-
-    rule(M, _, G, B),
-    body(M, B).
+%!  belief(+M, +Scope, ?Goal) is nondet.
+belief(M, Sc, G) :-
+    rule(M, Id, G, B),
+    rule_applies(M, Id, Sc),
+    body(M, Sc, B).
 
-body(_, true) :- !.
-body(M, (A, B)) :- !, body(M, A), body(M, B).
-body(M, (C -> T ; E)) :- !, ( body(M, C) -> body(M, T) ; body(M, E) ).
-body(M, (A ; B)) :- !, ( body(M, A) ; body(M, B) ).
-body(M, (C -> T)) :- !, ( body(M, C) -> body(M, T) ).
-body(M, \+ G) :- !, \+ body(M, G).
-body(M, holds(S, A, V)) :- !, holds(M, S, A, V).
-body(_, G) :- builtin(G), !, call(G).
-body(M, G) :- belief(M, G).
+% rule_applies(+M, +RuleId, +Scope): a shared rule applies everywhere, a scope's in it.
+rule_applies(M, Id, Sc) :-
+    rule_scope(M, Id, RS),
+    ( RS == '' -> true ; RS == Sc ).
+
+body(_, _, true) :- !.
+body(M, Sc, (A, B)) :- !, body(M, Sc, A), body(M, Sc, B).
+body(M, Sc, (C -> T ; E)) :- !, ( body(M, Sc, C) -> body(M, Sc, T) ; body(M, Sc, E) ).
+body(M, Sc, (A ; B)) :- !, ( body(M, Sc, A) ; body(M, Sc, B) ).
+body(M, Sc, (C -> T)) :- !, ( body(M, Sc, C) -> body(M, Sc, T) ).
+body(M, Sc, \+ G) :- !, \+ body(M, Sc, G).
+body(M, Sc, holds(S, A, V)) :- !, view_holds(M, Sc, S, A, V).
+body(_, _, G) :- builtin(G), !, call(G).
+body(M, Sc, G) :- belief(M, Sc, G).
+
+%!  view_holds(+M, +Scope, ?S, ?A, ?V) is nondet.
+%
+%   holds/3 as the layer Scope sees it ('' the shared layer): S is a subject as
+%   that view names it. No subject holding the scope separator is ever seen,
+%   so no rule text can name another scope's key.
+view_holds(M, '', S, A, V) :- !,
+    holds(M, S, A, V),
+    \+ scoped_key(S).
+view_holds(M, Sc, S, A, V) :-
+    mem_gen(M, _),                      % a dependency: any write re-evaluates the scope
+    atom_concat(Sc, '\x1F\', Pre),
+    view_slot(M, Pre, S, A),
+    view_heads(M, Pre, S, A, Heads),
+    heads_holds(M, A, Heads, Vs),
+    member(V, Vs).
+
+scoped_key(K) :- sub_atom(K, _, _, _, '\x1F\').
+
+% view_slot(+M, +Pre, ?S, ?A): the slots (S, A) with a head in the scope (store keys
+% Pre+S) or in the shared layer, each once.
+view_slot(M, Pre, S, A) :-
+    atom(S), !,
+    \+ scoped_key(S),
+    atom_concat(Pre, S, SK),
+    findall(A, ( head(M, SK, A, _) ; head(M, S, A, _) ), As0),
+    sort(As0, As),
+    member(A, As).
+view_slot(M, Pre, S, A) :-
+    var(S),
+    findall(S1-A, ( head(M, K, A, _), layer_subject(Pre, K, S1) ), Ps0),
+    sort(Ps0, Ps),
+    member(S-A, Ps).
+
+layer_subject(Pre, K, S) :-
+    (   atom_concat(Pre, S0, K)
+    ->  S = S0
+    ;   \+ scoped_key(K),
+        S = K
+    ).
+
+% view_heads(+M, +Pre, +S, +A, -Heads): the heads of the union of the scope's slot and
+% the shared one at the memory's clock; the shared slot's own heads when the scope has
+% no fact there.
+view_heads(M, Pre, S, A, Heads) :-
+    atom_concat(Pre, S, SK),
+    (   fact(M, _, SK, A, _, _, _, _, _, _)
+    ->  once(store_now(M, Now)),
+        heads_union(M, [SK, S], A, none, Now, Heads)
+    ;   findall(H, head(M, S, A, H), Heads)
+    ).
 
 %!  builtin(+Goal) is semidet.
 %
@@ -72,10 +142,11 @@ builtin_pi(member/2).   builtin_pi(between/3).  builtin_pi(length/2).
 control_pi((',')/2). control_pi((;)/2). control_pi((->)/2). control_pi((\+)/1).
 control_pi(true/0).  control_pi(holds/3).
 
-%!  add_rule(+M, +RuleId, +Text) is det.
+%!  add_rule(+M, +Scope, +RuleId, +Text) is det.
 %
-%   Parse Text as exactly one clause, check it, add it to memory M and
-%   evaluate it once (within the limits): a rule that raises is refused.
+%   Parse Text as exactly one clause, check it, add it to memory M in Scope
+%   ('' shared) and evaluate it there once (within the limits): a rule that
+%   raises is refused.
 %   @error syntax_error(What) when Text does not parse
 %   @error domain_error(one_clause, Text) for several clauses or trailing text
 %   @error domain_error(singleton_free_rule, Names) for variables used once
@@ -83,16 +154,17 @@ control_pi(true/0).  control_pi(holds/3).
 %   @error permission_error(modify, static_procedure, N/A) for a reserved head
 %   @error permission_error(call, rule_goal, N/A) for a body calling what rules may not
 %   @error rule_error(Message) when evaluating the rule raises or exceeds the limits
-add_rule(M, RuleId, Text) :-
-    load_rule(M, RuleId, Text),
-    catch(beliefs(M, _), E,
+add_rule(M, Sc, RuleId, Text) :-
+    load_rule(M, Sc, RuleId, Text),
+    catch(beliefs(M, Sc, _), E,
           ( drop_rule(M, RuleId), throw(E) )).
 
-%!  load_rule(+M, +RuleId, +Text) is det.
+%!  load_rule(+M, +Scope, +RuleId, +Text) is det.
 %
 %   Parse, check and add a rule without evaluating it (journal replay: a rule
 %   that was accepted stays, even if the data now makes it raise).
-load_rule(M, RuleId, Text) :-
+load_rule(M, Sc, RuleId, Text) :-
+    must_be(atom, Sc),
     parse_rule(Text, T, Singletons),
     clause_parts(T, H, B),
     (   nonvar(H), callable(H)
@@ -112,8 +184,9 @@ load_rule(M, RuleId, Text) :-
     ->  true
     ;   domain_error(singleton_free_rule, Singletons)
     ),
-    assertz(rule(M, RuleId, H, B)),
-    assertz(rule_text(M, RuleId, Text)).
+    assertz(rule_scope(M, RuleId, Sc)),
+    assertz(rule_text(M, RuleId, Text)),
+    assertz(rule(M, RuleId, H, B)).
 
 % parse_rule(+Text, -Term, -SingletonNames): one clause, with or without its final full
 % stop; anything after it is refused.
@@ -201,6 +274,7 @@ unsafe_goal(G, N/A) :- functor(G, N, A), sub_atom(N, 0, _, _, '$'), !.
 drop_rules(M) :-
     retractall(rule(M, _, _, _)),
     retractall(rule_text(M, _, _)),
+    retractall(rule_scope(M, _, _)),
     abolish_all_tables.
 
 %!  drop_rule(+M, +RuleId) is det.
@@ -209,7 +283,8 @@ drop_rules(M) :-
 drop_rule(M, RuleId) :-
     (   rule_text(M, RuleId, _)
     ->  retractall(rule(M, RuleId, _, _)),
-        retractall(rule_text(M, RuleId, _))
+        retractall(rule_text(M, RuleId, _)),
+        retractall(rule_scope(M, RuleId, _))
     ;   existence_error(rule, RuleId)
     ).
 
@@ -217,13 +292,13 @@ drop_rule(M, RuleId) :-
 rule_ids(M, Ids) :-
     findall(Id, rule_text(M, Id, _), Ids).
 
-%!  beliefs(+M, -Beliefs) is det.
+%!  beliefs(+M, +Scope, -Beliefs) is det.
 %
-%   Every derived belief, as -(Name, Args, Text) terms, sorted.
-beliefs(M, Beliefs) :-
-    findall(N/A, ( rule(M, _, H, _), functor(H, N, A) ), PIs0),
+%   Every belief derived in Scope, as -(Name, Args, Text) terms, sorted.
+beliefs(M, Sc, Beliefs) :-
+    findall(N/A, ( rule(M, Id, H, _), rule_applies(M, Id, Sc), functor(H, N, A) ), PIs0),
     sort(PIs0, PIs),
-    limited(findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, G) ), Gs0)),
+    limited(findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, Sc, G) ), Gs0)),
     sort(Gs0, Gs),
     maplist(belief_out, Gs, Beliefs).
 
@@ -236,23 +311,26 @@ arg_out(X, X) :- atomic(X), !.
 arg_out(@(X), @(X)) :- atom(X), !.
 arg_out(X, S) :- term_string(X, S).
 
-%!  explain_belief(+M, +Text, -Proof) is det.
+%!  explain_belief(+M, +Scope, +Text, -Proof) is det.
 %
-%   Proof is the justification tree of the belief written as Text, or the atom
-%   none when it does not hold. Nodes (n-ary - terms, tuples in Python):
+%   Proof is the justification tree of the belief written as Text in Scope, or
+%   the atom none when it does not hold there. Nodes (n-ary - terms, tuples in Python):
 %   -(belief, Text, RuleId, RuleText, Children), -(holds, S, A, V, HeadIds),
 %   test-Text, not-Text.
-explain_belief(M, Text, Proof) :-
+explain_belief(M, Sc, Text, Proof) :-
     catch(term_string(G, Text), _, fail),
     callable(G),
-    limited(once(( belief(M, G), prove_belief(M, G, [G], P) ; P = none ))),
+    limited(once(( belief(M, Sc, G), prove_belief(M-Sc, G, [G], P) ; P = none ))),
     !,
     Proof = P.
-explain_belief(_, _, none).
+explain_belief(_, _, _, none).
 
-prove_belief(M, G, Stack, -(belief, Text, Rid, RText, Children)) :-
+% prove_belief(+M-Scope, +G, +Stack, -Proof) and prove_body/4 below: the proof of a
+% belief in a scope (M-Sc stands for the memory and the scope it is proved in).
+prove_belief(M-Sc, G, Stack, -(belief, Text, Rid, RText, Children)) :-
     rule(M, Rid, G, B),
-    prove_body(M, B, Stack, Children),
+    rule_applies(M, Rid, Sc),
+    prove_body(M-Sc, B, Stack, Children),
     rule_text(M, Rid, RText),
     term_string(G, Text).
 
@@ -262,46 +340,78 @@ prove_body(M, (A, B), S, Ps) :- !,
 prove_body(M, (C -> T ; E), S, Ps) :- !,
     (   prove_body(M, C, S, PC)
     ->  prove_body(M, T, S, PT), append(PC, PT, Ps)
-    ;   \+ body(M, C), prove_body(M, E, S, Ps)
+    ;   M = M0-Sc, \+ body(M0, Sc, C), prove_body(M, E, S, Ps)
     ).
 prove_body(M, (A ; B), S, Ps) :- !,
     ( prove_body(M, A, S, Ps) ; prove_body(M, B, S, Ps) ).
 prove_body(M, (C -> T), S, Ps) :- !,
     prove_body(M, C, S, PC), !, prove_body(M, T, S, PT), append(PC, PT, Ps).
-prove_body(M, \+ G, _, [not-Text]) :- !,
-    \+ body(M, G),
+prove_body(M-Sc, \+ G, _, [not-Text]) :- !,
+    \+ body(M, Sc, G),
     term_string(\+ G, Text).
-prove_body(M, holds(Sub, A, V), _, [-(holds, Sub, A, V, Heads)]) :- !,
-    holds(M, Sub, A, V),
-    findall(H, head(M, Sub, A, H), Heads).
+prove_body(M-Sc, holds(Sub, A, V), _, [-(holds, Sub, A, V, Heads)]) :- !,
+    view_holds(M, Sc, Sub, A, V),
+    holds_heads(M, Sc, Sub, A, V, Heads).
 prove_body(_, G, _, [test-Text]) :-
     builtin(G), !,
     call(G),
     term_string(G, Text).
-prove_body(M, G, Stack, [P]) :-
-    belief(M, G),
+prove_body(M-Sc, G, Stack, [P]) :-
+    belief(M, Sc, G),
     \+ ( member(X, Stack), X =@= G ),
-    prove_belief(M, G, [G|Stack], P).
+    prove_belief(M-Sc, G, [G|Stack], P).
 
-%!  what_if(+M, +Recs, +Retracts, -Changes) is det.
+% holds_heads(+M, +Scope, +S, +A, +V, -Heads): the heads that make holds(S, A, V) true
+% in the scope's view (of a set, those of the member V).
+holds_heads(M, Sc, S, A, V, Heads) :-
+    (   Sc == ''
+    ->  findall(H, head(M, S, A, H), Hs)
+    ;   atom_concat(Sc, '\x1F\', Pre),
+        view_heads(M, Pre, S, A, Hs)
+    ),
+    include(holds_value(M, V), Hs, Heads).
+
+holds_value(M, V, H) :-
+    fact(M, H, _, _, K, _, _, _, _, _),
+    ( K == V -> true ; K = m(V, _) ).
+
+%!  what_if(+M, +Scope, +Now, +Recs, +Retracts, -Changes) is det.
 %
-%   Which heads and beliefs would change if the facts Recs were added and the
-%   facts Retracts retracted: -(SlotChanges, Gained, Lost); nothing changes (the
-%   evaluation runs in a snapshot).
-what_if(M, Recs, Retracts, Changes) :-
-    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
-                 ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
-    sort(Slots0, Slots),
-    findall(S-A-Hs, ( member(S-A, Slots), slot_heads(M, S, A, Hs) ), Before),
-    beliefs(M, B0),
-    snapshot(what_if_in(M, Recs, Retracts, Slots, Before, B0, Changes)).
+%   Which heads and beliefs would change in Scope's view at the clock Now if the
+%   facts Recs were added and the facts Retracts retracted: -(SlotChanges,
+%   Gained, Lost), slots named by their store keys; nothing changes (the
+%   evaluation, the clock's move included, runs in a snapshot). In a scope, a
+%   slot's heads are those of the view's union.
+what_if(M, Sc, Now, Recs, Retracts, Changes) :-
+    snapshot(what_if_in(M, Sc, Now, Recs, Retracts, Changes)).
 
-what_if_in(M, Recs, Retracts, Slots, Before, B0, -(SlotChanges, Gained, Lost)) :-
+what_if_in(M, Sc, Now, Recs, Retracts, -(SlotChanges, Gained, Lost)) :-
+    once(store_now(M, Clock)),
+    (   Clock \== none, Clock >= Now
+    ->  true
+    ;   advance(M, Now, _)
+    ),
+    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
+                 ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ),
+            Slots0),
+    sort(Slots0, Slots),
+    findall(S-A-Hs, ( member(S-A, Slots), seen_heads(M, Sc, S, A, Hs) ), Before),
+    beliefs(M, Sc, B0),
     add_facts(M, Recs),
+    advance(M, Now, _),
     forall(member(Id, Retracts), retract_fact(M, Id, 0, what_if)),
     findall(-(S, A, Hs0, Hs1), ( member(S-A, Slots), member(S-A-Hs0, Before),
-                                 slot_heads(M, S, A, Hs1),
+                                 seen_heads(M, Sc, S, A, Hs1),
                                  msort(Hs0, X), msort(Hs1, Y), X \== Y ), SlotChanges),
-    beliefs(M, B1),
+    beliefs(M, Sc, B1),
     subtract(B1, B0, Gained),
     subtract(B0, B1, Lost).
+
+% seen_heads(+M, +Scope, +Key, +A, -Heads): the heads of the slot with store key Key as
+% Scope's view sees them (in a scope: the union of the scope's slot and the shared one).
+seen_heads(M, '', K, A, Hs) :- !,
+    slot_heads(M, K, A, Hs).
+seen_heads(M, Sc, K, A, Hs) :-
+    atom_concat(Sc, '\x1F\', Pre),
+    ( atom_concat(Pre, S, K) -> true ; S = K ),
+    view_heads(M, Pre, S, A, Hs).

@@ -23,7 +23,7 @@
             tk_unretract/2,       % +M, +Id
             tk_bind_source/3,     % +M, +Source, +Tier
             tk_source_tier/3,     % +M, +Source, -Tier
-            tk_sources/2,         % +M, -SourceTiers
+            tk_sources/3,         % +M, +Scope, -SourceTiers
             tk_use_nonce/3,       % +M, +Nonce, +Owner
             tk_unuse_nonce/2,     % +M, +Nonce
             tk_resolve/5,         % +M, +S, +A, -Status, -Groups
@@ -43,13 +43,13 @@
             tk_same_value/3,      % +Key1, +Key2, -Same
             tk_match_heads/6,     % +M, +S, +A, +Key, -Right, -Wrong
             tk_claims/3,          % +M, +GoldIds, -Items
-            tk_add_rule/3,        % +M, +RuleId, +Text
-            tk_load_rule/3,       % +M, +RuleId, +Text
+            tk_add_rule/4,        % +M, +Scope, +RuleId, +Text
+            tk_load_rule/4,       % +M, +Scope, +RuleId, +Text
             tk_drop_rule/2,       % +M, +RuleId
-            tk_rules/2,           % +M, -Rules
-            tk_beliefs/2,         % +M, -Beliefs
-            tk_explain/3,         % +M, +Text, -Proof
-            tk_what_if/4,         % +M, +Adds, +Retracts, -Changes
+            tk_rules/3,           % +M, +Scope, -Rules
+            tk_beliefs/3,         % +M, +Scope, -Beliefs
+            tk_explain/4,         % +M, +Scope, +Text, -Proof
+            tk_what_if/6,         % +M, +Scope, +Now, +Adds, +Retracts, -Changes
             tk_error/3,           % +Caught, +Goal, -Error
             tk_run_tests/2        % -Passed, -Failed
           ]).
@@ -65,8 +65,8 @@
 :- use_module(phi, [phi_candidates/3, phi_store/4, live_candidates/4, verdict/3,
                     not_current/3]).
 :- use_module(claims, [claims/3]).
-:- use_module(tms, [add_rule/3, load_rule/3, rule_text/3, beliefs/2, explain_belief/3, drop_rules/1,
-                    drop_rule/2, what_if/4]).
+:- use_module(tms, [add_rule/4, load_rule/4, rule_text/3, rule_scope/3, beliefs/3,
+                    explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
@@ -117,7 +117,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_unretract/2).
 :- det(tk_bind_source/3).
 :- det(tk_source_tier/3).
-:- det(tk_sources/2).
+:- det(tk_sources/3).
 :- det(tk_use_nonce/3).
 :- det(tk_unuse_nonce/2).
 :- det(tk_resolve/5).
@@ -135,13 +135,13 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_same_value/3).
 :- det(tk_match_heads/6).
 :- det(tk_claims/3).
-:- det(tk_add_rule/3).
-:- det(tk_load_rule/3).
+:- det(tk_add_rule/4).
+:- det(tk_load_rule/4).
 :- det(tk_drop_rule/2).
-:- det(tk_rules/2).
-:- det(tk_beliefs/2).
-:- det(tk_explain/3).
-:- det(tk_what_if/4).
+:- det(tk_rules/3).
+:- det(tk_beliefs/3).
+:- det(tk_explain/4).
+:- det(tk_what_if/6).
 :- det(tk_error/3).
 
 % ---------------------------------------------------------------- conversion
@@ -314,11 +314,21 @@ tk_source_tier(M, Src0, Tier) :-
     atom_in(Src0, Src),
     ( source_tier(M, Src, T, _) -> Tier = T ; Tier = @(none) ).
 
-%!  tk_sources(+M, -SourceTiers) is det.
+%!  tk_sources(+M, +Scope, -SourceTiers) is det.
 %
-%   Every source the memory knows (by a fact or an outcome) with its tier.
-tk_sources(M, Pairs) :-
-    findall(S-T, source_tier(M, S, T, _), Pairs).
+%   The sources of the facts Scope's view sees ('' the shared layer's; a scope's and
+%   the shared layer's), each with its tier, sorted.
+tk_sources(M, Sc0, Pairs) :-
+    atom_in(Sc0, Sc),
+    (   Sc == ''
+    ->  findall(S-T, ( fact(M, _, K, _, _, _, _, _, T, S), \+ sub_atom(K, _, _, _, '\x1F\') ),
+                Pairs0)
+    ;   atom_concat(Sc, '\x1F\', Pre),
+        findall(S-T, ( fact(M, _, K, _, _, _, _, _, T, S),
+                       ( sub_atom(K, 0, _, _, Pre) -> true
+                       ; \+ sub_atom(K, _, _, _, '\x1F\') ) ), Pairs0)
+    ),
+    sort(Pairs0, Pairs).
 
 %!  tk_use_nonce(+M, +Nonce, +Owner) is det.
 tk_use_nonce(M, N0, O0) :-
@@ -564,48 +574,57 @@ tk_claims(M, Gold0, Items) :-
 
 % ---------------------------------------------------------------- rules
 
-%!  tk_add_rule(+M, +RuleId, +Text) is det.
-tk_add_rule(M, RuleId0, Text) :-
-    atom_in(RuleId0, RuleId),
-    add_rule(M, RuleId, Text).
+%!  tk_add_rule(+M, +Scope, +RuleId, +Text) is det.
+%
+%   Add a rule in Scope ("" the shared layer, whose rules apply in every scope).
+tk_add_rule(M, Sc0, RuleId0, Text) :-
+    atom_in(Sc0, Sc), atom_in(RuleId0, RuleId),
+    add_rule(M, Sc, RuleId, Text).
 
-%!  tk_load_rule(+M, +RuleId, +Text) is det.
+%!  tk_load_rule(+M, +Scope, +RuleId, +Text) is det.
 %
 %   Add a rule without evaluating it (journal replay).
-tk_load_rule(M, RuleId0, Text) :-
-    atom_in(RuleId0, RuleId),
-    load_rule(M, RuleId, Text).
+tk_load_rule(M, Sc0, RuleId0, Text) :-
+    atom_in(Sc0, Sc), atom_in(RuleId0, RuleId),
+    load_rule(M, Sc, RuleId, Text).
 
 %!  tk_drop_rule(+M, +RuleId) is det.
 tk_drop_rule(M, RuleId0) :-
     atom_in(RuleId0, RuleId),
     drop_rule(M, RuleId).
 
-%!  tk_rules(+M, -Rules) is det.
+%!  tk_rules(+M, +Scope, -Rules) is det.
 %
-%   -(RuleId, Text) in the order the rules were added.
-tk_rules(M, Rules) :-
-    findall(-(Id, T), rule_text(M, Id, T), Rules).
+%   -(RuleId, Text, RuleScope) of the rules that apply in Scope (the shared ones
+%   and the scope's own), in the order they were added.
+tk_rules(M, Sc0, Rules) :-
+    atom_in(Sc0, Sc),
+    findall(-(Id, T, RS), ( rule_text(M, Id, T), rule_scope(M, Id, RS),
+                            ( RS == '' -> true ; RS == Sc ) ), Rules).
 
-%!  tk_beliefs(+M, -Beliefs) is det.
-tk_beliefs(M, Beliefs) :-
-    beliefs(M, Beliefs).
+%!  tk_beliefs(+M, +Scope, -Beliefs) is det.
+tk_beliefs(M, Sc0, Beliefs) :-
+    atom_in(Sc0, Sc),
+    beliefs(M, Sc, Beliefs).
 
-%!  tk_explain(+M, +Text, -Proof) is det.
-tk_explain(M, Text, Proof) :-
-    explain_belief(M, Text, Proof).
+%!  tk_explain(+M, +Scope, +Text, -Proof) is det.
+tk_explain(M, Sc0, Text, Proof) :-
+    atom_in(Sc0, Sc),
+    explain_belief(M, Sc, Text, Proof).
 
-%!  tk_what_if(+M, +Adds, +Retracts, -Changes) is det.
+%!  tk_what_if(+M, +Scope, +Now, +Adds, +Retracts, -Changes) is det.
 %
 %   Evaluate adding the facts Adds and retracting the ids Retracts inside a
 %   snapshot that is always discarded. Changes is -(SlotChanges, Gained, Lost)
 %   with SlotChanges a list of -(S, A, HeadsBefore, HeadsAfter) for each
 %   touched slot whose heads change. Errors of the hypothetical writes are
 %   raised as by tk_add/2 and tk_retract/4.
-tk_what_if(M, Adds, Retracts0, Changes) :-
+tk_what_if(M, Sc0, Now, Adds, Retracts0, Changes) :-
+    atom_in(Sc0, Sc),
+    must_be(integer, Now),
     maplist(fact_in, Adds, Recs),
     maplist(atom_in, Retracts0, Retracts),
-    what_if(M, Recs, Retracts, Changes).
+    what_if(M, Sc, Now, Recs, Retracts, Changes).
 
 % ---------------------------------------------------------------- errors
 

@@ -6,6 +6,7 @@ of a residual conflict, fits and learning from agreement read this state.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,10 @@ def _own_groups(group: Any, item_idx: Any, n_attrs: int) -> Any:
 class Reliability:
     """Per-source posteriors (conjugate between fits) and the truths confirmed by outcomes.
 
+    Outcomes recorded in a scope's view (their body names the ``scope``) stay in it: the
+    shared book learns from the shared outcomes only, and a scope's book
+    (:meth:`book_for`) is the shared one with the scope's own outcomes added.
+
     Parameters
     ----------
     tiers
@@ -57,14 +62,36 @@ class Reliability:
         self.book = ReliabilityBook(tiers, discount=float(discount))
         self.version = 0
         self.confirmed: dict[tuple[str, str], str] = {}  # slot -> id of a fact confirmed right
+        self.scoped: dict[str, list[Mapping[str, Any]]] = {}  # a scope's own outcomes
+        self._books: dict[str, tuple[int, ReliabilityBook]] = {}
 
     def apply_outcome(self, body: Mapping[str, Any], slot: tuple[str, str] | None) -> None:
         """An outcome event: ``slot`` is the fact's slot when it names one."""
-        self.book.record(body["source"], body["tier"], bool(body["correct"]))
-        if body.get("confidence") is not None:
-            self.book.record_stated(body["source"], body["confidence"], bool(body["correct"]))
+        if body.get("scope") is not None:
+            self.scoped.setdefault(body["scope"], []).append(body)
+        else:
+            _record(self.book, body)
         if slot is not None and body["correct"]:
             self.confirmed[slot] = body["id"]
+        self.version += 1
+
+    def book_for(self, scope: str | None) -> ReliabilityBook:
+        """The book a view of ``scope`` reads: the shared one, plus the scope's outcomes."""
+        own = self.scoped.get(scope) if scope is not None else None
+        if not own:
+            return self.book
+        hit = self._books.get(scope)  # type: ignore[arg-type]
+        if hit is None or hit[0] != self.version:
+            book = copy.deepcopy(self.book)
+            for body in own:
+                _record(book, body)
+            hit = self._books[scope] = (self.version, book)  # type: ignore[index]
+        return hit[1]
+
+    def forget_scope(self, scope: str) -> None:
+        """An erased scope's outcomes go with it."""
+        self.scoped.pop(scope, None)
+        self._books.pop(scope, None)
         self.version += 1
 
     def apply_prior(self, body: Mapping[str, Any]) -> None:
@@ -96,18 +123,20 @@ class Reliability:
                                     for s, t, p in body["dependence"]}
         self.version += 1
 
-    def summaries(self, fact_sources: Iterable[tuple[str, str]]) -> list[SourceReliability]:
-        """Mean, 90% interval, outcomes and tier of every source, sorted by name."""
+    def summaries(self, fact_sources: Iterable[tuple[str, str]],
+                  scope: str | None = None) -> list[SourceReliability]:
+        """Mean, 90% interval, outcomes and tier of every source (of ``fact_sources``, or
+        with an outcome in ``scope``'s book), sorted by name."""
+        book = self.book_for(scope)
         names = dict(fact_sources)
-        names.update({s: st.tier for s, st in self.book.sources.items()})
+        names.update({s: st.tier for s, st in book.sources.items()})
         out = []
         for src in sorted(names):
             tier = names[src]
-            lo, hi = self.book.interval(src, tier)
-            st = self.book.sources.get(src)
-            out.append(SourceReliability(src, st.tier if st else tier,
-                                         self.book.mean(src, tier), lo, hi,
-                                         st.n if st else 0))
+            lo, hi = book.interval(src, tier)
+            st = book.sources.get(src)
+            out.append(SourceReliability(src, st.tier if st else tier, book.mean(src, tier),
+                                         lo, hi, st.n if st else 0))
         return out
 
     def fit(self, method: str, rng_seed: int, num_samples: int) -> dict[str, Any]:
@@ -245,3 +274,9 @@ class Reliability:
                    for a, j in attrs.items() if label[j] >= 0}
         return ({src: float(acc[j]) for src, j in sources.items()}, pairs, float(rho[-1]),
                 float(n_false[-1]), by_attr, confusion)
+
+
+def _record(book: ReliabilityBook, body: Mapping[str, Any]) -> None:
+    book.record(body["source"], body["tier"], bool(body["correct"]))
+    if body.get("confidence") is not None:
+        book.record_stated(body["source"], body["confidence"], bool(body["correct"]))
