@@ -120,8 +120,8 @@ def phase_one(db: str) -> None:
                       valid_from=day)
         ana.record_outcome(good.id, correct=True)
         ana.record_outcome(bad.id, correct=False)
-    rel = {r.source: round(r.mean, 2) for r in mem.reliability()}
-    print("  learned reliability:", rel)
+    rel = {r.source: round(r.mean, 2) for r in ana.reliability()}  # her feedback: her view's
+    print("  learned reliability (in ana's view):", rel)
     assert rel["web:deals-blog"] < 0.4 < 0.6 < rel["web:acme.com"]
     mem.close()
     print("== the agent stops ==")

@@ -547,3 +547,61 @@ def test_16_a_write_into_a_big_slot_costs_what_it_costs_in_a_small_one() -> None
     assert add_b <= 2 * add_s, costs  # 16 times the facts: the same cost per write
     assert retract_b <= 2 * retract_s, costs
     assert as_of_b <= 2 * 16 * as_of_s, costs  # linear in the slot, not quadratic
+
+
+# ---------------------------------------------------------------- sandboxes: memory and time
+
+_GROWERS = {
+    "doubling an atom": ["g(X) :- holds(_, big, X)", "g(Y) :- g(X), atom_concat(X, X, Y)"],
+    "appending to an atom": ["g(X) :- holds(_, big, X)", "g(Y) :- g(X), atom_concat(X, a, Y)"],
+    "every substring": ["s(S) :- holds(_, big, X), sub_atom(X, _, _, _, S)"],
+    "repeated squaring": ["h(X) :- holds(_, big, _), X = 3", "h(Y) :- h(X), Y is X * X"],
+    "a huge power": ["p(Y) :- holds(_, big, _), Y is 7 ** 100000000"],
+    "long lists": ["l(N) :- holds(_, big, _), between(1, 4000, N), length(_L, N)"],
+    "lists without end": ["l(N) :- holds(_, big, _), length(L, N), L == [a]"],
+    "a loop in arithmetic": ["w(X) :- holds(_, big, _), between(1, inf, X), X < 0"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GROWERS))
+def test_a_rule_that_grows_memory_or_time_is_refused_and_the_process_lives(name: str) -> None:
+    r = _run(f"""
+        import time
+        from truthkeeper import Memory, RuleEvaluationError
+        mem, other = Memory(), Memory()
+        other.add("x", "a", 1, source="s")
+        mem.add("a", "big", "x" * 60000, source="s")
+        t = time.monotonic()
+        try:
+            for text in {_GROWERS[name]!r}:
+                mem.add_rule(text)
+            print("accepted")
+        except RuleEvaluationError as e:
+            print("refused")
+        print(round(time.monotonic() - t), other.current("x", "a").value)
+    """, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout.split()
+    assert out[0] == "refused" and int(out[1]) <= 12 and out[2] == "1"
+
+
+def test_a_custom_policy_that_grows_atoms_is_refused_not_a_crash() -> None:
+    r = _run("""
+        from truthkeeper import Memory, Policy, RuleEvaluationError, TruthkeeperError
+        grow = Policy.from_prolog("test_grower", '''
+            dominates(F, G) :- value(F, V), atom_concat(V, V, A), atom_concat(A, A, B),
+                atom_concat(B, B, C), atom_concat(C, C, D), atom_concat(D, D, E),
+                atom_concat(E, E, X), atom_concat(X, X, Y), atom_concat(Y, Y, Z),
+                atom_length(Z, N), N > 0, newer(F, G).''')
+        mem, other = Memory(policy=grow), Memory()
+        other.add("x", "a", 1, source="s")
+        mem.add("a", "v", "x" * 60000, source="s", valid_from="2026-01-01")
+        try:
+            mem.add("a", "v", "y" * 60000, source="s", valid_from="2026-02-01")
+            print("accepted")
+        except TruthkeeperError as e:
+            print("refused", "evaluation_memory" in str(e))
+        print(len(mem), other.current("x", "a").value)
+    """, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split("\n")[:2] == ["refused True", "1 1"]

@@ -124,8 +124,10 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     with Memory(db) as mem:  # everything the agent did is in the journal
         view = mem.scope("user:ana")
         assert [f.status for f in view.history("me", "city")] == ["erased", "erased"]
-        assert {r.source: r.n for r in mem.reliability()}["model:parametric"] == 2
-        assert mem._rel.book.stated["model:parametric"] == [(0.9, True)]
+        # feedback given in ana's scope teaches her view, not the shared layer
+        assert {r.source: r.n for r in view.reliability()}["model:parametric"] == 2
+        assert "model:parametric" not in {r.source for r in mem.reliability()}
+        assert mem._rel.book_for("user:ana").stated["model:parametric"] == [(0.9, True)]
         assert mem.verify().ok
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from truthkeeper import Candidate, JournalCorrupt, Memory, TruthkeeperError
+from truthkeeper import Candidate, JournalCorrupt, Memory, TierNotAuthorized, TruthkeeperError
 from truthkeeper.testing import at, policies
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("bob", "city"),
@@ -249,7 +249,7 @@ def test_a_rule_added_to_a_lazy_memory_sees_every_slot(tmp_path):
 
 def test_an_index_whose_position_is_not_the_chain_is_rebuilt(loc):
     path = _memory(loc)
-    _sql(path, "UPDATE tk_index_state SET hash = 'forged'")
+    _sql(path, "UPDATE tk_index_state2 SET hash = 'forged'")
     _sql(path, "DELETE FROM tk_index_slot WHERE slot = ?", ("u4\x1fcity",))
     with Memory(path, lazy=True) as m:
         assert [f.value for f in m.history("u4", "city")] == ["Lisbon", "Porto4"]
@@ -261,7 +261,7 @@ def test_an_index_behind_the_chain_is_brought_up_to_date(loc):
     last = _sql(path, "SELECT max(seq) FROM events")[0][0]
     [(h,)] = _sql(path, "SELECT hash FROM events WHERE seq = ?", (last - 2,))
     _sql(path, "DELETE FROM tk_index_slot WHERE seq > ?", (last - 2,))
-    _sql(path, "UPDATE tk_index_state SET seq = ?, hash = ?", (last - 2, h))
+    _sql(path, "UPDATE tk_index_state2 SET seq = ?, hash = ?", (last - 2, h))
     with Memory(path, lazy=True) as m:
         assert m.current("u29", "city").value == "Porto29"
 
@@ -270,7 +270,7 @@ def test_a_journal_without_an_index_is_indexed_at_its_first_lazy_open(loc):
     """A journal an earlier truthkeeper wrote has no index tables: the first lazy open
     indexes it; writers that find no index write none until one exists."""
     path = _memory(loc, 5)
-    for table in ("tk_index_slot", "tk_index_key", "tk_index_state"):
+    for table in ("tk_index_slot", "tk_index_key", "tk_index_state2"):
         _sql(path, f"DROP TABLE {table}")
     with Memory(path, synchronous="NORMAL") as m:
         m.add("u9", "city", "Beja", source="crm")
@@ -394,3 +394,26 @@ def test_the_audit_log_is_read_when_asked_and_keeps_its_order(tmp_path):
         assert len(m.audit()) == 2  # read once
         len(m)  # loading every slot leaves the audit log as it is
         assert len(m.audit()) == 2
+
+
+def test_an_index_of_the_earlier_version_is_rebuilt(tmp_path) -> None:
+    import sqlite3
+
+    path = str(tmp_path / "m.db")
+    with Memory(path) as mem:
+        mem.scope("user:ana").add("ana", "city", "Paris", source="notes", tier="agent")
+    with Memory(path, lazy=True) as mem:  # builds the index
+        assert mem.scope("user:ana").current("ana", "city").value == "Paris"
+    con = sqlite3.connect(path)  # as the previous version left it: its state table's name
+    con.execute("ALTER TABLE tk_index_state2 RENAME TO tk_index_state")
+    con.commit()
+    con.close()
+    with Memory(path, lazy=True) as mem:  # still a truthkeeper journal; the index is rebuilt
+        ana = mem.scope("user:ana")
+        with pytest.raises(TierNotAuthorized):  # ana's binding of "notes", from the index
+            ana.add("ana", "x", 1, source="notes", tier="verified")
+        assert ana.current("ana", "city").value == "Paris" and mem.verify().ok
+    con = sqlite3.connect(path)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    con.close()
+    assert "tk_index_state" not in tables and "tk_index_state2" in tables

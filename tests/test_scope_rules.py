@@ -213,3 +213,38 @@ def test_outcomes_recorded_in_a_scope_teach_that_scope_only(tmp_path) -> None:
     with Memory(str(path)) as mem:
         assert mem.verify().ok and mean(mem.scope("user:ana"), "pricebot") == mean(
             mem, "pricebot")
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_source_is_bound_per_scope_so_no_refusal_reveals_another_scope(tmp_path,
+                                                                         lazy: bool) -> None:
+    from truthkeeper import TierNotAuthorized
+
+    path = str(tmp_path / "m.db")
+    with Memory(path) as mem:
+        mem.scope("user:ana").add("ana", "city", "Paris", source="notes", tier="agent")
+        mem.add("acme", "price", 10, source="crm", tier="verified")
+    with Memory(path, lazy=lazy) as mem:
+        bob = mem.scope("user:bob")
+        # bob's "notes" is his own source, whatever tier ana's has
+        bob.add("bob", "city", "Rome", source="notes", tier="verified")
+        mem.add("acme", "owner", "acme inc", source="notes", tier="verified")
+        with pytest.raises(TierNotAuthorized):  # the shared binding holds in every scope
+            bob.add("bob", "x", 1, source="crm", tier="agent")
+        with pytest.raises(TierNotAuthorized):  # and the scope's own binding in the scope
+            mem.scope("user:ana").add("ana", "x", 1, source="notes", tier="verified")
+        bob.record_source_outcome("notes", correct=True, tier="verified")
+    with Memory(path) as mem:  # the bindings replay as they were made
+        assert mem.verify().ok
+        assert {r.source: r.tier for r in mem.scope("user:bob").reliability()}["notes"] \
+            == "verified"
+
+
+@pytest.mark.parametrize("source", ["user:ana\x1fnotes", "a\x00b"])
+def test_a_source_name_with_the_scope_separator_is_refused(source: str) -> None:
+    from truthkeeper import InvalidFact
+
+    mem = Memory()
+    with pytest.raises(InvalidFact, match="control character"):
+        mem.add("a", "b", 1, source=source)
+    assert len(mem) == 0

@@ -310,6 +310,7 @@ class Applier:
         """Add a rule in ``scope`` (None: shared); returns its id. A text that already
         applies there is refused; so is a rule past the ``MAX_RULES`` that apply there."""
         rid = f"r{w.next_seq}"
+        self.store.need_all()  # a lazy memory: every fact, before any rule is evaluated
         try:
             texts = [t for _, t, _ in self.reasoner.rules(scope)]
             if text in texts:
@@ -328,6 +329,7 @@ class Applier:
     def rule_removed(self, w: Write, text: str, scope: str | None = None) -> None:
         """Remove the rule with this text that was added in ``scope`` (a view cannot
         remove a shared rule)."""
+        self.store.need_all()
         rules = self.reasoner.rules(scope)
         rid = next((r for r, t, sc in rules if t == text and sc == scope), None)
         if rid is None:
@@ -372,7 +374,7 @@ class Applier:
         return body
 
     def _check_outcome(self, body: Mapping[str, Any], at: int | None) -> None:
-        bound = self.store.source_tier(body["source"])
+        bound = self.store.source_tier(body["source"], body.get("scope"))
         if bound is not None and bound != body["tier"]:
             msg = (f"source {body['source']!r} belongs to tier {bound!r}: a source name keeps "
                    "one tier (outcomes about it name that tier)")
@@ -593,7 +595,7 @@ class Applier:
                 f = self.store.get(body["id"])
                 slot = (f.subject, f.attribute)
             else:
-                self.store.bind_source(body["source"], body["tier"])
+                self.store.bind_source(body["source"], body["tier"], body.get("scope"))
             self.rel.apply_outcome(body, slot)
         elif kind == "prior":
             self.rel.apply_prior(body)

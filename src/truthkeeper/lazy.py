@@ -20,7 +20,7 @@ from .errors import JournalCorrupt, TruthkeeperError
 from .journal.base import Journal
 from .journal.codec import GENESIS, Event
 from .journal.slotindex import AUDIT, GLOBAL, body_entries
-from .values import SCOPE_SEP
+from .values import SCOPE_SEP, unscoped
 
 if TYPE_CHECKING:
     from .audit import AuditLog
@@ -166,15 +166,12 @@ class LazyLoad:
             return True
         return self.partial is not None and self.partial[slot] < self.upto
 
-    def _bind(self, source: str, tier: str) -> None:
-        self.bound.add(source)
-        self.busy += 1
-        try:
-            self.store.bind_source(source, tier)
-        except TruthkeeperError:
-            pass  # bound to another tier: the write that asked is refused as it would be
-        finally:
-            self.busy -= 1
+    def _bind(self, key: str, tier: str) -> None:
+        """Record a source's binding as the journal made it (a scope's, or the shared
+        one); the write that asked is then checked against it as it would be."""
+        self.bound.add(key)
+        scope, source = unscoped(key)
+        self.store.bind_source(source, tier, scope, restore=True)
 
     def _sync(self) -> None:
         if self._synced >= self.upto:

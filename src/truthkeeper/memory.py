@@ -42,6 +42,7 @@ from .values import (
     WhatIf,
     check_label,
     check_scope,
+    check_source,
     from_us,
     normalise_key,
     parse_time,
@@ -334,7 +335,6 @@ class Memory:
         """
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
-            self._store.need_all()
             self._events.rule(w, text, self._scope)
 
     def remove_rule(self, text: str) -> None:
@@ -346,7 +346,6 @@ class Memory:
         """
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
-            self._store.need_all()
             self._events.rule_removed(w, text, self._scope)
 
     def _log(self, kind: str, bodies: list[dict[str, Any]]) -> None:
@@ -377,7 +376,7 @@ class Memory:
         >>> mem.reliability()[0].n
         1
         """
-        src, t = check_label(source, "source"), self._p.builder.tier(tier)
+        src, t = check_source(source), self._p.builder.tier(tier)
         body = self._events.outcome_body(None, src, t, check_bool(correct), signature)
         if confidence is not None:
             body["confidence"] = check_probability(confidence, "confidence")
@@ -406,6 +405,7 @@ class Memory:
     def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
                         num_samples: int = 500) -> dict[str, tuple[float, float]]:
         """Refit the tier hyperparameters on the outcomes (NUTS or SVI); journalled."""
+        self._owner_only("fit_reliability")
         with self._open():
             body = self._rel.fit(method, rng_seed, num_samples)
         self._log("prior", [body])
@@ -429,6 +429,7 @@ class Memory:
         >>> est = mem.learn_from_agreement(); est["a"] > est["c"]
         True
         """
+        self._owner_only("learn_from_agreement")
         dep = check_bool(dependence, "dependence")
         cor = check_bool(correlation, "correlation")
         with self._open():
@@ -439,9 +440,10 @@ class Memory:
         return est
 
     def scope(self, name: str) -> Memory:
-        """A view bound to a scope (``"user:ana"``): it writes and reads only that scope's
-        facts, so one journal keeps many users' or agents' memories apart. Rules, sources'
-        reliabilities and the journal are the memory's own, shared by its scopes.
+        """A view bound to a scope (``"user:ana"``): it writes to that scope and reads it
+        over the shared (unscoped) layer, so one journal keeps many users' or agents'
+        memories apart. Rules and outcomes added in the view stay in it; the shared ones
+        apply in every view.
 
         >>> mem = Memory(); ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
         >>> _ = ana.add("me", "city", "Lisbon", source="chat")

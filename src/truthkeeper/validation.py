@@ -15,6 +15,7 @@ from .keys import (
     MAX_KEY_CHARS,
     MAX_NESTING,
     MAX_VALUE_BYTES,
+    SCOPE_SEP,
     _json,
     _utf8,
     check_scope,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .values import Fact
 
 __all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_label", "check_meta", "check_nesting",
-           "check_text", "check_tiers", "from_us", "parse_time", "to_us"]
+           "check_source", "check_text", "check_tiers", "from_us", "parse_time", "to_us"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
@@ -43,6 +44,16 @@ def check_label(value: object, name: str) -> str:
         raise InvalidFact(msg)
     _utf8(value, name)
     return value
+
+
+def check_source(value: object, name: str = "source") -> str:
+    """A source name: a label without the scope separator or NUL (a source is bound to
+    its tier per scope, under the key scope + separator + source)."""
+    src = check_label(value, name)
+    if SCOPE_SEP in src or "\x00" in src:
+        msg = f"{name} {src!r} contains a control character (\\x1f or \\x00)"
+        raise InvalidFact(msg)
+    return src
 
 
 def parse_time(value: object, name: str) -> datetime:
@@ -219,7 +230,7 @@ class FactBuilder:
         from .values import Fact  # the types module re-exports this one: imported late
 
         return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=vf,
-                    recorded_at=EPOCH, source=check_label(fields["source"], "source"),
+                    recorded_at=EPOCH, source=check_source(fields["source"]),
                     tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
                     text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
                     signature=None if sig is None else dict(sig),

@@ -351,6 +351,7 @@ from .validation import (  # noqa: E402
     check_label,
     check_meta,
     check_nesting,
+    check_source,
     check_text,
     check_tiers,
     from_us,
@@ -359,6 +360,6 @@ from .validation import (  # noqa: E402
 )
 
 __all__ += ["EPOCH", "FACT_KEYS", "MAX_NESTING", "SCOPE_SEP", "FactBuilder", "check_label",
-            "check_meta", "check_nesting", "check_scope", "check_text", "check_tiers",
-            "from_us", "normalise_key", "parse_time", "scoped", "to_us", "unscoped",
+            "check_meta", "check_nesting", "check_scope", "check_source", "check_text",
+            "check_tiers", "from_us", "normalise_key", "parse_time", "scoped", "to_us", "unscoped",
             "value_key"]

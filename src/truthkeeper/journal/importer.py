@@ -16,7 +16,7 @@ from ..logic.rules import check_rule_text
 from ..reliability.categorical import check_categories, check_confusion_body
 from ..reliability.context import check_probability
 from ..schema import check_declaration
-from ..values import Fact, check_label, check_scope, from_us, parse_time
+from ..values import Fact, check_label, check_scope, check_source, from_us, parse_time
 from .base import Journal
 from .codec import canonical, fact_fields, is_erased
 from .ledger import Ledger, Write
@@ -135,7 +135,7 @@ def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
             raise InvalidFact("an outcome needs correct: true or false")
         if body.get("id") is not None:
             ap.store.get(check_label(body["id"], "id"))
-        out = {"id": body.get("id"), "source": check_label(body.get("source"), "source"),
+        out = {"id": body.get("id"), "source": check_source(body.get("source")),
                "tier": ap.builder.tier(body.get("tier")), "correct": body["correct"]}
         out.update({k: body[k] for k in ("signed", "signature", "confirmation")
                     if k in body})

@@ -21,8 +21,8 @@ from ..values import SCOPE_SEP, scoped
 from .base import Journal, Row
 from .codec import GENESIS, Event, check_row, parse_body
 
-__all__ = ["AUDIT", "GLOBAL", "IndexedJournal", "PostgresDb", "SlotIndex", "SqliteDb",
-           "body_entries", "entries", "slot_key"]
+__all__ = ["AUDIT", "GLOBAL", "KNOWN_TABLES", "IndexedJournal", "PostgresDb", "SlotIndex",
+           "SqliteDb", "body_entries", "entries", "slot_key"]
 
 T = TypeVar("T")
 
@@ -33,7 +33,13 @@ AUDIT = "$audit"
 """The slot of the audit entries, read when the audit log is (slots of facts always hold
 the separator, so no slot of facts is named so)."""
 
-TABLES = frozenset({"tk_index_slot", "tk_index_key", "tk_index_state"})
+TABLES = frozenset({"tk_index_slot", "tk_index_key", "tk_index_state2"})
+"""The index's tables. The state table's name is the index's version: an index of an
+earlier version (``tk_index_state``: sources bound across scopes) is not found, and is
+rebuilt."""
+_OLD_TABLES = frozenset({"tk_index_state"})
+KNOWN_TABLES = TABLES | _OLD_TABLES
+"""Every table an index (of this version or an earlier one) may have left in a journal."""
 _CHUNK = 500  # parameters per IN (...) query
 
 
@@ -45,7 +51,7 @@ class SqliteDb:
         slot TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (slot, seq)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS tk_index_key (
         key TEXT PRIMARY KEY, slot TEXT NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS tk_index_state (
+    CREATE TABLE IF NOT EXISTS tk_index_state2 (
         one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL)
     """
 
@@ -72,7 +78,7 @@ class PostgresDb:
         slot TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY (slot, seq));
     CREATE TABLE IF NOT EXISTS tk_index_key (
         key TEXT COLLATE "C" PRIMARY KEY, slot TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS tk_index_state (
+    CREATE TABLE IF NOT EXISTS tk_index_state2 (
         one INTEGER PRIMARY KEY CHECK (one = 1), seq BIGINT NOT NULL, hash TEXT NOT NULL)
     """
 
@@ -101,7 +107,8 @@ def slot_key(subject_key: str, attribute: str) -> str:
 def entries(kind: str, body_text: str, lookup: Callable[[str], str | None],
             ) -> tuple[str, list[tuple[str, str]]]:
     """An event's slot and the keys it defines: ``i:<fact id>`` and ``n:<nonce>`` name a
-    slot, ``s:<source>`` the tier of a source's first fact. A body that cannot be read
+    slot, ``s:<source>`` the tier of a source's first shared fact (``s:<scope><sep><source>``:
+    of its first fact in that scope). A body that cannot be read
     belongs to no slot: a lazy open applies it at once and reports it as replay would."""
     try:
         body = json.loads(body_text)
@@ -116,7 +123,8 @@ def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
     try:
         if kind == "fact":
             slot = slot_key(scoped(body.get("scope"), body["subject"]), body["attribute"])
-            keys = [("i:" + body["id"], slot), ("s:" + body["source"], body["tier"])]
+            keys = [("i:" + body["id"], slot),
+                    ("s:" + scoped(body.get("scope"), body["source"]), body["tier"])]
         elif kind in ("retract", "end"):
             found = lookup("i:" + body["id"])
             if found is None:
@@ -146,13 +154,13 @@ class SlotIndex:
                 self.db.rows(statement)
 
     def exists(self) -> bool:
-        return self.db.has_table("tk_index_state")
+        return self.db.has_table("tk_index_state2")
 
     def state(self) -> tuple[int, str] | None:
         """(seq, hash) of the last event the index covers, or None."""
         if not self.exists():
             return None
-        rows = self.db.rows("SELECT seq, hash FROM tk_index_state")
+        rows = self.db.rows("SELECT seq, hash FROM tk_index_state2")
         return None if not rows else (int(rows[0][0]), str(rows[0][1]))
 
     def matches_chain(self) -> bool:
@@ -234,16 +242,17 @@ class SlotIndex:
         self.db.many("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON CONFLICT DO NOTHING",
                      pending.items())
         if last is not None:
-            self.db.rows("INSERT INTO tk_index_state(one, seq, hash) VALUES (1, ?, ?) "
+            self.db.rows("INSERT INTO tk_index_state2(one, seq, hash) VALUES (1, ?, ?) "
                          "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, "
                          "hash = excluded.hash", last)
 
     def rebuild(self, rows: Iterator[tuple[int, str, int, str, str, str]]) -> None:
         """Index every event anew (rows read from the chain, checked by the caller)."""
-        for table in sorted(TABLES):
+        for table in sorted(TABLES | _OLD_TABLES):
             self.db.rows(f"DROP TABLE IF EXISTS {table}")
         self.create()
-        self.db.rows("INSERT INTO tk_index_state(one, seq, hash) VALUES (1, 0, ?)", (GENESIS,))
+        self.db.rows("INSERT INTO tk_index_state2(one, seq, hash) VALUES (1, 0, ?)",
+                     (GENESIS,))
         self.extend(rows)
 
     def extend(self, rows: Iterator[tuple[int, str, int, str, str, str]]) -> None:

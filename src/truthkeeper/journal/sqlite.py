@@ -19,7 +19,7 @@ from typing import TypeVar
 from ..errors import JournalCorrupt, JournalError
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
 from .codec import GENESIS, canonical
-from .slotindex import TABLES, IndexedJournal, SlotIndex, SqliteDb
+from .slotindex import KNOWN_TABLES, IndexedJournal, SlotIndex, SqliteDb
 
 __all__ = ["SqliteJournal"]
 
@@ -101,7 +101,7 @@ class SqliteJournal(IndexedJournal):
         tables = {r[0] for r in self._conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         app = self._conn.execute("PRAGMA application_id").fetchone()[0]
-        if tables - {"events"} - TABLES or (tables and app not in (0, APPLICATION_ID)) \
+        if tables - {"events"} - KNOWN_TABLES or (tables and app not in (0, APPLICATION_ID)) \
                 or (not tables and app not in (0, APPLICATION_ID)):
             self._conn.close()
             msg = (f"{self.path!r} is a SQLite database of another application (tables: "

@@ -226,16 +226,21 @@ class Store:
         bridge.ask("tk_erase(M, Id, RA, P)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD})
 
-    def bind_source(self, source: str, tier: str) -> None:
-        """Bind a source named by an outcome to its tier (TierNotAuthorized if it has
-        another)."""
-        self.need(keys=["s:" + source])
-        bridge.ask("tk_bind_source(M, S, T)", {"M": self.h, "S": source, "T": tier})
+    def bind_source(self, source: str, tier: str, scope: str | None = None, *,
+                    restore: bool = False) -> None:
+        """Bind a source named by an outcome recorded in ``scope`` (None: shared) to its
+        tier (TierNotAuthorized if it has another there); ``restore``: a binding the
+        journal made, recorded as it was (a lazy memory loading it)."""
+        if not restore:
+            self.need(keys=source_keys(scope, source))
+        bridge.ask("tk_bind_source(M, Sc, S, T, R)",
+                   {"M": self.h, "Sc": scope or "", "S": source, "T": tier, "R": restore})
 
-    def source_tier(self, source: str) -> str | None:
-        """The tier a source is bound to, or None."""
-        self.need(keys=["s:" + source])
-        t = bridge.ask("tk_source_tier(M, S, T)", {"M": self.h, "S": source})["T"]
+    def source_tier(self, source: str, scope: str | None = None) -> str | None:
+        """The tier a source is bound to in ``scope``'s view, or None."""
+        self.need(keys=source_keys(scope, source))
+        t = bridge.ask("tk_source_tier(M, Sc, S, T)",
+                       {"M": self.h, "Sc": scope or "", "S": source})["T"]
         return None if t is None else str(t)
 
     def sources(self, scope: str | None = None) -> list[tuple[str, str]]:
@@ -397,4 +402,11 @@ class Store:
 def _fact_keys(f: Fact) -> list[str]:
     """The index keys a new fact must not collide with: its nonce; and its source's tier."""
     nonce = f.signature.get("nonce") if f.signature else None
-    return ["s:" + f.source] + (["n:" + nonce] if isinstance(nonce, str) else [])
+    return source_keys(f.scope, f.source) + (["n:" + nonce] if isinstance(nonce, str)
+                                             else [])
+
+
+def source_keys(scope: str | None, source: str) -> list[str]:
+    """The slot index keys of a source's bindings a view of ``scope`` must know: the
+    shared layer's and, in a scope, the scope's own (``s:<scope><sep><source>``)."""
+    return ["s:" + source] + ([] if scope is None else ["s:" + scoped(scope, source)])

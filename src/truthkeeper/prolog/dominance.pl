@@ -4,7 +4,8 @@
             retract_fact/4,         % +M, +Id, +RA, +Reason
             undo_facts/2,           % +M, +Ids
             unretract/2,            % +M, +Id
-            bind_source/4,          % +M, +Source, +Tier, +BoundBy
+            bind_source/4,          % +M, +Layer-Source, +Tier, +BoundBy
+            key_layer/2,            % +SubjectKey, -Layer
             use_nonce/3,            % +M, +Nonce, +Owner
             slot_heads/4,           % +M, +S, +A, -Heads
             heads_among/3,          % +M, +Ids, -Heads
@@ -103,7 +104,8 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     ->  true
     ;   use_nonce(M, Nonce, Id)
     ),
-    bind_source(M, Src, Tier, Id),
+    key_layer(S, Layer),
+    bind_source(M, Layer-Src, Tier, Id),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
     mark_timed(M, S, A, VF, VT),
     assertz(payload(M, Id, Json)),
@@ -261,18 +263,36 @@ reaches(M, X, Y, Seen) :-
     \+ memberchk(Z, Seen),
     reaches(M, Z, Y, [Z|Seen]), !.
 
-%!  bind_source(+M, +Source, +Tier, +BoundBy) is det.
+%!  bind_source(+M, +Layer-Source, +Tier, +BoundBy) is det.
 %
-%   A source name belongs to one tier: the first fact or outcome naming it
-%   binds it (BoundBy is the fact id, or an outcome marker).
+%   A source name belongs to one tier in a layer: the first fact or outcome
+%   naming it there binds it (BoundBy is the fact id, or an outcome marker).
+%   Layer is '' (the shared layer) or a scope. In a scope, the scope's own
+%   binding holds, else the shared layer's (a source the shared layer bound
+%   first keeps that tier there too); no write is refused for what another scope
+%   holds. With By = '$restore' (a lazy memory loading a binding the journal
+%   made) the binding is recorded as it was made, unchecked.
 %   @error permission_error(bind, source_tier, Source-Tier) for another tier
-bind_source(M, Src, Tier, By) :-
-    (   source_tier(M, Src, T0, _)
+bind_source(M, Layer-Src, Tier, By) :-
+    (   source_tier(M, Layer-Src, T0, _)
     ->  (   T0 == Tier
+        ->  true
+        ;   By == '$restore'
         ->  true
         ;   permission_error(bind, source_tier, Src-T0)
         )
-    ;   assertz(source_tier(M, Src, Tier, By))
+    ;   By \== '$restore', Layer \== '', source_tier(M, ''-Src, T0, _), T0 \== Tier
+    ->  permission_error(bind, source_tier, Src-T0)
+    ;   assertz(source_tier(M, Layer-Src, Tier, By))
+    ).
+
+%!  key_layer(+SubjectKey, -Layer) is det.
+%
+%   The layer of a store key: its scope, or '' for the shared layer.
+key_layer(K, Layer) :-
+    (   sub_atom(K, B, _, _, '\x1F\')
+    ->  sub_atom(K, 0, B, _, Layer)
+    ;   Layer = ''
     ).
 
 %!  use_nonce(+M, +Nonce, +Owner) is det.

@@ -9,6 +9,8 @@
             tier_ranks/2,         % +Tiers, -Pairs
             frontier/2,           % +RecordsNewestFirst, -Frontier
             pure_builtin/1,       % ?PI
+            guarded/2,            % +Budget, +Goal
+            new_budget/1,         % +Budget
             confirmation_source/1, % +Source
             other_members/2,      % +KeyF, +KeyG
             newest_first/2        % +Records, -Sorted
@@ -252,6 +254,69 @@ pure_builtin(memberchk/2). pure_builtin(sub_atom/5). pure_builtin(atom_length/2)
 pure_builtin(atom_concat/3). pure_builtin(atom_number/2).
 pure_builtin(fail/0).   pure_builtin(false/0).
 
+% ---------------------------------------------------------------- bounds
+%
+% A policy or rule body runs within an inference budget (its caller's), and its
+% builtins within a budget of the memory they create: the bytes of the atoms
+% they make and the cells of the lists they build (budget_bytes/1), so that no
+% body can grow the atom table or the stacks until the process dies. Integers
+% are bounded by the max_integer_size flag (set below; stored values are 64-bit).
+
+:- initialization(set_prolog_flag(max_integer_size, 4096)).
+
+%!  budget_bytes(-Bytes) is det.
+%
+%   The memory one evaluation's builtins may create (a rule evaluation, or a
+%   policy deciding one pair).
+budget_bytes(16_000_000).
+
+%!  new_budget(+Budget) is det.
+%
+%   Start an evaluation: Budget (an atom naming a thread-local global variable)
+%   holds budget_bytes/1 again.
+new_budget(Budget) :-
+    budget_bytes(B),
+    nb_setval(Budget, B).
+
+spend(Budget, N) :-
+    (   nb_current(Budget, Left0) -> true ; budget_bytes(Left0) ),
+    Left is Left0 - N,
+    (   Left < 0
+    ->  throw(error(resource_error(evaluation_memory), _))
+    ;   nb_setval(Budget, Left)
+    ).
+
+%!  guarded(+Budget, +Goal) is nondet.
+%
+%   Call a builtin of a policy or rule body (pure_builtin/1, or a rule's
+%   generators), charging what it creates to Budget:
+%   resource_error(evaluation_memory) past it. A length/2 that would enumerate
+%   lists without end (a partial list, no length) is refused.
+guarded(B, atom_concat(X, Y, Z)) :- !,
+    (   atomic(X), atomic(Y)
+    ->  atom_length(X, NX), atom_length(Y, NY), spend(B, NX + NY),
+        atom_concat(X, Y, Z)
+    ;   atom_concat(X, Y, Z),
+        atom_length(Z, N), spend(B, N)
+    ).
+guarded(B, sub_atom(A, Bf, L, Af, S)) :- !,
+    (   var(S)
+    ->  sub_atom(A, Bf, L, Af, S), atom_length(S, N), spend(B, N)
+    ;   sub_atom(A, Bf, L, Af, S)
+    ).
+guarded(B, length(L, N)) :- !,
+    (   integer(N)
+    ->  spend(B, N * 24)
+    ;   is_list(L)
+    ->  true
+    ;   var(N)
+    ->  domain_error(list_or_length, L)
+    ;   true
+    ),
+    length(L, N).
+guarded(_, G) :-
+    call(G).
+
 %!  policy_meta_keys(?Policy, ?Keys) is nondet.
 %
 %   The meta keys a policy reads (none for the shipped ones).
@@ -265,6 +330,7 @@ policy_meta_keys(P, Keys) :-
 % custom_order(+P, +F, +G): a custom policy's clauses, interpreted, within a budget.
 custom_order(P, F, G) :-
     custom_policy(P, Clauses, _),
+    new_budget(tk_policy_budget),
     catch(call_with_inference_limit(
               once(( member(dominates(F0, G0)-B, Clauses),
                      copy_term(dominates(F0, G0)-B, dominates(F, G)-B1),
@@ -281,7 +347,7 @@ run((C -> T ; E)) :- !, ( run(C) -> run(T) ; run(E) ).
 run((A ; B)) :- !, ( run(A) ; run(B) ).
 run((C -> T)) :- !, ( run(C) -> run(T) ).
 run(\+ G) :- !, \+ run(G).
-run(G) :- call(G).
+run(G) :- guarded(tk_policy_budget, G).
 
 policy_failed(P, E) :-
     (   E == limit

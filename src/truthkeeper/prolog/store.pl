@@ -5,7 +5,7 @@
             sup/3,              % ?M, ?F, ?G: F explicitly supersedes G
             retracted/4,        % ?M, ?Id, ?RA, ?Reason
             nonce/3,            % ?M, ?Nonce, ?Id
-            source_tier/4,      % ?M, ?Source, ?Tier, ?BoundBy
+            source_tier/4,      % ?M, ?Layer-Source, ?Tier, ?BoundBy
             head/4,             % ?M, ?S, ?A, ?Id
             front/4,            % ?M, ?S, ?A, ?Records (the slot's frontier)
             linked/3,           % ?M, ?S, ?A (explicit supersedes links or a confirmation)
@@ -57,8 +57,8 @@ in the set, 0: it left it), each member with its own chain.
 front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
 so that a write checks a handful of records, not the whole slot; linked/3 marks
 slots with explicit supersedes links, which are decided fact by fact.
-source_tier/4 binds each source name to one tier (by the first fact or outcome
-that names it); nonce/3 holds every signature nonce used.
+source_tier/4 binds each source name to one tier per layer ('' shared, or a
+scope; by the first fact or outcome that names it there); nonce/3 holds every signature nonce used.
 */
 
 :- dynamic fact/10.

@@ -14,7 +14,8 @@
 :- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_union/6,
                           heads_holds/4, advance/3]).
 :- use_module(store, [holds/4, head/4, fact/10, store_now/2, mem_gen/2]).
-:- use_module(policies, [pure_builtin/1]).
+:- use_module(policies, [pure_builtin/1, guarded/2, new_budget/1]).
+:- use_module(library(time), [call_with_time_limit/2]).
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
                                 syntax_error/1]).
 :- use_module(library(lists), [member/2, append/3, subtract/3]).
@@ -75,7 +76,7 @@ body(M, Sc, (A ; B)) :- !, ( body(M, Sc, A) ; body(M, Sc, B) ).
 body(M, Sc, (C -> T)) :- !, ( body(M, Sc, C) -> body(M, Sc, T) ).
 body(M, Sc, \+ G) :- !, \+ body(M, Sc, G).
 body(M, Sc, holds(S, A, V)) :- !, view_holds(M, Sc, S, A, V).
-body(_, _, G) :- builtin(G), !, call(G).
+body(_, _, G) :- builtin(G), !, guarded(tk_rule_budget, G).
 body(M, Sc, G) :- belief(M, Sc, G).
 
 %!  view_holds(+M, +Scope, ?S, ?A, ?V) is nondet.
@@ -211,22 +212,29 @@ read_clause_text(Text, T, Singletons) :-
     ),
     findall(Name, ( member(Name=_, Ss), \+ sub_atom(Name, 0, _, _, '_') ), Singletons).
 
-%!  rule_limits(-Inferences) is det.
+%!  rule_limits(-Inferences, -Seconds) is det.
 %
-%   The inference budget of one evaluation of the rules (beliefs, why, what_if).
-rule_limits(4_000_000).
+%   The inference and wall-time budgets of one evaluation of the rules
+%   (beliefs, why, what_if); the memory its builtins create is bounded by
+%   policies:budget_bytes/1.
+rule_limits(4_000_000, 10).
 
 %!  limited(:Goal) is det.
 %
-%   Run Goal once within the inference budget. Exceeding it, or any error
-%   while evaluating rules, abandons the tables and raises rule_error/1.
+%   Run Goal once within the budgets. Exceeding one, or any error while
+%   evaluating rules, abandons the tables and raises rule_error/1.
 limited(G) :-
-    rule_limits(L),
-    catch(call_with_inference_limit(G, L, R), E, true),
+    rule_limits(L, Secs),
+    new_budget(tk_rule_budget),
+    catch(call_with_time_limit(Secs, call_with_inference_limit(G, L, R)), E, true),
     (   var(E), R \== inference_limit_exceeded
     ->  true
     ;   abolish_all_tables,
-        (   nonvar(E)
+        (   E == time_limit_exceeded
+        ->  format(string(Msg), "evaluating the rules took more than ~w s; remove the \c
+                   rule that does not end with remove_rule", [Secs]),
+            throw(error(rule_error(Msg), _))
+        ;   nonvar(E)
         ->  message_to_codes(E, Msg),
             throw(error(rule_error(Msg), _))
         ;   format(string(Msg), "evaluating the rules took more than ~D inferences \c
@@ -354,7 +362,7 @@ prove_body(M-Sc, holds(Sub, A, V), _, [-(holds, Sub, A, V, Heads)]) :- !,
     holds_heads(M, Sc, Sub, A, V, Heads).
 prove_body(_, G, _, [test-Text]) :-
     builtin(G), !,
-    call(G),
+    guarded(tk_rule_budget, G),
     term_string(G, Text).
 prove_body(M-Sc, G, Stack, [P]) :-
     belief(M, Sc, G),

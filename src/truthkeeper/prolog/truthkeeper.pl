@@ -21,8 +21,8 @@
             tk_slots/2,           % +M, -Slots
             tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
-            tk_bind_source/3,     % +M, +Source, +Tier
-            tk_source_tier/3,     % +M, +Source, -Tier
+            tk_bind_source/5,     % +M, +Scope, +Source, +Tier, +Restore
+            tk_source_tier/4,     % +M, +Scope, +Source, -Tier
             tk_sources/3,         % +M, +Scope, -SourceTiers
             tk_use_nonce/3,       % +M, +Nonce, +Owner
             tk_unuse_nonce/2,     % +M, +Nonce
@@ -115,8 +115,8 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_slots/2).
 :- det(tk_quote/2).
 :- det(tk_unretract/2).
-:- det(tk_bind_source/3).
-:- det(tk_source_tier/3).
+:- det(tk_bind_source/5).
+:- det(tk_source_tier/4).
 :- det(tk_sources/3).
 :- det(tk_use_nonce/3).
 :- det(tk_unuse_nonce/2).
@@ -300,19 +300,26 @@ tk_unretract(M, Id0) :-
     atom_in(Id0, Id),
     unretract(M, Id).
 
-%!  tk_bind_source(+M, +Source, +Tier) is det.
+%!  tk_bind_source(+M, +Scope, +Source, +Tier, +Restore) is det.
 %
-%   Bind a source named by an outcome to its tier (see dominance:bind_source/4).
-tk_bind_source(M, Src0, Tier0) :-
-    atom_in(Src0, Src), atom_in(Tier0, Tier),
-    bind_source(M, Src, Tier, '$outcome').
+%   Bind a source named by an outcome recorded in Scope ("" shared) to its tier
+%   (see dominance:bind_source/4); Restore true: a binding the journal made,
+%   recorded unchecked (a lazy memory loading it).
+tk_bind_source(M, Sc0, Src0, Tier0, Restore) :-
+    atom_in(Sc0, Sc), atom_in(Src0, Src), atom_in(Tier0, Tier),
+    ( Restore == true -> By = '$restore' ; By = '$outcome' ),
+    bind_source(M, Sc-Src, Tier, By).
 
-%!  tk_source_tier(+M, +Source, -Tier) is det.
+%!  tk_source_tier(+M, +Scope, +Source, -Tier) is det.
 %
-%   The tier a source is bound to, or @(none).
-tk_source_tier(M, Src0, Tier) :-
-    atom_in(Src0, Src),
-    ( source_tier(M, Src, T, _) -> Tier = T ; Tier = @(none) ).
+%   The tier a source is bound to in Scope's view ("" the shared layer): the
+%   scope's own binding, else the shared one, or @(none).
+tk_source_tier(M, Sc0, Src0, Tier) :-
+    atom_in(Sc0, Sc), atom_in(Src0, Src),
+    (   ( source_tier(M, Sc-Src, T, _) ; source_tier(M, ''-Src, T, _) )
+    ->  Tier = T
+    ;   Tier = @(none)
+    ).
 
 %!  tk_sources(+M, +Scope, -SourceTiers) is det.
 %
