@@ -489,3 +489,53 @@ def test_mcp_over_http_refuses_to_serve_unprotected(tmp_path: Path, where: str,
                           "--http", where], env=env, capture_output=True, text=True,
                          timeout=60, check=False)
     assert run.returncode == 2 and says in run.stderr and not db.exists()
+
+
+def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
+    """A request nested past what the SDK parses, or holding a lone surrogate, gets an error
+    reply with its id (it used to get none, and the client waited forever)."""
+    import select
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-m", "truthkeeper", "serve", "--db",
+                             str(tmp_path / "m.db")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(line: str) -> dict[str, Any]:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write((line + "\n").encode())
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, f"no reply to {line[:80]}"
+        return json.loads(proc.stdout.readline())
+
+    def call(rid: int, name: str, args: str) -> str:
+        return ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s",'
+                '"arguments":%s}}' % (rid, name, args))
+
+    try:
+        ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}))
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        deep = "[" * 300 + "1" + "]" * 300
+        for rid, line, says in [
+            (2, call(2, "remember", '{"subject":"me","attribute":"x","value":%s,'
+                                    '"source":"s"}' % deep), "nests more than"),
+            (3, call(3, "remember", '{"subject":"me\\ud800","attribute":"x","value":1,'
+                                    '"source":"s"}'), "lone surrogate"),
+            (4, call(4, "why", '{"item":"p(\'\\ud800\')"}'), "lone surrogate"),
+        ]:
+            reply = ask(line)
+            assert reply["id"] == rid and says in reply["error"]["message"]
+        # 110 deep passes the guard and is refused by the library, as a tool error
+        v = "[" * 110 + "1" + "]" * 110
+        reply = ask(call(5, "remember", '{"subject":"me","attribute":"x","value":%s,'
+                                        '"source":"s"}' % v))
+        assert reply["id"] == 5 and reply["result"]["isError"]
+        reply = ask(call(6, "recall", '{"subject":"me","attribute":"x"}'))
+        assert reply["id"] == 6 and not reply["result"]["isError"]
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)  # reaps it and closes its pipes

@@ -386,7 +386,9 @@ def serve(db: str | None = None, http: str | None = None, scope: str | None = No
     mem = Memory() if db is None else Memory.open(db, readonly=False, create=True)
     try:
         if http is None:
-            build_server(mem, scope=scope, allow_declare=allow_declare).run()
+            from .mcp_stdio import run_stdio
+
+            run_stdio(build_server(mem, scope=scope, allow_declare=allow_declare))
         else:
             where = f"[{host}]" if ":" in host else host
             server = build_server(mem, scope=scope, token=token,
