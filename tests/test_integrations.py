@@ -511,8 +511,12 @@ def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
         return json.loads(proc.stdout.readline())
 
     def call(rid: int, name: str, args: str) -> str:
-        return ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s",'
-                '"arguments":%s}}' % (rid, name, args))
+        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                           "params": {"name": name, "arguments": "ARGS"}}).replace(
+                               '"ARGS"', args)
+
+    def remember(value: str) -> str:
+        return '{"subject":"me","attribute":"x","value":' + value + ',"source":"s"}'
 
     try:
         ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -521,8 +525,7 @@ def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         deep = "[" * 300 + "1" + "]" * 300
         for rid, line, says in [
-            (2, call(2, "remember", '{"subject":"me","attribute":"x","value":%s,'
-                                    '"source":"s"}' % deep), "nests more than"),
+            (2, call(2, "remember", remember(deep)), "nests more than"),
             (3, call(3, "remember", '{"subject":"me\\ud800","attribute":"x","value":1,'
                                     '"source":"s"}'), "lone surrogate"),
             (4, call(4, "why", '{"item":"p(\'\\ud800\')"}'), "lone surrogate"),
@@ -531,8 +534,7 @@ def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
             assert reply["id"] == rid and says in reply["error"]["message"]
         # 110 deep passes the guard and is refused by the library, as a tool error
         v = "[" * 110 + "1" + "]" * 110
-        reply = ask(call(5, "remember", '{"subject":"me","attribute":"x","value":%s,'
-                                        '"source":"s"}' % v))
+        reply = ask(call(5, "remember", remember(v)))
         assert reply["id"] == 5 and reply["result"]["isError"]
         reply = ask(call(6, "recall", '{"subject":"me","attribute":"x"}'))
         assert reply["id"] == 6 and not reply["result"]["isError"]

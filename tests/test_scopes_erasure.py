@@ -253,3 +253,31 @@ def test_erasure_vacuums_postgresql(journal_url: str) -> None:
                 break
             time.sleep(0.1)
         assert last is not None
+
+
+def test_an_erasure_that_cannot_truncate_the_wal_says_so_and_completes_later(tmp_path) -> None:
+    import sqlite3
+    import time
+
+    from truthkeeper import JournalError
+
+    path = tmp_path / "m.db"
+    mem = Memory(str(path))
+    f = mem.add("ana", "phone", "555-0199-secret", source="chat")
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM events").fetchone()  # holds a read snapshot
+    t = time.monotonic()
+    with pytest.raises(JournalError, match="write-ahead log"):
+        mem.erase(f.id)
+    assert time.monotonic() - t < 15  # not the 30 s busy timeout, and never silent
+    assert mem.history("ana", "phone")[0].status == "erased"  # the erasure is committed
+    reader.execute("COMMIT")
+    reader.close()
+    mem.add("bob", "city", "Rome", source="chat")  # the next write completes the checkpoint
+    wal = tmp_path / "m.db-wal"
+    assert not wal.exists() or b"555-0199-secret" not in wal.read_bytes()
+    mem.close()
+    for name in ("m.db", "m.db-wal"):
+        p = tmp_path / name
+        assert not p.exists() or b"555-0199-secret" not in p.read_bytes()

@@ -50,6 +50,9 @@ COMMIT;
 # the DROP and CREATE of the trigger
 
 
+PURGE_WAIT_MS = 2_000
+"""How long an erasure waits for other connections' read transactions to end before it
+reports that the write-ahead log still holds the erased bytes."""
 APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
 _CHUNK = 5_000  # rows fetched at a time while replaying
 
@@ -82,6 +85,7 @@ class SqliteJournal(IndexedJournal):
             else:
                 self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            self._busy_ms, self.purge_pending = int(busy_timeout_ms), False
             self._check_schema()
             self._check_format(readonly)
             if not readonly:
@@ -124,6 +128,9 @@ class SqliteJournal(IndexedJournal):
             self._conn.execute(f"PRAGMA user_version={FORMAT}")
 
     def close(self) -> None:
+        if self.purge_pending:  # an erasure's old pages may still be in the write-ahead log
+            with suppress(JournalError):
+                self._purge()
         self._conn.close()
 
     def _has_events(self) -> bool:
@@ -209,8 +216,27 @@ class SqliteJournal(IndexedJournal):
         return out
 
     def _purge(self) -> None:
-        with suppress(sqlite3.Error):  # the write-ahead log still holds the old pages
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """Checkpoint and truncate the write-ahead log, which still holds the pages an
+        erasure overwrote. Another connection's open read transaction can keep it from
+        completing: JournalError then, after at most ``PURGE_WAIT_MS``; the next commit
+        and ``close`` try again until one completes."""
+        self.purge_pending = True
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout={PURGE_WAIT_MS}")
+            busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error as exc:
+            busy, why = 1, str(exc)
+        else:
+            why = "another connection holds a read transaction open"
+        finally:
+            with suppress(sqlite3.Error):
+                self._conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+        if busy:
+            msg = (f"the erasure is committed, but the write-ahead log of {self.path!r} could "
+                   f"not be truncated ({why}): the erased bytes stay in {self.path!r}-wal "
+                   "until a checkpoint completes, which the next write or close() retries")
+            raise JournalError(msg)
+        self.purge_pending = False
 
     def version(self) -> object:
         """SQLite's data_version: it changes when another connection commits."""
@@ -255,6 +281,9 @@ class SqliteJournal(IndexedJournal):
         except (sqlite3.Error, OSError) as exc:
             msg = f"commit to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
+        if self.purge_pending:  # an earlier erasure's truncation did not complete
+            with suppress(JournalError):
+                self._purge()
 
 
 def _create(path: str, synchronous: str) -> None:
