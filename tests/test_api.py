@@ -375,3 +375,36 @@ def test_a_date_alone_is_midnight_utc() -> None:
     assert mem.as_of("ana", "city", valid_at="2025-03-01").value == "Lisbon"
     with pytest.raises(InvalidFact, match="offset"):
         mem.add("ana", "city", "Porto", source="chat", valid_from="2025-03-01T10:00:00")
+
+
+def test_a_loop_of_three_links_in_a_batch_is_rejected_and_a_long_chain_is_fine() -> None:
+    mem = Memory()
+    rows = [{"id": i, "subject": "s", "attribute": "a", "value": n, "source": "q",
+             "supersedes": s} for n, (i, s) in enumerate([("x", "z"), ("y", "x"), ("z", "y")])]
+    with pytest.raises(SupersessionCycle):
+        mem.add_many(rows)
+    chain = [{"id": f"c{i}", "subject": "s", "attribute": "a", "value": i, "source": "q",
+              "valid_from": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z",
+              "supersedes": None if i == 0 else f"c{i - 1}"} for i in range(300)][::-1]
+    mem.add_many(chain)  # newest first in the batch: the links are walked once each
+    assert mem.current("s", "a").value == 299 and len(mem.history("s", "a")) == 300
+
+
+def test_a_fact_that_begins_now_leaves_its_slot_on_the_fast_path() -> None:
+    """A fact with the default valid_from (now) is not taken for one that begins later
+    (which made every such slot recompute its heads from scratch, writes and reads
+    quadratic in a chain of explicit supersedes)."""
+    from truthkeeper.logic import bridge
+
+    mem = Memory()
+    prev = None
+    for i in range(3):
+        prev = mem.add("agent", "plan", i, source="planner", supersedes=prev).id
+    mem.add("ana", "city", "Paris", source="chat")
+    def timed() -> bool:
+        return bool(bridge.ask("( store:timed(M, _, _) -> T = 1 ; T = 0 )",
+                               {"M": mem._store.h})["T"])
+
+    assert not timed()
+    mem.add("ana", "city", "Rome", source="chat", valid_from="2999-01-01")
+    assert timed() and mem.current("ana", "city").value == "Paris"

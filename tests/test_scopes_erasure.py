@@ -256,7 +256,8 @@ def test_erasure_vacuums_postgresql(journal_url: str) -> None:
 
 
 def test_an_erasure_that_cannot_truncate_the_wal_says_so_and_completes_later(tmp_path) -> None:
-    import sqlite3
+    import subprocess
+    import sys
     import time
 
     from truthkeeper import JournalError
@@ -264,16 +265,19 @@ def test_an_erasure_that_cannot_truncate_the_wal_says_so_and_completes_later(tmp
     path = tmp_path / "m.db"
     mem = Memory(str(path))
     f = mem.add("ana", "phone", "555-0199-secret", source="chat")
-    reader = sqlite3.connect(path, isolation_level=None)
-    reader.execute("BEGIN")
-    reader.execute("SELECT count(*) FROM events").fetchone()  # holds a read snapshot
+    reader = subprocess.Popen(  # another process, holding a read transaction open
+        [sys.executable, "-c", "import sqlite3, sys\n"
+         f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+         "c.execute('BEGIN'); c.execute('SELECT count(*) FROM events').fetchone()\n"
+         "print('reading', flush=True); sys.stdin.readline(); c.execute('COMMIT')"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert reader.stdout is not None and reader.stdout.readline().strip() == "reading"
     t = time.monotonic()
     with pytest.raises(JournalError, match="write-ahead log"):
         mem.erase(f.id)
     assert time.monotonic() - t < 15  # not the 30 s busy timeout, and never silent
     assert mem.history("ana", "phone")[0].status == "erased"  # the erasure is committed
-    reader.execute("COMMIT")
-    reader.close()
+    reader.communicate("done\n", timeout=30)
     mem.add("bob", "city", "Rome", source="chat")  # the next write completes the checkpoint
     wal = tmp_path / "m.db-wal"
     assert not wal.exists() or b"555-0199-secret" not in wal.read_bytes()

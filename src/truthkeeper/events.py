@@ -139,7 +139,7 @@ class Applier:
         """Add validated facts; the store refuses (and nothing changes) what the policy
         forbids. ``salts``: those of imported events, kept so a re-import matches."""
         try:
-            out = self.store.add(facts, w.times(len(facts)))
+            out = self.store.add(facts, w.times(len(facts)), self.clock())
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"facts": [f.id for f in facts]})
             raise

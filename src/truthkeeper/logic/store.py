@@ -144,10 +144,11 @@ class Store:
         """Whether heads may differ at ``now`` from those at the last tick."""
         return self.clock_at is None or (self.next_due is not None and now >= self.next_due)
 
-    def tick(self, now: int) -> bool:
-        """Move the memory's clock to ``now`` when a fact begins or ends by then (Prolog
-        recomputes those slots' heads); True when it did."""
-        if not self.due(now):
+    def tick(self, now: int, *, force: bool = False) -> bool:
+        """Move the memory's clock to ``now`` when a fact begins or ends by then (or, with
+        ``force``, in any case; Prolog recomputes the slots whose facts began or ended);
+        True when it did."""
+        if not (force or self.due(now)):
             return False
         nxt = bridge.ask("tk_advance(M, N, X)", {"M": self.h, "N": now})["X"]
         self.clock_at, self.next_due = now, (None if nxt is None else int(nxt))
@@ -181,15 +182,20 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
-    def add(self, facts: Sequence[Fact], ras: Sequence[int]) -> list[Fact]:
+    def add(self, facts: Sequence[Fact], ras: Sequence[int], now: int | None = None,
+            ) -> list[Fact]:
         """Add a batch atomically with these transaction times; returns the facts with
-        their ``recorded_at``. Raises the mapped error (nothing changed) when refused."""
+        their ``recorded_at``. Raises the mapped error (nothing changed) when refused.
+        ``now`` (a live write: the memory's clock) first moves the store's clock there, so
+        a fact that begins now is not taken for one that begins later."""
         if self.lazy is not None and not self.lazy.done:
             self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
                       [x for f in facts for x in (f.id, f.supersedes)],
                       [x for f in facts for x in _fact_keys(f)])
         rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
                 for f, ra in zip(facts, ras, strict=True)]
+        if now is not None and (self.clock_at is None or now > self.clock_at):
+            self.tick(now, force=True)
         bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
         self._due_at([t for r in rows for t in (r[4], r[5]) if t is not None])
         out = []

@@ -22,11 +22,14 @@
           ]).
 :- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
-                      record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1]).
+                      record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
+                      fact_count/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, list_to_set/2, append/3]).
-:- use_module(library(apply), [include/3, exclude/3, maplist/3]).
+:- use_module(library(assoc), [empty_assoc/1, put_assoc/4, get_assoc/3]).
+:- use_module(library(yall)).
+:- use_module(library(apply), [include/3, exclude/3, maplist/3, foldl/4]).
 :- use_module(library(pairs), [pairs_values/2]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
@@ -89,6 +92,7 @@ add_facts(M, Recs) :-
 add_recs(M, Recs) :-
     forall(member(R, Recs), assert_rec(M, R)),
     forall(member(R, Recs), check_rec_link(M, R)),
+    no_cycle(M, Recs),
     findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _, _, _, _), Recs), Keyed0),
     msort(Keyed0, Keyed),
     slot_groups(Keyed, Groups),
@@ -120,7 +124,35 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
 check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
     (   Sup == @(none)
     ->  true
-    ;   check_link(M, Id, Sup)
+    ;   check_link_ends(M, Id, Sup)
+    ).
+
+% no_cycle(+M, +Recs): the explicit links of a batch close no loop. A fact supersedes at
+% most one fact and the stored links are acyclic, so a loop runs through new facts only:
+% each new fact's links are walked once, across new facts (an old one ends the walk).
+no_cycle(M, Recs) :-
+    findall(Id-new, member(f(Id, _, _, _, _, _, _, _, _, _, _, _, _), Recs), Pairs),
+    list_to_assoc_last(Pairs, A0),
+    foldl(walk_links(M), Pairs, A0, _).
+
+list_to_assoc_last(Pairs, A) :-
+    empty_assoc(E),
+    foldl([K-V, A1, A2]>>put_assoc(K, A1, V, A2), Pairs, E, A).
+
+walk_links(M, X-_, A0, A) :-
+    (   get_assoc(X, A0, State)
+    ->  (   State == done
+        ->  A = A0
+        ;   State == path
+        ->  once(sup(M, X, Z)),
+            permission_error(supersede, cycle, X-Z)
+        ;   sup(M, X, Z)
+        ->  put_assoc(X, A0, path, A1),
+            walk_links(M, Z-x, A1, A2),
+            put_assoc(X, A2, done, A)
+        ;   put_assoc(X, A0, done, A)
+        )
+    ;   A = A0                          % an old fact: its links never reach a new one
     ).
 
 % slot_groups(+SortedSlotIdTriples, -Groups): S-A-[Id...] per slot
@@ -161,10 +193,45 @@ update_slot(M, S, A, Ids) :-
     ;   insert_batch(M, P, S, A, Ids)
     ),
     refresh_holds(M, S, A).
+% A batch (a replay) into a slot with explicit links under a monotone policy: at once.
+update_slot(M, S, A, [_, _|_]) :-
+    linked_monotone(M, S, A, _),
+    !,
+    recompute_slot(M, S, A).
 % Otherwise (explicit links, a policy that is not monotone): fact by fact, linear.
 update_slot(M, S, A, Ids) :-
     forall(member(Id, Ids), insert_update(M, Id)),
     refresh_holds(M, S, A).
+
+% linked_monotone(+M, +S, +A, -Policy): a slot with explicit links (no confirmation, not
+% a set) under a monotone policy: its heads follow from the links and the frontier.
+linked_monotone(M, S, A, P) :-
+    linked(M, S, A),
+    once(mem_policy(M, P)),
+    monotone(P),
+    \+ many_attr(M, A),
+    \+ ( fact(M, _, S, A, _, _, _, _, _, Src), confirmation_source(Src) ).
+
+% linked_heads(+M, +P, +Live, -Heads): heads_among/3 of such a slot's live facts in
+% n log n rather than n^2: a fact is dominated when a live fact links to it, or when a
+% record of the frontier dominates it by policy and it does not link to that record (the
+% frontier holds a policy dominator of every fact that has one); a fact whose every
+% frontier dominator is one it links to is decided by a scan of the slot (rare).
+linked_heads(M, P, Live, Heads) :-
+    findall(R, ( member(Id, Live), once(record(M, Id, R)) ), Recs),
+    newest_first(Recs, Sorted),
+    frontier(Sorted, Front),
+    findall(X, ( member(R, Recs), arg(1, R, X), linked_head(M, P, Live, Front, R) ), Heads).
+
+linked_head(M, P, Live, Front, R) :-
+    arg(1, R, X),
+    \+ ( sup(M, Y, X), \+ retracted(M, Y, _, _) ),
+    (   \+ ( member(Fr, Front), arg(1, Fr, Y), Y \== X, policy_dominates(P, Fr, R) )
+    ->  true
+    ;   member(Fr, Front), arg(1, Fr, Y), Y \== X, \+ sup(M, X, Y), policy_dominates(P, Fr, R)
+    ->  fail
+    ;   undominated_in(M, Live, X)
+    ).
 
 % frontier_slot(+M, +S, +A, -Policy): the slot's heads follow from its frontier.
 frontier_slot(M, S, A, P) :-
@@ -238,10 +305,9 @@ insert_update(M, Id) :-
     ;   assertz(head(M, S, A, Id))
     ).
 
-%!  check_link(+M, +F, +G) is det.
-%
-%   The explicit link F supersedes G is allowed, or an error is raised.
-check_link(M, F, G) :-
+% check_link_ends(+M, +F, +G): the link's two facts exist, share a slot, and F's tier is
+% not below G's.
+check_link_ends(M, F, G) :-
     (   \+ fact(M, G, _, _, _, _, _, _, _, _)
     ->  existence_error(fact, G)
     ;   true
@@ -252,16 +318,8 @@ check_link(M, F, G) :-
     ->  permission_error(supersede, other_slot, F-G)
     ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
     ->  permission_error(supersede, higher_tier, F-G)
-    ;   reaches(M, G, F, [G])
-    ->  permission_error(supersede, cycle, F-G)
     ;   true
     ).
-
-reaches(_, X, X, _) :- !.
-reaches(M, X, Y, Seen) :-
-    sup(M, X, Z),
-    \+ memberchk(Z, Seen),
-    reaches(M, Z, Y, [Z|Seen]), !.
 
 %!  bind_source(+M, +Layer-Source, +Tier, +BoundBy) is det.
 %
@@ -386,6 +444,8 @@ recompute_slot(M, S, A) :-
     ->  findall(R, ( member(Id, Live), once(record(M, Id, R)) ), Recs),
         heads_by_frontier(P, Recs, Heads, Front),
         assertz(front(M, S, A, Front))
+    ;   linked_monotone(M, S, A, P)
+    ->  linked_heads(M, P, Live, Heads)
     ;   heads_among(M, Live, Heads)
     ),
     set_heads(M, S, A, Heads).
