@@ -124,12 +124,15 @@ def test_erase_by_subject_and_by_scope() -> None:
     assert len(ana.erase(subject="ana", attribute="phone")) == 1
     assert ana.about("ana")["city"].value == "Lisbon"
     assert len(ana.erase(subject="ana")) == 1
-    assert ana.about("ana")["city"].status == "unknown"
+    # an erased slot is no longer listed (its name went with it); asked by name, its
+    # history still shows the erased placeholders
+    assert ana.about("ana") == {} and ana.current("ana", "city").status == "unknown"
+    assert [f.status for f in ana.history("ana", "city")] == ["erased"]
     with pytest.raises(UnknownFact, match="another scope"):
         ana.erase(scope="user:bob")
     assert len(mem.erase(scope="user:ana")) == 1  # the cat; what is erased stays erased
     assert ana.erase(scope="user:ana") == []
-    assert all(f.status == "erased" for s, a in ana.slots() for f in ana.history(s, a))
+    assert ana.slots() == [] and [f.status for f in ana.history("cat", "name")] == ["erased"]
     assert bob.get(b.id).value == "Oslo"
 
 
@@ -285,3 +288,29 @@ def test_an_erasure_that_cannot_truncate_the_wal_says_so_and_completes_later(tmp
     for name in ("m.db", "m.db-wal"):
         p = tmp_path / name
         assert not p.exists() or b"555-0199-secret" not in p.read_bytes()
+
+
+def test_erasing_a_slot_leaves_neither_its_names_nor_a_signed_confirmations_payload(
+        tmp_path) -> None:
+    owner = Signer(Ed25519PrivateKey.generate())
+    path = tmp_path / "m.db"
+    slot = ("patient-7781", "diagnosis-zx")
+    with Memory(str(path), trusted_keys=[owner.public_key]) as mem:
+        mem.add(*slot, "condition-qq", source="clinic", tier="verified")
+        mem.add("acme", "price", 10, source="clinic", tier="verified")
+        payload = {"subject": slot[0], "attribute": slot[1], "value": "condition-qq"}
+        mem.confirm(*slot, "condition-qq", signature=owner.sign_action("confirm", payload))
+        ids = [f.id for f in mem.history(*slot)]
+        sig = owner.sign_action("erase", {"ids": ids, "reason": "gdpr"})
+        assert mem.erase(ids, reason="gdpr", signature=sig) == ids
+        taught = {r.source: (r.n, round(r.mean, 9)) for r in mem.reliability()}
+        assert mem.slots() == [("acme", "price")] and mem.verify().ok
+        mem.export_jsonl(tmp_path / "after.jsonl")
+    for f in (path, tmp_path / "m.db-wal", tmp_path / "after.jsonl"):
+        data = f.read_bytes() if f.exists() else b""
+        for word in (b"patient-7781", b"diagnosis-zx", b"condition-qq"):
+            assert word not in data, (f.name, word)
+    with Memory(str(path), trusted_keys=[owner.public_key]) as mem:  # replays the same
+        assert mem.verify().ok
+        assert [f.status for f in mem.history(*slot)] == ["erased", "erased"]
+        assert {r.source: (r.n, round(r.mean, 9)) for r in mem.reliability()} == taught

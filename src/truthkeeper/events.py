@@ -30,6 +30,7 @@ from .journal.codec import (
     canonical,
     erased_audit_body,
     erased_body,
+    erased_outcome_body,
     erased_scoped_body,
     fact_body,
     fact_fields,
@@ -224,9 +225,9 @@ class Applier:
         self._nonce(w, body, f"erase:{next(_UNIQUE)}")
         [at] = w.times(1)
         self._blank(w, journal, set(body["ids"]), at)
+        self._blank_outcomes(w, journal, body, at, scope)
         if scope is not None:
             self._blank_rules(w, journal, scope, body, at)
-            self._blank_outcomes(w, journal, scope, body, at)
         blanked = []
         for seq, text in journal.kind_rows("audit"):
             entry = json.loads(text)
@@ -258,15 +259,24 @@ class Applier:
         if seqs:
             body["rules"] = seqs
 
-    def _blank_outcomes(self, w: Write, journal: Journal, scope: str,
-                        body: dict[str, Any], at: int) -> None:
-        """Within an erasure of ``scope``: the outcomes recorded in it become placeholders
-        (the erasure's ``outcomes`` names them); its book goes once the write commits."""
-        seqs = []
+    def _blank_outcomes(self, w: Write, journal: Journal, body: dict[str, Any], at: int,
+                        scope: str | None) -> None:
+        """Within an erasure: the outcomes recorded in an erased ``scope`` become bare
+        placeholders (its book goes once the write commits), and those about an erased
+        fact keep only who was right or wrong (a signed confirmation's payload held the
+        slot and the value); the erasure's ``outcomes`` names them."""
+        ids, seqs = set(body["ids"]), []
         for seq, text in journal.kind_rows("outcome"):
-            if json.loads(text).get("scope") == scope:  # a placeholder names no scope
+            ob = json.loads(text)
+            if is_erased(ob):
+                continue
+            if scope is not None and ob.get("scope") == scope:
                 w.txn.erase(seq, erased_scoped_body(text, at))
-                seqs.append(seq)
+            elif ob.get("id") in ids or ob.get("confirmation") in ids:
+                w.txn.erase(seq, erased_outcome_body(text, at))
+            else:
+                continue
+            seqs.append(seq)
         if seqs:
             body["outcomes"] = seqs
 
@@ -569,7 +579,8 @@ class Applier:
                     if not is_erased(b):
                         self.audit.restore(b)
                 elif ev.kind == "outcome" and is_erased(b):
-                    continue  # recorded in a scope erased since
+                    if "source" in b:  # about an erased fact: it still teaches the same
+                        self.rel.apply_outcome({**b, "id": None}, None)
                 else:
                     if ev.kind == "outcome":
                         self._check_outcome(b, at)

@@ -61,7 +61,8 @@ def _chain(n: int) -> dict[str, Any]:
 
     path = os.path.join(tempfile.mkdtemp(), "chain.db")
     with Memory(path) as mem:
-        prev, last = None, []
+        prev: str | None = None
+        last: list[float] = []
         for i in range(n):
             t = time.perf_counter()
             prev = mem.add("agent", "plan", i, source="planner", supersedes=prev).id

@@ -91,11 +91,29 @@ _KEPT = ("id", "subject", "attribute", "scope", "source", "tier", "valid_from", 
          "supersedes")
 
 
+ERASED_ATTRIBUTE = "$erased"
+"""The attribute of every erased placeholder's slot (its subject is the slot's digest)."""
+
+
+def erased_slot(subject: str, attribute: str) -> tuple[str, str]:
+    """The slot an erased fact's placeholder keeps instead of its own: ``$erased:`` and a
+    SHA-256 digest of the subject and attribute (personal data too: a ``diagnosis`` slot
+    under a user's name), and the attribute ``$erased``. ``history(subject, attribute)``
+    finds the placeholders by the same digest; nothing else names the slot again."""
+    digest = hashlib.sha256(f"{subject}\x1f{attribute}".encode()).hexdigest()[:40]
+    return f"$erased:{digest}", ERASED_ATTRIBUTE
+
+
 def erased_body(body_text: str, at: int) -> str:
-    """The placeholder of an erased fact event: its slot, source, tier, times and the
-    content hash of what was erased; value, text, meta, signature and salt are gone."""
+    """The placeholder of an erased fact event: its id, scope, source, tier, times, the
+    digest of its slot (:func:`erased_slot`) and the content hash of what was erased;
+    subject, attribute, value, text, meta, signature and salt are gone."""
     body = json.loads(body_text)
     out = {k: body[k] for k in _KEPT if k in body}
+    if isinstance(body.get("subject"), str) and isinstance(body.get("attribute"), str):
+        out["subject"], out["attribute"] = erased_slot(
+            normalise_key(body["subject"], "subject"),
+            normalise_key(body["attribute"], "attribute"))
     out[ERASED] = {"content_hash": content_hash(body_text), "at": at}
     return canonical(out)
 
@@ -120,6 +138,17 @@ def erased_scoped_body(body_text: str, at: int) -> str:
     body = json.loads(body_text)
     return canonical({"id": body.get("id") if isinstance(body.get("id"), str) else None,
                       ERASED: {"content_hash": content_hash(body_text), "at": at}})
+
+
+def erased_outcome_body(body_text: str, at: int) -> str:
+    """The placeholder of an outcome about an erased fact: who was right or wrong (source,
+    tier, correct, confidence, scope: the reliability it taught replays the same) and the
+    content hash; the payload a signature covered (slot and value) is gone."""
+    body = json.loads(body_text)
+    out = {k: body[k] for k in ("id", "source", "tier", "correct", "confidence", "scope")
+           if k in body}
+    out[ERASED] = {"content_hash": content_hash(body_text), "at": at}
+    return canonical(out)
 
 
 def is_erased(body: Mapping[str, Any]) -> bool:

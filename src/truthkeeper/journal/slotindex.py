@@ -117,6 +117,14 @@ def entries(kind: str, body_text: str, lookup: Callable[[str], str | None],
     return body_entries(kind, body, lookup)
 
 
+def _names(body_text: str, fid: object) -> bool:
+    """Whether a retraction's or an end's body names the fact ``fid``."""
+    try:
+        return bool(json.loads(body_text).get("id") == fid)
+    except (ValueError, AttributeError):
+        return False
+
+
 def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
                  ) -> tuple[str, list[tuple[str, str]]]:
     """:func:`entries` of a parsed body."""
@@ -203,13 +211,27 @@ class SlotIndex:
             (prefix, high))]
 
     def erased(self, seq: int, new_body: str) -> None:
-        """A fact event's body became its erased placeholder: drop the keys only the erased
-        content defined (its signature's nonce), so the index stays what the chain says."""
+        """A fact event's body became its erased placeholder: the event moves to the
+        placeholder's slot, its id's key follows, and the keys only the erased content
+        defined (its signature's nonce) go, so the index stays what the chain says."""
         rows = self.db.rows("SELECT body FROM events WHERE seq = ?", (seq,))
         if not rows or not self.exists():
             return
-        _, old = entries("fact", str(rows[0][0]), self.lookup)
-        _, new = entries("fact", new_body, self.lookup)
+        was, old = entries("fact", str(rows[0][0]), self.lookup)
+        now, new = entries("fact", new_body, self.lookup)
+        if now != was:  # the fact's event, and the retractions and ends naming it
+            fid = json.loads(new_body).get("id")
+            moved = [seq] + [int(s) for s, b in self.db.rows(
+                "SELECT e.seq, e.body FROM tk_index_slot x JOIN events e ON e.seq = x.seq "
+                "WHERE x.slot = ? AND e.kind IN ('retract', 'end')", (was,))
+                if _names(str(b), fid)]
+            for s in moved:
+                self.db.rows("DELETE FROM tk_index_slot WHERE seq = ?", (s,))
+                self.db.rows("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
+                             "ON CONFLICT DO NOTHING", (now, s))
+        for k, v in new:
+            if k.startswith("i:"):
+                self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (v, k))
         gone = sorted({k for k, _ in old} - {k for k, _ in new})
         for i in range(0, len(gone), _CHUNK):
             part = gone[i:i + _CHUNK]

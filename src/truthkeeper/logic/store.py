@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..errors import PolicyError, TruthkeeperError
 from ..journal.base import Journal
-from ..journal.codec import ERASED_PAYLOAD, payload, row_fact
+from ..journal.codec import ERASED_ATTRIBUTE, ERASED_PAYLOAD, erased_slot, payload, row_fact
 from ..journal.slotindex import slot_key
 from ..values import (
     Fact,
@@ -227,10 +228,14 @@ class Store:
         bridge.ask("tk_unretract(M, Id)", {"M": self.h, "Id": fid})
 
     def erase(self, fid: str, ra: int) -> None:
-        """Erase a fact's content from the store for good (retracted, reason ``erased``)."""
-        self.need(ids=[fid])
-        bridge.ask("tk_erase(M, Id, RA, P)",
-                   {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD})
+        """Erase a fact's content from the store for good (retracted, reason ``erased``),
+        its slot too: the fact moves to its placeholder's slot (``erased_slot``)."""
+        f = self.get(fid)
+        subject, attribute = (f.subject, f.attribute) if f.attribute == ERASED_ATTRIBUTE \
+            else erased_slot(f.subject, f.attribute)
+        bridge.ask("tk_erase(M, Id, RA, P, S, A)",
+                   {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
+                    "S": scoped(f.scope, subject), "A": attribute})
 
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
                     restore: bool = False) -> None:
@@ -314,14 +319,21 @@ class Store:
         elif self.lazy is not None and not self.lazy.done:
             self.lazy.need_subject(subject)
         return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]
-                if subject in (None, s)]
+                if subject in (None, s) and a != ERASED_ATTRIBUTE]
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
-        """Every fact of a slot, oldest first (valid time, then recording), with status."""
-        self.need([(subject, attribute)])
-        rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
-                          {"M": self.h, "S": subject, "A": attribute})["Rs"]
-        out = [row_fact(r, with_status=True) for r in rows]
+        """Every fact of a slot, oldest first (valid time, then recording), with status;
+        its erased facts are found in their placeholders' slot (``erased_slot``) and shown
+        under the slot asked about."""
+        scope, plain = unscoped(subject)
+        hidden = scoped(scope, erased_slot(plain, attribute)[0])
+        self.need([(subject, attribute), (hidden, ERASED_ATTRIBUTE)])
+        out = []
+        for key, attr in ((subject, attribute), (hidden, ERASED_ATTRIBUTE)):
+            rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
+                              {"M": self.h, "S": key, "A": attr})["Rs"]
+            out += [replace(f, subject=plain, attribute=attribute) if attr != attribute
+                    else f for f in (row_fact(r, with_status=True) for r in rows)]
         out.sort(key=lambda f: (f.valid_from, f.recorded_at))
         return out
 

@@ -7,7 +7,7 @@
             tk_add/2,             % +M, +Facts
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
-            tk_erase/4,           % +M, +Id, +RA, +Payload
+            tk_erase/6,           % +M, +Id, +RA, +Payload, +S, +A
             tk_advance/3,         % +M, +Now, -Next
             tk_end/3,             % +M, +Id, +ValidTo
             tk_ended_rows/3,      % +M, +Candidates, -Indexes
@@ -111,7 +111,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_resolve_rows_at/7).
 :- det(tk_retract/4).
 :- det(tk_undo_facts/2).
-:- det(tk_erase/4).
+:- det(tk_erase/6).
 :- det(tk_slots/2).
 :- det(tk_quote/2).
 :- det(tk_unretract/2).
@@ -244,19 +244,20 @@ tk_retract(M, Id0, RA, Reason0) :-
     atom_in(Id0, Id), atom_in(Reason0, Reason),
     retract_fact(M, Id, RA, Reason).
 
-%!  tk_erase(+M, +Id, +RA, +Payload) is det.
+%!  tk_erase(+M, +Id, +RA, +Payload, +S, +A) is det.
 %
 %   Erase a fact's content for good: retract it (reason erased) unless it is
 %   retracted already, replace its payload by Payload and its value key and
-%   policy meta by '$erased'. Its slot, times, tier and source stay.
+%   policy meta by '$erased', and move it to the slot S, A (its placeholder's,
+%   named by a digest of its own). Its times, tier and source stay.
 %   @error existence_error(fact, Id) for an id the memory does not hold.
-tk_erase(M, Id0, RA, Payload0) :-
-    atom_in(Id0, Id), string_in(Payload0, Payload),
+tk_erase(M, Id0, RA, Payload0, S0, A0) :-
+    atom_in(Id0, Id), string_in(Payload0, Payload), atom_in(S0, S), atom_in(A0, A),
     (   retracted(M, Id, _, _)
     ->  true
     ;   retract_fact(M, Id, RA, erased)
     ),
-    once(retract(store:fact(M, Id, S, A, _, VF, VT, RA0, Tier, Src))),
+    once(retract(store:fact(M, Id, _, _, _, VF, VT, RA0, Tier, Src))),
     assertz(store:fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src)),
     retractall(store:payload(M, Id, _)),
     assertz(store:payload(M, Id, Payload)),
