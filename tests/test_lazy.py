@@ -417,3 +417,43 @@ def test_an_index_of_the_earlier_version_is_rebuilt(tmp_path) -> None:
     tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     con.close()
     assert "tk_index_state" not in tables and "tk_index_state2" in tables
+
+
+_FORGERIES = {
+    # the index row of a slot's newest event deleted: a lazy read sees the older value
+    "newest event unlisted": ("DELETE FROM tk_index_slot WHERE slot = ? AND seq = "
+                              "(SELECT max(seq) FROM tk_index_slot WHERE slot = ?)",
+                              ("u4\x1fcity", "u4\x1fcity"),
+                              {"subject": "u4", "attribute": "city", "value": "Faro",
+                               "source": "crm"}),
+    # the source's tier row edited: a write in another tier would look allowed
+    "source tier edited": ("UPDATE tk_index_key SET slot = 'human' WHERE key = ?",
+                           ("s:crm",),
+                           {"subject": "u5", "attribute": "x", "value": 1, "source": "crm",
+                            "tier": "verified"}),
+    # an id's row pointed elsewhere: a duplicate id would look free
+    "id row moved": ("DELETE FROM tk_index_key WHERE key LIKE ?", ("i:%",),
+                     {"subject": "u6", "attribute": "x", "value": 1, "source": "crm"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FORGERIES))
+def test_a_forged_index_never_decides_a_write(loc, name: str) -> None:
+    path = _memory(loc)
+    sql, params, fact = _FORGERIES[name]
+    if name == "id row moved":
+        with Memory(path) as full:
+            fact = {**fact, "id": full.history("u1", "city")[0].id}  # a taken id
+    _sql(path, sql, params)
+    with Memory(path, lazy=True) as m:
+        m.current("u4", "city")  # reads trust the index until the first write
+        with pytest.raises(JournalCorrupt, match="slot index"):
+            m.add_many([fact])
+        with pytest.raises(JournalCorrupt):  # it may have answered from the forged rows
+            m.current("u4", "city")
+    with Memory(path) as full:  # nothing was committed; the journal opens and verifies
+        assert full.verify().ok and len(full) == 60
+        assert full.current("u4", "city").value == "Porto4"
+    with Memory(path, lazy=True) as again:  # the rebuilt index serves a lazy open again
+        assert again.current("u4", "city").value == "Porto4"
+        again.add("u7", "city", "Faro", source="crm")

@@ -9,6 +9,13 @@ graph, imports) loads every slot first, and a journal holding rules or erasures 
 replayed in full at open: every query answers as after a full replay. The slot index
 (:mod:`.journal.slotindex`) says which events a slot has; whatever it lists is checked
 against the chain before it is applied.
+
+What a lazily opened memory trusts: until its first write (or ``verify()``), that the index
+lists every event of a slot it reads (a row deleted from the index is not seen by a read;
+a row moved to another slot, or an edited event, is). Before its first write it compares
+the whole index with the chain, so no write is ever decided on an unverified row: a
+mismatch rebuilds the index, refuses the write with JournalCorrupt, and every later call of
+that memory raises too (it may have answered from the forged rows): reopen it.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ class LazyLoad:
         self.done = False
         """Every slot is in the store: the memory behaves as after a full replay."""
         self.busy = 0
+        self.verified = False
+        """The whole index was compared with the chain (before the first write)."""
         self.broken: str | None = None
         self._upto: int | None = None
         self._synced = -1
@@ -75,6 +84,21 @@ class LazyLoad:
         ledger.seq, ledger.hash = seq, h
         ledger.last_ra = max(ledger.last_ra, last_ra)
         return True
+
+    def before_write(self) -> None:
+        """Compare the whole index with the chain once, before the first write (a write
+        must not be decided on a row a forger edited): JournalCorrupt when they differ."""
+        if self.broken is not None:
+            raise JournalCorrupt(self.broken)
+        if self.done or self.verified or self.journal.readonly:
+            return
+        problem = self.journal.index_problem()  # rebuilds an index that differs
+        self.verified = True
+        if problem is not None:
+            self.broken = (f"the slot index of journal {self.journal.path!r} did not match "
+                           "its chain (it was rebuilt); this lazily opened memory may have "
+                           "answered from it, so it refuses to go on: reopen it")
+            raise JournalCorrupt(self.broken)
 
     @property
     def upto(self) -> int:

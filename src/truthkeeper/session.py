@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import AuditLog
-from .errors import InvalidFact, PolicyError, TruthkeeperError
+from .errors import InvalidFact, JournalCorrupt, PolicyError, TruthkeeperError
 from .events import Applier
 from .journal import Journal, open_journal
 from .journal.ledger import Ledger, now_us
@@ -92,10 +92,14 @@ class Parts:
     def fresh(self) -> bool:
         """No other connection committed and no fact began or ended since the last call."""
         with self.lock:
-            return self.ledger.fresh() and not self.store.due(self.now())
+            lazy = self.store.lazy
+            return self.ledger.fresh() and not self.store.due(self.now()) and (
+                lazy is None or lazy.broken is None)
 
     def catch_up(self) -> None:
         """Before an answer: other connections' commits, then the clock's effects."""
+        if self.store.lazy is not None and self.store.lazy.broken is not None:
+            raise JournalCorrupt(self.store.lazy.broken)
         self.ledger.poll()
         if self.store.tick(self.now()):  # a fact began or ended since the last call
             self.answers.clear()

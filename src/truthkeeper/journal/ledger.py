@@ -68,6 +68,8 @@ class Ledger:
         self._apply = apply
         self.seq, self.hash, self.last_ra = 0, GENESIS, 0
         self.corruption: str | None = None
+        self.lazy: Any = None
+        """The memory's :class:`~truthkeeper.lazy.LazyLoad`, when it was opened lazily."""
         self.seen: object = None
         """The journal's version token when this memory last caught up."""
         self.pending: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
@@ -95,6 +97,7 @@ class Ledger:
                 if txn.seq == 0:  # another process may have created it meanwhile
                     txn.append_many([("config", max(now_us(), txn.last_ra + 1), config)])
         self.seen = self.journal.version()
+        self.lazy = lazy
         if lazy is not None:
             if lazy.open(self):
                 return
@@ -158,6 +161,8 @@ class Ledger:
         the changes the body registered with ``on_undo`` are taken back, and the error reaches
         the caller."""
         w: Write | None = None
+        if self.lazy is not None:  # a lazily opened memory: its index checked once first
+            self.lazy.before_write()
         try:
             with self.journal.transaction() as txn:
                 self.catch_up()
