@@ -591,3 +591,31 @@ def test_gibbs_dawid_skene_matches_the_exact_posterior() -> None:
     assert np.abs(blocked - exact).max() < 0.02  # measured .006
     with pytest.raises(ValueError):
         gibbs_dawid_skene(data, sweeps=10, burn=10)
+
+
+def test_bagging_lowers_overconfidence_where_workers_err_together_at_equal_accuracy() -> None:
+    """On 30% of the items every worker follows a shared cue that is wrong half the time (the
+    model, which reads answers as independent, is sure there); BayesBag's probabilities are
+    less sure there, and the answers stay the full fit's."""
+    from truthkeeper.reliability.bagging import bagged
+    from truthkeeper.reliability.calibration import ece
+    from truthkeeper.reliability.crowd import CrowdData
+
+    rng = np.random.default_rng(3)
+    n, workers = 400, 7
+    truth = rng.integers(0, 2, n)
+    hard = rng.random(n) < 0.3
+    rows = []
+    for i in range(n):
+        cue = truth[i] if rng.random() < 0.5 else 1 - truth[i]
+        right = cue if hard[i] else truth[i]
+        rows += [(i, int(w), int(right if rng.random() < 0.85 else 1 - right))
+                 for w in rng.choice(workers, 5, replace=False)]
+    ii, ww, ll = (np.array(c) for c in zip(*rows, strict=True))
+    data = CrowdData("split", [str(i) for i in range(n)], [str(w) for w in range(workers)],
+                     ["0", "1"], ii, ww, ll, {i: int(truth[i]) for i in range(n)})
+    fit = vb_dawid_skene(data)
+    p = bagged(data, fit)
+    assert (p.argmax(1) == fit.posterior.argmax(1)).all() and np.allclose(p.sum(1), 1.0)
+    ok = p.argmax(1) == truth
+    assert ece(p.max(1), ok) <= ece(fit.posterior.max(1), ok) - 0.04

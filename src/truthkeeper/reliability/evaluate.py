@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .bagging import bagged
 from .calibration import brier, ece, ece_if_calibrated
 from .crowd import CrowdData, load_sets
 from .ds import majority_vote, vb_dawid_skene
@@ -77,11 +78,15 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
     t = time.perf_counter()
     fit = vb_dawid_skene(data)
     seconds = time.perf_counter() - t
+    post = bagged(data, fit)  # the reported probabilities: BayesBag, the full fit's answers
     out: dict[str, Any] = {
         "items": data.n_items, "workers": data.n_workers, "classes": data.n_classes,
         "answers": int(len(data.label)), "gold": int(len(gold_items)),
-        **_score(fit.posterior, data, gold_items, floor=True), "seconds": seconds,
+        **_score(post, data, gold_items, floor=True),
+        "seconds": time.perf_counter() - t, "seconds_unbagged": seconds,
         "iterations": fit.iterations,
+        # the full fit's own probabilities (one fit, no bagging), for comparison
+        "unbagged": _score(fit.posterior, data, gold_items),
         # answers to one item as correlated readings (rho learned from the answers alone),
         # and the plain fit that counts them as independent, for comparison
         "item_correlation": fit.item_correlation,
@@ -96,7 +101,7 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
         # they differ, the gold items are not a random sample of the crowd's items
         "gold_class_mix": _mix(np.array([data.gold[i] for i in gold_items]), data.n_classes),
         "fit_class_prior": [round(float(x), 4) for x in fit.class_prior],
-        "by_vote_share": _by_vote_share(fit.posterior, data, gold_items),
+        "by_vote_share": _by_vote_share(post, data, gold_items),
         "uniform_smoothing_ece": {
             str(eps): round(_score((1 - eps) * fit.posterior + eps / data.n_classes, data,
                                    gold_items)["ece"], 4) for eps in SMOOTHING},
@@ -110,8 +115,10 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
         t = time.perf_counter()
         revealed = {int(i): data.gold[int(i)] for i in shown}
         semi = vb_dawid_skene(data, gold=revealed)
+        semi_p = bagged(data, semi, reference=True, gold=revealed)
         out["semi_supervised"][f"{round(frac * 100)}%"] = {
-            "revealed": k, **_score(semi.reference, data, rest, floor=True),
+            "revealed": k, **_score(semi_p, data, rest, floor=True),
+            "unbagged_ece": _score(semi.reference, data, rest)["ece"],
             "seconds": time.perf_counter() - t}
     if crowdkit:
         out["crowdkit"] = _crowdkit(data, gold_items, slow=slow_peers)
