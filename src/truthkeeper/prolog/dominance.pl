@@ -20,7 +20,7 @@
             ended/3,                % +M, +Id, +Now
             heads_holds/4           % +M, +A, +Heads, -Values
           ]).
-:- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/4, head/4,
+:- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/5, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
                       record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       fact_count/2]).
@@ -131,9 +131,12 @@ check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
 % most one fact and the stored links are acyclic, so a loop runs through new facts only:
 % each new fact's links are walked once, across new facts (an old one ends the walk).
 no_cycle(M, Recs) :-
-    findall(Id-new, member(f(Id, _, _, _, _, _, _, _, _, _, _, _, _), Recs), Pairs),
-    list_to_assoc_last(Pairs, A0),
-    foldl(walk_links(M), Pairs, A0, _).
+    (   member(f(_, _, _, _, _, _, _, _, _, Sup, _, _, _), Recs), Sup \== @(none)
+    ->  findall(Id-new, member(f(Id, _, _, _, _, _, _, _, _, _, _, _, _), Recs), Pairs),
+        list_to_assoc_last(Pairs, A0),
+        foldl(walk_links(M), Pairs, A0, _)
+    ;   true                            % no links in the batch: no loop
+    ).
 
 list_to_assoc_last(Pairs, A) :-
     empty_assoc(E),
@@ -332,16 +335,16 @@ check_link_ends(M, F, G) :-
 %   made) the binding is recorded as it was made, unchecked.
 %   @error permission_error(bind, source_tier, Source-Tier) for another tier
 bind_source(M, Layer-Src, Tier, By) :-
-    (   source_tier(M, Layer-Src, T0, _)
+    (   source_tier(M, Src, Layer, T0, _)
     ->  (   T0 == Tier
         ->  true
         ;   By == '$restore'
         ->  true
         ;   permission_error(bind, source_tier, Src-T0)
         )
-    ;   By \== '$restore', Layer \== '', source_tier(M, ''-Src, T0, _), T0 \== Tier
+    ;   By \== '$restore', Layer \== '', source_tier(M, Src, '', T0, _), T0 \== Tier
     ->  permission_error(bind, source_tier, Src-T0)
-    ;   assertz(source_tier(M, Layer-Src, Tier, By))
+    ;   assertz(source_tier(M, Src, Layer, Tier, By))
     ).
 
 %!  key_layer(+SubjectKey, -Layer) is det.
@@ -394,7 +397,7 @@ undo_facts(M, Ids) :-
              retractall(payload(M, Id, _)),
              retractall(fact_meta(M, Id, _)),
              retractall(nonce(M, _, Id)),
-             retractall(source_tier(M, _, _, Id)),
+             retractall(source_tier(M, _, _, _, Id)),
              retractall(sup(M, Id, _)),
              retractall(head(M, _, _, Id)) )),
     forall(member(S-A, Slots),
@@ -462,40 +465,48 @@ set_heads(M, S, A, Heads) :-
 %   value when they agree on one, none when they disagree or there are none; of
 %   a set, each member whose chain is not contested.
 heads_holds(M, A, Heads, Values) :-
-    findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
+    findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks),
+    keys_holds(M, A, Ks, Values, _).
+
+% keys_holds(+M, +A, +HeadKeys, -Values, -Contested): heads_holds/4 from the heads' value
+% keys; Contested is true when they disagree (of a set: on a member's presence).
+keys_holds(M, A, Ks0, Values, Contested) :-
     (   many_attr(M, A)
     ->  sort(Ks0, Ks),
-        findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), Values)
+        findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), Values),
+        ( member(m(C, 1), Ks), memberchk(m(C, 0), Ks) -> Contested = true ; Contested = false )
     ;   list_to_set(Ks0, Ks),
-        ( Ks = [K] -> Values = [K] ; Values = [] )
+        (   Ks = [K] -> Values = [K], Contested = false
+        ;   Ks == [] -> Values = [], Contested = false
+        ;   Values = [], Contested = true
+        )
     ).
 
 % refresh_holds(+M, +S, +A): bring holds/4 and conflict/3 of a slot in line with its
-% heads (heads_holds/4). holds/4 is touched only when the resolved value changes, so
+% heads (keys_holds/5). holds/4 is touched only when the resolved value changes, so
 % tabled beliefs are not invalidated needlessly.
 refresh_holds(M, S, A) :-
-    findall(H, head(M, S, A, H), Heads),
-    heads_holds(M, A, Heads, In0),
-    sort(In0, In),
-    (   contested(M, A, Heads)
+    findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks),
+    keys_holds(M, A, Ks, In, Contested),
+    (   Contested == true
     ->  ( conflict(M, S, A) -> true ; assertz(conflict(M, S, A)) )
     ;   retractall(conflict(M, S, A))
     ),
-    findall(O, holds(M, S, A, O), Old0),
-    sort(Old0, Old),
-    (   Old == In
-    ->  true
-    ;   forall(( member(X, Old), \+ memberchk(X, In) ), retract(holds(M, S, A, X))),
-        forall(( member(Y, In), \+ memberchk(Y, Old) ), assertz(holds(M, S, A, Y)))
-    ).
-
-% contested(+M, +A, +Heads): the heads disagree (of a set: on a member's presence).
-contested(M, A, Heads) :-
-    findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
-    sort(Ks0, Ks),
     (   many_attr(M, A)
-    ->  member(m(C, 1), Ks), memberchk(m(C, 0), Ks), !
-    ;   Ks = [_, _|_]
+    ->  findall(O, holds(M, S, A, O), Old0),
+        sort(Old0, Old),
+        (   Old == In
+        ->  true
+        ;   forall(( member(X, Old), \+ memberchk(X, In) ), retract(holds(M, S, A, X))),
+            forall(( member(Y, In), \+ memberchk(Y, Old) ), assertz(holds(M, S, A, Y)))
+        )
+    ;   holds(M, S, A, Old)
+    ->  (   In == [Old]
+        ->  true
+        ;   retractall(holds(M, S, A, _)),
+            forall(member(Y, In), assertz(holds(M, S, A, Y)))
+        )
+    ;   forall(member(Y, In), assertz(holds(M, S, A, Y)))
     ).
 
 %!  resolution(+M, +Heads, -Status, -Groups) is det.

@@ -5,7 +5,7 @@
             sup/3,              % ?M, ?F, ?G: F explicitly supersedes G
             retracted/4,        % ?M, ?Id, ?RA, ?Reason
             nonce/3,            % ?M, ?Nonce, ?Id
-            source_tier/4,      % ?M, ?Layer-Source, ?Tier, ?BoundBy
+            source_tier/5,      % ?M, ?Source, ?Layer, ?Tier, ?BoundBy
             head/4,             % ?M, ?S, ?A, ?Id
             front/4,            % ?M, ?S, ?A, ?Records (the slot's frontier)
             linked/3,           % ?M, ?S, ?A (explicit supersedes links or a confirmation)
@@ -67,7 +67,7 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 :- dynamic sup/3.
 :- dynamic retracted/4.
 :- dynamic nonce/3.
-:- dynamic source_tier/4.
+:- dynamic source_tier/5.
 :- dynamic head/4.
 :- dynamic front/4.
 :- dynamic linked/3.
@@ -118,7 +118,7 @@ drop_memory(M) :-
     retractall(sup(M, _, _)),
     retractall(retracted(M, _, _, _)),
     retractall(nonce(M, _, _)),
-    retractall(source_tier(M, _, _, _)),
+    retractall(source_tier(M, _, _, _, _)),
     retractall(head(M, _, _, _)),
     retractall(front(M, _, _, _)),
     retractall(linked(M, _, _)),

@@ -54,7 +54,7 @@
             tk_run_tests/2        % -Passed, -Failed
           ]).
 :- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
-                      source_tier/4, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
+                      source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, top_tier/3, count_scope/3, set_status/6]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
@@ -317,7 +317,7 @@ tk_bind_source(M, Sc0, Src0, Tier0, Restore) :-
 %   scope's own binding, else the shared one, or @(none).
 tk_source_tier(M, Sc0, Src0, Tier) :-
     atom_in(Sc0, Sc), atom_in(Src0, Src),
-    (   ( source_tier(M, Sc-Src, T, _) ; source_tier(M, ''-Src, T, _) )
+    (   ( source_tier(M, Src, Sc, T, _) ; source_tier(M, Src, '', T, _) )
     ->  Tier = T
     ;   Tier = @(none)
     ).
