@@ -1,0 +1,195 @@
+"""Erasure: the events an erasure blanks in the journal, and what the store forgets.
+
+A mixin of :class:`~truthkeeper.events.Applier` (the one that applies every event): an
+erasure turns the erased facts' events into placeholders (``codec.erased_body``: a digest
+for the slot), and with them the audit entries that name an erased fact, were made in the
+erased scope or are about the erased subject, the outcomes about an erased fact (who was
+right stays), and an erased scope's rules and outcomes; the erase event names every
+placeholder it made, so ``verify()`` can refuse one that no erasure names.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidFact, TruthkeeperError
+from .journal.base import Journal
+from .journal.codec import (
+    canonical,
+    erased_audit_body,
+    erased_body,
+    erased_outcome_body,
+    erased_scoped_body,
+    is_erased,
+)
+from .journal.ledger import Ledger, Write
+from .values import scoped
+
+if TYPE_CHECKING:
+    from .audit import AuditLog
+    from .logic.rules import Reasoner
+    from .logic.store import Store
+    from .reliability.state import Reliability
+    from .signing import Guard
+
+__all__ = ["Erasing"]
+
+
+class Erasing:
+    """Erasure, for the :class:`~truthkeeper.events.Applier`."""
+
+    store: Store
+    reasoner: Reasoner
+    rel: Reliability
+    audit: AuditLog
+    guard: Guard
+    erased_rules: set[str]
+    touch: Callable[[], None]
+
+    def _nonce(self, w: Write | None, body: Mapping[str, Any], owner: str) -> None:
+        raise NotImplementedError
+
+    def erase(self, ledger: Ledger, ids: Sequence[str], reason: str,
+              signature: Mapping[str, str] | None = None, *, scope: str | None = None,
+              subjects: Sequence[str] = ()) -> None:
+        """Erase the content of facts for good, in one write: their journal events become
+        placeholders (the chain still verifies), so do the audit entries that name them,
+        were made in the erased ``scope`` or are about an erased subject (``subjects``:
+        store keys); an ``erase`` event records it, and the store and the audit log forget
+        them. Erasing a protected fact needs ``signature``:
+        ``sign_action("erase", {"ids": [...], "reason": ...})``."""
+        if not ids and not any(sc == scope for _, _, sc in self.reasoner.rules(scope)):
+            return  # nothing to erase: nothing is written
+        body: dict[str, Any] = {"ids": list(ids), "reason": reason}
+        if signature is not None:
+            body["signature"] = dict(signature)
+        match = _audit_match(ids, scope, subjects)
+        ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
+        with ledger.write() as w:
+            try:
+                done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
+                if done:
+                    raise InvalidFact(f"facts {done} are erased already")
+                at = self._erase_in(w, ledger.journal, body, match, scope)
+            except TruthkeeperError as exc:
+                self.audit.rejected(exc, {"erase": list(ids)})
+                raise
+        self._erased(body, at)
+        if scope is not None:
+            self.rel.forget_scope(scope)
+        self.audit.erase(match)
+        ledger.journal._purge()
+
+    def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any],
+                  match: Callable[[Mapping[str, Any]], bool] | None = None,
+                  scope: str | None = None) -> int:
+        """Within a write: check the erasure, blank the facts' events, the audit entries
+        ``match`` finds (default: those naming an erased id) and the erased ``scope``'s
+        rules, and journal it; returns its time (the store forgets once the write
+        commits)."""
+        self._check_erase(body, None)
+        self._nonce(w, body, f"erase:{next(_UNIQUE)}")
+        [at] = w.times(1)
+        self._blank(w, journal, set(body["ids"]), at)
+        self._blank_outcomes(w, journal, body, at, scope)
+        if scope is not None:
+            self._blank_rules(w, journal, scope, body, at)
+        blanked = []
+        for seq, text in journal.kind_rows("audit"):
+            entry = json.loads(text)
+            if not is_erased(entry) and (match or _audit_match(body["ids"], None, ()))(
+                    entry.get("details") or {}):
+                w.txn.erase(seq, erased_audit_body(text, at))
+                blanked.append(seq)
+        if blanked:
+            body["audit"] = blanked
+        w.events.append(("erase", at, body))
+        return at
+
+    def _blank_rules(self, w: Write, journal: Journal, scope: str, body: dict[str, Any],
+                     at: int) -> None:
+        """Within an erasure of ``scope``: its rules' events become placeholders (the
+        erasure's ``rules`` names them) and the rules go."""
+        seqs = []
+        for seq, text in journal.kind_rows("rule"):
+            rb = json.loads(text)
+            if not is_erased(rb) and rb.get("scope") == scope:
+                w.txn.erase(seq, erased_scoped_body(text, at))
+                seqs.append(seq)
+                if any(r == rb["id"] for r, _, _ in self.reasoner.rules(scope)):
+                    self.reasoner.remove(rb["id"])
+                    w.on_undo(functools.partial(self.reasoner.add, rb["id"], rb["text"],
+                                                scope=scope, evaluate=False))
+                self.erased_rules.add(rb["id"])
+                w.on_undo(functools.partial(self.erased_rules.discard, rb["id"]))
+        if seqs:
+            body["rules"] = seqs
+
+    def _blank_outcomes(self, w: Write, journal: Journal, body: dict[str, Any], at: int,
+                        scope: str | None) -> None:
+        """Within an erasure: the outcomes recorded in an erased ``scope`` become bare
+        placeholders (its book goes once the write commits), and those about an erased
+        fact keep only who was right or wrong (a signed confirmation's payload held the
+        slot and the value); the erasure's ``outcomes`` names them."""
+        ids, seqs = set(body["ids"]), []
+        for seq, text in journal.kind_rows("outcome"):
+            ob = json.loads(text)
+            if is_erased(ob):
+                continue
+            if scope is not None and ob.get("scope") == scope:
+                w.txn.erase(seq, erased_scoped_body(text, at))
+            elif ob.get("id") in ids or ob.get("confirmation") in ids:
+                w.txn.erase(seq, erased_outcome_body(text, at))
+            else:
+                continue
+            seqs.append(seq)
+        if seqs:
+            body["outcomes"] = seqs
+
+    def _check_erase(self, body: Mapping[str, Any], at: int | None) -> None:
+        ids = body["ids"]
+        facts = self.store.facts(ids)  # UnknownFact for an id the memory does not hold
+        if any(f.tier in self.guard.guarded for f in facts):
+            self.guard.check_action("erase", {"ids": list(ids), "reason": body["reason"]},
+                                    body.get("signature"), at)
+
+    def _blank(self, w: Write, journal: Journal, ids: set[str], at: int) -> None:
+        """Turn the fact events of ``ids`` into placeholders: those in the journal, and
+        those this write is about to append (an import)."""
+        for i, (kind, ra, b) in enumerate(w.events):
+            if kind == "fact" and b.get("id") in ids and not is_erased(b):
+                w.events[i] = (kind, ra, json.loads(erased_body(canonical(b), at)))
+        for seq, text in journal.fact_rows(ids).values():
+            if not text.startswith('{"$erased"'):
+                w.txn.erase(seq, erased_body(text, at))
+
+    def _erased(self, body: Mapping[str, Any], at: int) -> None:
+        for fid in body["ids"]:
+            self.store.erase(fid, at)
+        self.touch()
+
+
+_UNIQUE = itertools.count()
+
+
+def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],
+                 ) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether an audit entry's details name an erased id, were made in the erased scope,
+    or are about an erased subject."""
+    quoted = [json.dumps(i) for i in ids]
+    subs = set(subjects)
+
+    def match(details: Mapping[str, Any]) -> bool:
+        if scope is not None and details.get("scope") == scope:
+            return True
+        if details.get("subject") is not None and scoped(
+                details.get("scope"), details["subject"]) in subs:
+            return True
+        text = json.dumps(details, ensure_ascii=False, default=str)
+        return any(q in text for q in quoted)
+
+    return match
