@@ -317,17 +317,23 @@ gold items drawn from another mix of classes than the crowd's items), the probab
 too high against the reference, and nothing in the answers can reveal it. With some gold
 revealed, the model learns a *perception matrix*, P(reference label | the class the crowd
 perceives), jointly with the workers. It then reports P(reference label | answers), scored
-here on the gold items that were not revealed."""),
+here on the gold items that were not revealed.
+
+The row `bagged` is what `eval crowd` reports: the posterior averaged over fits to ten
+bootstrap resamples of the answers (BayesBag), with the answers of the single fit (the row
+`single`), so accuracy is the same. Where the workers split, the fits to different resamples
+disagree, and the average is less sure there: the probabilities come closer to how often
+the answers are right, without a label being used."""),
     ("code", '''\
 from truthkeeper.reliability.evaluate import evaluate_set
 print(f"{'set':26s} {'gold':8s} acc    ECE10  floor  ECE15m Brier   rho; gold classes vs fit prior")
 for path in SETS:
     r = evaluate_set(load_set(path), crowdkit=False)
-    stages = {"none": r, "indep.": r["independent_answers"], "exact": r["exact_posterior"],
-              **r["semi_supervised"]}
+    stages = {"bagged": r, "single": r["unbagged"], "indep.": r["independent_answers"],
+              "exact": r["exact_posterior"], **r["semi_supervised"]}
     for k, s in stages.items():
         extra = (f"rho {r['item_correlation']:.3f}; {r['gold_class_mix']} vs "
-                 f"{r['fit_class_prior']}" if k == "none" else "")
+                 f"{r['fit_class_prior']}" if k == "bagged" else "")
         floor = f"{s['ece_if_calibrated']['median']:.3f}" if "ece_if_calibrated" in s else "  -  "
         print(f"{path.name:26s} {k:8s} {s['accuracy']:.3f}  {s['ece']:.3f}  {floor}  "
               f"{s['ece_mass15']:.3f}  {s['brier']:.3f}  {extra}")
