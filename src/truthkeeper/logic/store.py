@@ -195,9 +195,15 @@ class Store:
                       [x for f in facts for x in _fact_keys(f)])
         rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
                 for f, ra in zip(facts, ras, strict=True)]
+        clock = None
         if now is not None and (self.clock_at is None or now > self.clock_at):
-            self.tick(now, force=True)
-        bridge.ask("tk_add(M, Fs)", {"M": self.h, "Fs": rows})
+            if self.clock_at is not None and (self.next_due is None or now < self.next_due):
+                clock = now  # nothing begins or ends by now: the clock moves with the batch
+            else:
+                self.tick(now, force=True)
+        bridge.ask("tk_add(M, Fs, C)", {"M": self.h, "Fs": rows, "C": clock})
+        if clock is not None:
+            self.clock_at = clock
         self._due_at([t for r in rows for t in (r[4], r[5]) if t is not None])
         out = []
         for f, ra in zip(facts, ras, strict=True):

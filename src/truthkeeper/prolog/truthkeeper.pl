@@ -4,7 +4,7 @@
             tk_policies/1,        % -Policies
             tk_register_policy/3, % +Name, +Text, +MetaKeys
             tk_policy_meta_keys/2, % +Policy, -Keys
-            tk_add/2,             % +M, +Facts
+            tk_add/3,             % +M, +Facts, +Clock
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
             tk_erase/6,           % +M, +Id, +RA, +Payload, +S, +A
@@ -96,7 +96,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det(tk_policies/1).
 :- det(tk_register_policy/3).
 :- det(tk_policy_meta_keys/2).
-:- det(tk_add/2).
+:- det(tk_add/3).
 :- det(tk_resolve_rows/5).
 :- det(tk_advance/3).
 :- det(tk_end/3).
@@ -234,9 +234,20 @@ tk_policy_meta_keys(P0, Keys) :-
 
 % ---------------------------------------------------------------- writes
 
-%!  tk_add(+M, +Facts) is det.
-tk_add(M, Rows) :-
+%!  tk_add(+M, +Facts, +Clock) is det.
+%
+%   Add a batch. Clock (or @(none)) first moves the memory's clock there: the
+%   caller knows that no fact begins or ends between the clock and Clock (else
+%   it advances with tk_advance/3), so no slot's heads change by the move, and a
+%   fact that begins now is not taken for one that begins later.
+tk_add(M, Rows, Clock0) :-
     maplist(fact_in, Rows, Recs),
+    opt_in(Clock0, Clock),
+    (   Clock == none
+    ->  true
+    ;   retractall(store:store_now(M, _)),
+        assertz(store:store_now(M, Clock))
+    ),
     add_facts(M, Recs).
 
 %!  tk_retract(+M, +Id, +RA, +Reason) is det.
@@ -626,7 +637,7 @@ tk_explain(M, Sc0, Text, Proof) :-
 %   snapshot that is always discarded. Changes is -(SlotChanges, Gained, Lost)
 %   with SlotChanges a list of -(S, A, HeadsBefore, HeadsAfter) for each
 %   touched slot whose heads change. Errors of the hypothetical writes are
-%   raised as by tk_add/2 and tk_retract/4.
+%   raised as by tk_add/3 and tk_retract/4.
 tk_what_if(M, Sc0, Now, Adds, Retracts0, Changes) :-
     atom_in(Sc0, Sc),
     must_be(integer, Now),
