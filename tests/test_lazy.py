@@ -285,7 +285,7 @@ def test_an_event_listed_under_another_slot_is_detected_and_the_index_rebuilt(lo
     seq = _sql(path, "SELECT seq FROM tk_index_slot WHERE slot = ? ORDER BY seq DESC LIMIT 1",
                ("u7\x1fcity",))[0][0]
     _sql(path, "UPDATE tk_index_slot SET slot = ? WHERE seq = ?", ("u8\x1fcity", seq))
-    with Memory(path, lazy=True) as m:
+    with Memory(path, lazy=True, index_check="before-write") as m:
         assert m.current("u8", "city").value == "Porto8"  # the stray event is noticed
         assert m.current("u7", "city").value == "Porto7"  # and the rebuilt index used
 
@@ -445,7 +445,7 @@ def test_a_forged_index_never_decides_a_write(loc, name: str) -> None:
         with Memory(path) as full:
             fact = {**fact, "id": full.history("u1", "city")[0].id}  # a taken id
     _sql(path, sql, params)
-    with Memory(path, lazy=True) as m:
+    with Memory(path, lazy=True, index_check="before-write") as m:
         m.current("u4", "city")  # reads trust the index until the first write
         with pytest.raises(JournalCorrupt, match="slot index"):
             m.add_many([fact])
@@ -457,3 +457,70 @@ def test_a_forged_index_never_decides_a_write(loc, name: str) -> None:
     with Memory(path, lazy=True) as again:  # the rebuilt index serves a lazy open again
         assert again.current("u4", "city").value == "Porto4"
         again.add("u7", "city", "Faro", source="crm")
+
+
+def _raises_soon(call: Any, seconds: float = 30.0) -> JournalCorrupt:
+    """Call until JournalCorrupt is raised (the background check has finished)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            call()
+        except JournalCorrupt as exc:
+            return exc
+        time.sleep(0.02)
+    raise AssertionError("no JournalCorrupt within the time allowed")
+
+
+@pytest.mark.parametrize("name", sorted(_FORGERIES))
+def test_the_background_check_makes_a_read_after_a_forged_index_raise(loc, name: str) -> None:
+    """By default a lazy open compares the whole index with the chain in the background;
+    a read that may have trusted a forged row is followed by JournalCorrupt, not silence."""
+    path = _memory(loc)
+    sql, params, _fact = _FORGERIES[name]
+    _sql(path, sql, params)
+    with Memory(path, lazy=True) as m:
+        exc = _raises_soon(lambda: m.current("u4", "city"))
+        assert "slot index" in str(exc)
+        with pytest.raises(JournalCorrupt):  # every later call too
+            m.add("u9", "city", "Faro", source="crm")
+    with Memory(path, lazy=True) as again:  # the index was rebuilt: the full replay's answer
+        assert again.current("u4", "city").value == "Porto4"
+        again.add("u9", "city", "Faro", source="crm")
+    with Memory(path) as full:
+        assert full.verify().ok and full.current("u9", "city").value == "Faro"
+
+
+def test_the_background_check_passes_a_sound_index(loc):
+    import time
+
+    path = _memory(loc)
+    with Memory(path, lazy=True) as m:
+        assert m.current("u4", "city").value == "Porto4"
+        end = time.monotonic() + 30
+        while not m._store.lazy.verified and time.monotonic() < end:
+            time.sleep(0.02)
+        assert m._store.lazy.verified  # the first write needs no comparison of its own
+        m.add("u4", "city", "Faro", source="crm")
+        assert m.current("u4", "city").value == "Faro"
+        assert not m._store.lazy.done  # and the memory is still lazy
+
+
+def test_a_damaged_event_found_in_the_background_is_reported(tmp_path):
+    path = _memory(str(tmp_path))
+    con = sqlite3.connect(path)
+    con.execute("DROP TRIGGER events_append_only_update")
+    con.execute("UPDATE events SET body = replace(body, 'Porto29', 'Porto92') WHERE seq = "
+                "(SELECT max(seq) FROM events)")
+    con.commit()
+    con.close()
+    with Memory(path, lazy=True) as m:
+        exc = _raises_soon(lambda: m.current("u1", "city"))  # a slot the damage is not in
+        assert "corrupt" in str(exc)
+
+
+def test_index_check_takes_only_its_choices(tmp_path):
+    with pytest.raises(TruthkeeperError, match="index_check"):
+        Memory(str(tmp_path / "m.db"), lazy=True, index_check="never")
+    assert not (tmp_path / "m.db").exists()

@@ -10,17 +10,22 @@ replayed in full at open: every query answers as after a full replay. The slot i
 (:mod:`.journal.slotindex`) says which events a slot has; whatever it lists is checked
 against the chain before it is applied.
 
-What a lazily opened memory trusts: until its first write (or ``verify()``), that the index
-lists every event of a slot it reads (a row deleted from the index is not seen by a read;
-a row moved to another slot, or an edited event, is). Before its first write it compares
-the whole index with the chain, so no write is ever decided on an unverified row: a
-mismatch rebuilds the index, refuses the write with JournalCorrupt, and every later call of
-that memory raises too (it may have answered from the forged rows): reopen it.
+What a lazily opened memory trusts: until the index was compared with the whole chain, that
+it lists every event of a slot it reads (a row deleted from the index is not seen by a read;
+a row moved to another slot, or an edited event, is). That comparison runs on its own
+read-only connection in a background thread right after the open (``index_check=
+"background"``, the default), and in any case before the first write, so no write is ever
+decided on an unverified row. A mismatch rebuilds the index, and the memory's next call (a
+read or the write) raises JournalCorrupt, as does every later one (it may have answered
+from the forged rows): reopen it. ``index_check="before-write"`` runs no thread: reads trust
+the index until the first write or ``verify()``.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from .errors import JournalCorrupt, TruthkeeperError
@@ -34,7 +39,13 @@ if TYPE_CHECKING:
     from .journal.ledger import Ledger
     from .logic.store import Store
 
-__all__ = ["LazyLoad"]
+__all__ = ["INDEX_CHECKS", "LazyLoad"]
+
+INDEX_CHECKS = ("background", "before-write")
+"""When a lazily opened memory compares its slot index with the whole chain."""
+
+_FORGED = ("the slot index of journal {!r} did not match its chain (it was rebuilt); this "
+           "lazily opened memory may have answered from it, so it refuses to go on: reopen it")
 
 _FULL = frozenset({"rule", "rule_removed", "erase"})
 """Event kinds after which a memory is loaded in full (they range over every slot)."""
@@ -55,6 +66,8 @@ class LazyLoad:
         self.verified = False
         """The whole index was compared with the chain (before the first write)."""
         self.broken: str | None = None
+        self.forged: str | None = None
+        """Set by the background check: why the index did not match (the next call raises)."""
         self._upto: int | None = None
         self._synced = -1
         self.partial: dict[str, int] | None = None
@@ -85,19 +98,51 @@ class LazyLoad:
         ledger.last_ra = max(ledger.last_ra, last_ra)
         return True
 
+    def check_in_background(self) -> threading.Thread:
+        """Compare the whole index with the chain on another connection, in a thread; a
+        mismatch (or a damaged chain) makes the memory's next call raise."""
+        thread = threading.Thread(target=self._check, daemon=True, name="truthkeeper-index")
+        thread.start()
+        return thread
+
+    def _check(self) -> None:
+        try:
+            reader = self.journal.reader()
+            try:
+                ok = reader.index_matches()
+            finally:
+                reader.close()
+        except JournalCorrupt as exc:
+            self.forged = f"journal {self.journal.path!r}: {exc}"
+            return
+        except Exception:  # noqa: BLE001 - could not check now: the first write will
+            return
+        if ok is False:
+            self.forged = _FORGED.format(self.journal.path)
+        elif ok:
+            self.verified = True
+
+    def raise_if_broken(self) -> None:
+        """Raise JournalCorrupt when this memory may have answered from a damaged index or
+        chain (found by the background check: the index is then rebuilt here, once)."""
+        if self.forged is not None and self.broken is None:
+            if not self.journal.readonly:
+                with suppress(TruthkeeperError):
+                    self.journal.index_problem()  # rebuilds an index that differs
+            self.broken = self.forged
+        if self.broken is not None:
+            raise JournalCorrupt(self.broken)
+
     def before_write(self) -> None:
         """Compare the whole index with the chain once, before the first write (a write
         must not be decided on a row a forger edited): JournalCorrupt when they differ."""
-        if self.broken is not None:
-            raise JournalCorrupt(self.broken)
+        self.raise_if_broken()
         if self.done or self.verified or self.journal.readonly:
             return
         problem = self.journal.index_problem()  # rebuilds an index that differs
         self.verified = True
         if problem is not None:
-            self.broken = (f"the slot index of journal {self.journal.path!r} did not match "
-                           "its chain (it was rebuilt); this lazily opened memory may have "
-                           "answered from it, so it refuses to go on: reopen it")
+            self.broken = _FORGED.format(self.journal.path)
             raise JournalCorrupt(self.broken)
 
     @property
@@ -179,8 +224,7 @@ class LazyLoad:
         memory whose journal was found damaged keeps refusing."""
         if self.done or self.busy:
             return False
-        if self.broken is not None:
-            raise JournalCorrupt(self.broken)
+        self.raise_if_broken()
         return True
 
     def _missing(self, slot: str) -> bool:

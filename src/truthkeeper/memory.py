@@ -89,6 +89,11 @@ class Memory:
         when the slot is first asked about (README: opening large memories). Every answer
         is that of a full replay; the chain is checked event by event as slots are read, in
         full by ``verify()``.
+    index_check
+        When a lazily opened memory compares its slot index with the whole chain:
+        ``"background"`` (default: in a thread right after the open; a mismatch makes the
+        next call raise JournalCorrupt) or ``"before-write"`` (reads trust the index until
+        the first write or ``verify()``).
 
     Examples
     --------
@@ -111,7 +116,8 @@ class Memory:
                  similarity: Similarity | Callable[[Any, Any], float] | None = None,
                  categories: Mapping[str, Sequence[Any]] | None = None,
                  lazy: bool = False, clock: Callable[[], datetime] | None = None,
-                 schema: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 schema: Mapping[str, Mapping[str, Any]] | None = None,
+                 index_check: str = "background") -> None:
         p = self._p = Parts(path, {k: v for k, v in locals().items()
                                    if k not in ("self", "path")})
         self.path, self.policy, self.tiers = p.path, p.policy, p.tiers

@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import Any
 
 from .audit import AuditLog
-from .errors import InvalidFact, JournalCorrupt, PolicyError, TruthkeeperError
+from .errors import InvalidFact, PolicyError, TruthkeeperError
 from .events import Applier
 from .journal import Journal, open_journal
 from .journal.ledger import Ledger, now_us
-from .lazy import LazyLoad
+from .lazy import INDEX_CHECKS, LazyLoad
 from .logic.rules import Reasoner
 from .logic.store import Store, policy_config
 from .reliability.categorical import check_categories
@@ -45,6 +45,7 @@ class Parts:
         self.path = None if path is None else os.fspath(path)
         self.clock = check_clock(g("clock"))
         schema, lazy = check_schema(g("schema")), check_bool(g("lazy"), "lazy")
+        self.index_check = check_choice(g("index_check"), INDEX_CHECKS, "index_check")
         self.tiers, self.protected = check_tiers(g("tiers"), g("protected_tiers"))
         self.sim = check_similarity(g("similarity"))
         self.lock, self.closed = threading.RLock(), False
@@ -81,6 +82,8 @@ class Parts:
         self.store.lazy = loader
         self.ledger = Ledger(journal, self.events.replay if loader is None else loader.apply)
         self.ledger.start(config, loader)
+        if loader is not None and not loader.done and self.index_check == "background":
+            loader.check_in_background()
         self.events.start(self.ledger, categories)
         self.events.start_schema(self.ledger, schema)
         self.audit.sink = lambda body: self.ledger.defer("audit", body)
@@ -94,12 +97,12 @@ class Parts:
         with self.lock:
             lazy = self.store.lazy
             return self.ledger.fresh() and not self.store.due(self.now()) and (
-                lazy is None or lazy.broken is None)
+                lazy is None or (lazy.broken is None and lazy.forged is None))
 
     def catch_up(self) -> None:
         """Before an answer: other connections' commits, then the clock's effects."""
-        if self.store.lazy is not None and self.store.lazy.broken is not None:
-            raise JournalCorrupt(self.store.lazy.broken)
+        if self.store.lazy is not None:
+            self.store.lazy.raise_if_broken()
         self.ledger.poll()
         if self.store.tick(self.now()):  # a fact began or ended since the last call
             self.answers.clear()
@@ -230,6 +233,14 @@ def check_bool(value: object, name: str = "correct") -> bool:
     """A flag that must be a bool (not a truthy value)."""
     if not isinstance(value, bool):
         msg = f"{name} must be a bool, got {value!r}"
+        raise InvalidFact(msg)
+    return value
+
+
+def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
+    """A setting that must be one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        msg = f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
         raise InvalidFact(msg)
     return value
 

@@ -115,6 +115,15 @@ class Journal:
         """Why the slot index does not match the chain (it is then rebuilt), or None."""
         return None
 
+    def index_matches(self) -> bool | None:
+        """Whether the whole slot index matches the chain, read in one snapshot (None: no
+        index); changes nothing (a background check runs it on its own connection)."""
+        return None
+
+    def reader(self) -> Journal:
+        """Another read-only connection to the same journal (for a check in the background)."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Release the backend."""
 

@@ -243,6 +243,33 @@ class PostgresJournal(IndexedJournal):
         out: T = self._run(lambda c: fn(SlotIndex(PostgresDb(c))))
         return out
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        psycopg = _psycopg()
+        with self._lock:
+            conn = self._ensure()
+            try:
+                conn.rollback()
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            except psycopg.Error as exc:
+                msg = _redact(self.dsn, f"journal {self.path}: {exc}")
+                raise JournalError(msg) from exc
+            self._in_txn = True  # every read below runs in this one transaction
+            try:
+                yield
+            except psycopg.Error as exc:
+                msg = _redact(self.dsn, f"journal {self.path}: {exc}")
+                raise JournalError(msg) from exc
+            finally:
+                self._in_txn = False
+                with contextlib.suppress(psycopg.Error):
+                    conn.rollback()
+                    conn.isolation_level = None
+
+    def reader(self) -> PostgresJournal:
+        return PostgresJournal(self.dsn, readonly=True, listen=False,
+                               connect_timeout=self._timeout)
+
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         if self._in_txn:
             return fn(SlotIndex(PostgresDb(self._conn)))

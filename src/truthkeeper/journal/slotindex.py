@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from ..errors import JournalCorrupt
@@ -416,15 +417,23 @@ class IndexedJournal(Journal):
         """The slots the index lists whose name starts with ``prefix``."""
         return self._index_read(lambda idx: idx.slots_with_prefix(prefix))
 
+    def _index_check(self, idx: SlotIndex) -> bool | None:
+        if not idx.exists():
+            return None
+        return idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
+            and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
+
+    def snapshot(self) -> AbstractContextManager[object]:
+        """One read transaction: everything read in it sees the same commits."""
+        raise NotImplementedError
+
+    def index_matches(self) -> bool | None:
+        with self.snapshot():
+            return self._index_read(self._index_check)
+
     def index_problem(self) -> str | None:
         """Compare the whole slot index with the chain; one that differs is rebuilt."""
-        def check(idx: SlotIndex) -> bool | None:
-            if not idx.exists():
-                return None
-            return idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
-                and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
-
-        ok = self._index_read(check)
+        ok = self._index_read(self._index_check)
         if ok is None or ok:
             return None
         if not self.readonly:

@@ -150,6 +150,22 @@ class SqliteJournal(IndexedJournal):
             msg = f"cannot read the index of journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        try:
+            self._conn.execute("BEGIN")  # a read transaction keeps one WAL snapshot
+        except sqlite3.Error as exc:
+            msg = f"cannot read journal {self.path!r}: {exc}"
+            raise JournalError(msg) from exc
+        try:
+            yield
+        finally:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+    def reader(self) -> SqliteJournal:
+        return SqliteJournal(str(self.path), readonly=True, busy_timeout_ms=self._busy_ms)
+
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         try:
             with self._writing():
