@@ -18,6 +18,8 @@ from truthkeeper.testing import at, policies
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("bob", "city"),
          ("bob", "price")]
 TIERS = ["human", "verified", "agent", "unverified"]
+RULES = ["priced(S) :- holds(S, price, _)", "same_city :- holds(ana, city, C), holds(bob, city, C)",
+         "owner_of(S, O) :- holds(S, owner, O)"]
 
 write = st.one_of(
     st.tuples(st.just("add"), st.integers(0, len(SLOTS) - 1), st.integers(0, 3),
@@ -27,6 +29,10 @@ write = st.one_of(
     st.tuples(st.just("outcome"), st.integers(0, 99), st.booleans()),
     st.tuples(st.just("source_outcome"), st.sampled_from(["a:agent", "web:agent"]),
               st.booleans()),
+    st.tuples(st.just("rule"), st.integers(0, len(RULES) - 1)),
+    st.tuples(st.just("unrule"), st.integers(0, len(RULES) - 1)),
+    st.tuples(st.just("erase"), st.integers(0, 99)),
+    st.tuples(st.just("erase_subject"), st.integers(0, len(SLOTS) - 1)),
 )
 query = st.one_of(
     st.tuples(st.sampled_from(["current", "history", "decide"]),
@@ -37,7 +43,8 @@ query = st.one_of(
     st.tuples(st.just("filter"), st.lists(st.integers(0, 99), max_size=4),
               st.lists(st.tuples(st.integers(0, len(SLOTS) - 1), st.integers(0, 9)),
                        max_size=3)),
-    st.tuples(st.sampled_from(["len", "slots", "conflicts", "reliability", "about"])),
+    st.tuples(st.sampled_from(["len", "slots", "conflicts", "reliability", "about",
+                               "beliefs", "why_belief"])),
     st.tuples(st.just("write"), write),
     st.tuples(st.just("other_writer"), write),
 )
@@ -54,8 +61,16 @@ def _apply(mem: Memory, ids: list[str], op: tuple[Any, ...]) -> Any:
                         valid_from=at(t), supersedes=target)
             ids.append(f.id)
             return f
-        if not ids and op[0] in ("retract", "outcome"):
+        if op[0] == "rule":
+            return mem.add_rule(RULES[op[1]])
+        if op[0] == "unrule":
+            return mem.remove_rule(RULES[op[1]])
+        if op[0] == "erase_subject":
+            return mem.erase(subject=SLOTS[op[1]][0])
+        if not ids and op[0] in ("retract", "outcome", "erase"):
             return None
+        if op[0] == "erase":
+            return mem.erase([ids[op[1] % len(ids)]])
         if op[0] == "retract":
             return mem.retract(ids[op[1] % len(ids)], reason="test")
         if op[0] == "outcome":
@@ -84,6 +99,8 @@ def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
             return len(mem)
         if kind == "about":
             return mem.about("bob"), mem.slots("acme")
+        if kind == "why_belief":
+            return [mem.why(b) for b in mem.beliefs()]
         return getattr(mem, kind)()
     except TruthkeeperError as exc:
         return type(exc).__name__
@@ -107,8 +124,9 @@ def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, pol
     full = Memory(path, policy=policy, protected_tiers=())
     other = Memory(path, policy=policy, protected_tiers=())
     try:
-        assert lazy._store.lazy.loaded <= {"bob\x1fcity", "bob\x1fprice", "acme\x1fprice",
-                                           "acme\x1fowner", "ana\x1fcity"}
+        # at open: the slots outcomes name, and the placeholders' slots erasures name
+        assert {s for s in lazy._store.lazy.loaded if not s.endswith("\x1f$erased")} <= {
+            "bob\x1fcity", "bob\x1fprice", "acme\x1fprice", "acme\x1fowner", "ana\x1fcity"}
         for k in sorted(touched):  # some slots are read before the writes below
             assert lazy.current(*SLOTS[k]) == full.current(*SLOTS[k])
         for q in queries:
@@ -231,13 +249,31 @@ def test_the_cache_of_answers_is_bounded(loc, monkeypatch):
             assert len(m._cache) == 3
 
 
-def test_rules_in_the_journal_mean_a_full_replay_at_open(tmp_path):
+def test_rules_in_the_journal_open_lazily_and_beliefs_read_every_slot(tmp_path):
     path = _memory(str(tmp_path), 3)
     with Memory(path) as m:
         m.add_rule("moved(U) :- holds(U, city, porto1)")
     with Memory(path, lazy=True) as m:
-        assert m._store.lazy.done
+        assert not m._store.lazy.done and m._store.lazy.loaded == set()
+        assert m.current("u2", "city").value == "Porto2"
+        assert m.rules() == ["moved(U) :- holds(U, city, porto1)"]
+        assert not m._store.lazy.done  # listing rules evaluates none
         assert [str(b) for b in m.beliefs()] == ["moved(u1)"]
+        assert m._store.lazy.done
+
+
+def test_an_erasure_in_the_journal_opens_lazily(tmp_path):
+    path = _memory(str(tmp_path), 3)
+    with Memory(path) as m:
+        gone = m.erase(subject="u1")
+    with Memory(path, lazy=True) as m:
+        assert not m._store.lazy.done
+        assert m.current("u1", "city").status == "unknown"
+        assert [f.status for f in m.history("u1", "city")] == ["erased", "erased"]
+        assert m.get(gone[0]).status == "erased"
+        assert m.current("u2", "city").value == "Porto2"
+        assert not m._store.lazy.done
+        assert m.slots() == [("u0", "city"), ("u2", "city")]
 
 
 def test_a_rule_added_to_a_lazy_memory_sees_every_slot(tmp_path):

@@ -314,3 +314,29 @@ def test_erasing_a_slot_leaves_neither_its_names_nor_a_signed_confirmations_payl
         assert mem.verify().ok
         assert [f.status for f in mem.history(*slot)] == ["erased", "erased"]
         assert {r.source: (r.n, round(r.mean, 9)) for r in mem.reliability()} == taught
+
+
+@pytest.mark.parametrize("erased", ["superseded", "superseding"])
+def test_erasing_one_end_of_a_supersedes_link_keeps_the_journal_openable(
+        journal_url: str, erased: str) -> None:
+    """An erased fact moves to its placeholder's slot; a supersedes link that names it
+    crosses slots from then on, and replay must not take that for a forged link (the
+    journal refused to open: JournalCorrupt at the superseding fact)."""
+    with Memory(journal_url, protected_tiers=()) as m:
+        a = m.add("acme", "price", 100, source="crm", valid_from="2026-01-01")
+        b = m.add("acme", "price", 90, source="crm", valid_from="2026-01-01", supersedes=a.id)
+        m.erase([a.id] if erased == "superseded" else [b.id])
+        live = m.history("acme", "price"), m.current("acme", "price").value
+    for lazy in (False, True):
+        with Memory(journal_url, protected_tiers=(), lazy=lazy) as again:
+            assert (again.history("acme", "price"),
+                    again.current("acme", "price").value) == live
+            assert again.verify().ok
+    assert live[1] == (90 if erased == "superseded" else 100)
+
+
+def test_the_placeholders_attribute_is_reserved() -> None:
+    m = Memory()
+    with pytest.raises(InvalidFact, match="reserved"):
+        m.add("acme", "$erased", 1, source="crm")
+    assert len(m) == 0

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from .errors import JournalCorrupt, TruthkeeperError
 from .journal.base import Journal
-from .journal.codec import GENESIS, Event
+from .journal.codec import ERASED_ATTRIBUTE, GENESIS, Event
 from .journal.slotindex import AUDIT, GLOBAL, body_entries
 from .values import SCOPE_SEP, unscoped
 
@@ -44,11 +44,12 @@ __all__ = ["INDEX_CHECKS", "LazyLoad"]
 INDEX_CHECKS = ("background", "before-write")
 """When a lazily opened memory compares its slot index with the whole chain."""
 
+_ERASED_SLOT = SCOPE_SEP + ERASED_ATTRIBUTE
+"""How the name of an erased fact's placeholder slot ends."""
+
 _FORGED = ("the slot index of journal {!r} did not match its chain (it was rebuilt); this "
            "lazily opened memory may have answered from it, so it refuses to go on: reopen it")
 
-_FULL = frozenset({"rule", "rule_removed", "erase"})
-"""Event kinds after which a memory is loaded in full (they range over every slot)."""
 
 
 class LazyLoad:
@@ -66,6 +67,12 @@ class LazyLoad:
         self.verified = False
         """The whole index was compared with the chain (before the first write)."""
         self.broken: str | None = None
+        self.moved: set[str] = set()
+        """Facts erased since the open after their slot was loaded: the store moved them
+        to their placeholders' slots, where the index now lists their events (applied
+        already: an erased fact takes no more)."""
+        self.erasures = False
+        """The journal holds an erasure: a slot's supersedes links may reach another slot."""
         self.forged: str | None = None
         """Set by the background check: why the index did not match (the next call raises)."""
         self._upto: int | None = None
@@ -76,15 +83,15 @@ class LazyLoad:
     # ------------------------------------------------------------------ open
 
     def open(self, ledger: Ledger) -> bool:
-        """Apply the events of no slot; False (nothing applied) when the journal must be
-        replayed in full: it holds rules or erasures, or its index cannot be updated."""
+        """Apply the events of no slot (rules, erasures, outcomes, keys: each reads the
+        slots it names); False (nothing applied) when the journal must be replayed in full
+        because its index cannot be updated."""
         self.ledger = ledger
         if not self.journal.index_sync():
             return False
         seq, h, last_ra = self.journal.tail()
         events = [ev for _, ev in self.journal.slot_events([GLOBAL], seq)]
-        if any(ev.kind in _FULL for ev in events):
-            return False
+        self.erasures = any(ev.kind == "erase" for ev in events)
         self._synced, self.partial = seq, {}
         try:
             for ev in events:  # a slot an event needs is loaded up to that event
@@ -164,13 +171,8 @@ class LazyLoad:
         try:
             self._sync()
             keep: list[Event] = []
-            for i, ev in enumerate(run):
-                if ev.kind in _FULL:
-                    self._apply_runs(keep)
-                    self._upto = ev.seq - 1
-                    self.load_all()
-                    self._apply_runs(run[i:])
-                    return
+            self.erasures = self.erasures or any(ev.kind == "erase" for ev in run)
+            for ev in run:
                 slot, _ = body_entries(ev.kind, ev.body, self._key)
                 if slot == GLOBAL or slot in self.loaded:
                     keep.append(ev)
@@ -199,11 +201,18 @@ class LazyLoad:
         keys = [k for k in keys if not (k.startswith("s:") and k[2:] in self.bound)]
         if keys:
             self._sync()
+            erased: dict[str, str] = {}
             for k, v in self.journal.index_lookup(keys).items():
                 if k.startswith("s:"):
                     self._bind(k[2:], v)
                 elif v != GLOBAL and self._missing(v):
-                    want.append(v)
+                    if k.startswith("i:") and v.endswith(_ERASED_SLOT):
+                        erased[k[2:]] = v
+                    else:
+                        want.append(v)
+            if erased:  # another writer erased a fact loaded from its slot: it is held
+                held = self.store.known_ids(list(erased))
+                want += [v for i, v in erased.items() if i not in held]
         if want and not self.done:
             self._load(list(dict.fromkeys(want)))
 
@@ -254,8 +263,16 @@ class LazyLoad:
         if self.done:
             return
         since = self.partial or {}  # what earlier loads while opening applied already
-        events = [ev for slot, ev in self.journal.slot_events(slots, self.upto)
-                  if ev.seq > since.get(slot, 0)]
+        while True:
+            events = [ev for slot, ev in self.journal.slot_events(slots, self.upto)
+                      if ev.seq > since.get(slot, 0)]
+            linked = self._linked(slots, events) if self.erasures else []
+            if not linked:
+                break
+            slots = slots + linked
+        if self.moved:
+            events = [ev for ev in events if not (
+                ev.kind in ("fact", "retract", "end") and ev.body.get("id") in self.moved)]
         self.loaded.update(slots)
         if self.partial is not None:
             self.partial.update(dict.fromkeys(slots, self.upto))
@@ -267,6 +284,16 @@ class LazyLoad:
             raise
         finally:
             self.busy -= 1
+
+    def _linked(self, slots: list[str], events: list[Event]) -> list[str]:
+        """The slots, not loaded yet, of the facts these events' facts supersede: a link
+        whose end was erased crosses slots (the erased fact moved to its placeholder's)."""
+        ids = {ev.body["supersedes"] for ev in events
+               if ev.kind == "fact" and isinstance(ev.body.get("supersedes"), str)}
+        if not ids:
+            return []
+        found = self.journal.index_lookup(["i:" + i for i in sorted(ids)]).values()
+        return [s for s in dict.fromkeys(found) if s not in slots and self._missing(s)]
 
     def need_audit(self) -> None:
         """Read the audit entries journalled up to the store's position (older than those

@@ -256,7 +256,12 @@ class FactBuilder:
             msg = f"facts[{index}] must be a dict or a Fact, got {type(item).__name__}"
             raise InvalidFact(msg)
         try:
-            return self.build(fields, now)
+            f = self.build(fields, now)
         except InvalidFact as exc:
             msg = f"facts[{index}]: {exc}"
             raise InvalidFact(msg) from None
+        if f.attribute == "$erased":
+            msg = (f"facts[{index}]: the attribute '$erased' is reserved (erased facts' "
+                   "placeholders have it)")
+            raise InvalidFact(msg)
+        return f

@@ -11,7 +11,10 @@ against its own hash, its neighbours in the chain and the slot it was listed und
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -42,6 +45,7 @@ _OLD_TABLES = frozenset({"tk_index_state"})
 KNOWN_TABLES = TABLES | _OLD_TABLES
 """Every table an index (of this version or an earlier one) may have left in a journal."""
 _CHUNK = 500  # parameters per IN (...) query
+_MASK = (1 << 64) - 1
 
 
 class SqliteDb:
@@ -64,6 +68,12 @@ class SqliteDb:
 
     def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
         self.conn.executemany(sql, params)
+
+    def stream(self, sql: str) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query, read in pages (a whole table never held at once)."""
+        cur = self.conn.execute(sql)
+        while page := cur.fetchmany(5_000):
+            yield from page
 
     def has_table(self, name: str) -> bool:
         return bool(self.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
@@ -95,6 +105,13 @@ class PostgresDb:
         if batch:
             with self.conn.cursor() as cur:
                 cur.executemany(sql.replace("?", "%s"), batch)
+
+    def stream(self, sql: str) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query through a server-side cursor, in pages."""
+        with self.conn.cursor(name="tk_index_stream") as cur:
+            cur.execute(sql)
+            while page := cur.fetchmany(5_000):
+                yield from page
 
     def has_table(self, name: str) -> bool:
         return self.rows("SELECT to_regclass(?)", (name,))[0][0] is not None
@@ -288,22 +305,70 @@ class SlotIndex:
                 run = []
         self._index(run)
 
-    def contents(self) -> tuple[set[tuple[str, int]], set[tuple[str, str]]]:
-        """What the index holds (for a full check against the chain)."""
-        return ({(str(a), int(b)) for a, b in self.db.rows("SELECT slot, seq FROM tk_index_slot")},
-                {(str(a), str(b)) for a, b in self.db.rows("SELECT key, slot FROM tk_index_key")})
+    def matches(self, rows: Iterator[Row]) -> bool:
+        """Whether the index holds exactly the rows these events (the whole chain, in order)
+        give it. Both sides are summed as multisets under a hash keyed afresh for each
+        check (a forger cannot aim at it), a page of events at a time: memory stays
+        bounded whatever the journal's size. A retraction's slot is read from the index's
+        own id rows, which the key sum checks in turn."""
+        salt = os.urandom(16)
 
-    def expected(self, rows: Iterator[tuple[int, str, int, str, str, str]],
-                 ) -> tuple[set[tuple[str, int]], set[tuple[str, str]]]:
-        """What the index should hold for these rows (all of the chain)."""
-        keys: dict[str, str] = {}
-        slots = set()
-        for seq, kind, _ra, body, _p, _h in rows:
-            slot, ks = entries(kind, body, keys.get)
-            slots.add((slot, seq))
-            for k, v in ks:
-                keys.setdefault(k, v)
-        return slots, set(keys.items())
+        def h(a: object, b: object) -> int:
+            d = hashlib.blake2b(f"{a}\x00{b}".encode("utf-8", "surrogatepass"), key=salt,
+                                digest_size=8).digest()
+            return int.from_bytes(d, "little")
+
+        want, sources = [0, 0, 0, 0], {}  # slot sum, slot rows, key sum, key rows
+        page: list[Row] = []
+        for row in itertools.chain(rows, [None]):
+            if row is not None:
+                page.append(row)
+                if len(page) < 5_000:
+                    continue
+            for slot, seq, keys in self._page_entries(page):
+                want[0] = (want[0] + h(slot, seq)) & _MASK
+                want[1] += 1
+                for k, v in keys:
+                    if k.startswith("s:"):
+                        if k in sources:
+                            continue
+                        sources[k] = v
+                    want[2] = (want[2] + h(k, v)) & _MASK
+                    want[3] += 1
+            page = []
+        got = [0, 0, 0, 0]
+        for slot, seq in self.db.stream("SELECT slot, seq FROM tk_index_slot"):
+            got[0] = (got[0] + h(slot, int(seq))) & _MASK
+            got[1] += 1
+        for key, slot in self.db.stream("SELECT key, slot FROM tk_index_key"):
+            got[2] = (got[2] + h(key, slot)) & _MASK
+            got[3] += 1
+        return got == want
+
+    def _page_entries(self, page: list[Row]) -> Iterator[tuple[str, int, list[tuple[str, str]]]]:
+        """(slot, seq, keys) of each event of a page: the facts' own keys first, then the
+        ids retractions and ends name from the page or the index."""
+        parsed: list[tuple[int, str, Any]] = []
+        local: dict[str, str] = {}
+        for seq, kind, _ra, text, _p, _h in page:
+            try:
+                body = json.loads(text)
+            except ValueError:
+                body = None
+            parsed.append((seq, kind, body))
+            if kind == "fact" and body is not None:
+                for k, v in body_entries(kind, body, local.get)[1]:
+                    local.setdefault(k, v)
+        asked = [f"i:{b['id']}" for _, kind, b in parsed if kind in ("retract", "end")
+                 and isinstance(b, dict) and isinstance(b.get("id"), str)]
+        found = self.lookup_many(k for k in asked if k not in local)
+
+        def lookup(k: str) -> str | None:
+            return local.get(k) or found.get(k)
+
+        for seq, kind, body in parsed:
+            slot, keys = (GLOBAL, []) if body is None else body_entries(kind, body, lookup)
+            yield slot, seq, keys
 
     def events(self, slots: Sequence[str], upto: int) -> list[tuple[str, Event]]:
         """The events of these slots up to ``upto``, in journal order, each checked: its
@@ -420,7 +485,7 @@ class IndexedJournal(Journal):
     def _index_check(self, idx: SlotIndex) -> bool | None:
         if not idx.exists():
             return None
-        return idx.contents() == idx.expected(self._rows_checked(0, GENESIS)) \
+        return idx.matches(self._rows_checked(0, GENESIS)) \
             and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
 
     def snapshot(self) -> AbstractContextManager[object]:

@@ -81,8 +81,15 @@ class Reasoner:
 
     def beliefs(self, scope: str | None = None) -> list[Belief]:
         """Every belief the rules derive in ``scope``'s view (None: the shared layer)."""
+        self._need_facts(scope)
         raw = bridge.ask("tk_beliefs(M, Sc, Bs)", {"M": self.store.h, "Sc": scope or ""})
         return [_belief(b) for b in raw["Bs"]]
+
+    def _need_facts(self, scope: str | None) -> None:
+        """A lazily opened memory reads every slot before rules are evaluated (there are
+        none to evaluate when no rule applies in ``scope``)."""
+        if self.store.lazy is not None and not self.store.lazy.done and self.rules(scope):
+            self.store.need_all()
 
     # ------------------------------------------------------------------ why
 
@@ -100,6 +107,7 @@ class Reasoner:
             msg = f"why() takes a fact id, a Fact or a Belief, got {item!r}"
             raise InvalidFact(msg)
         check_nesting(text, "the belief text")
+        self._need_facts(scope)
         proof = bridge.ask("tk_explain(M, Sc, T, P)",
                            {"M": self.store.h, "Sc": scope or "", "T": text})["P"]
         if proof == "none":

@@ -171,6 +171,10 @@ class Store:
             self.lazy.need([slot_key(s, a) for s, a in slots],
                            [*("i:" + i for i in ids if isinstance(i, str)), *keys])
 
+    def known_ids(self, ids: list[str]) -> set[str]:
+        """The ids among ``ids`` of facts the store holds."""
+        return set(bridge.ask("tk_known_ids(M, Is, K)", {"M": self.h, "Is": ids})["K"])
+
     def need_all(self) -> None:
         """Bring every slot into the store."""
         if self.lazy is not None and not self.lazy.done and not self.lazy.busy:
@@ -239,6 +243,10 @@ class Store:
         f = self.get(fid)
         subject, attribute = (f.subject, f.attribute) if f.attribute == ERASED_ATTRIBUTE \
             else erased_slot(f.subject, f.attribute)
+        if self.lazy is not None:  # supersedes links may cross slots from now on
+            self.lazy.erasures = True
+            if f.attribute != ERASED_ATTRIBUTE:  # loaded from its slot, moved from it now
+                self.lazy.moved.add(fid)
         bridge.ask("tk_erase(M, Id, RA, P, S, A)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})

@@ -309,7 +309,7 @@ insert_update(M, Id) :-
     ).
 
 % check_link_ends(+M, +F, +G): the link's two facts exist, share a slot, and F's tier is
-% not below G's.
+% not below G's (a link one of whose ends was erased was checked when it was made).
 check_link_ends(M, F, G) :-
     (   \+ fact(M, G, _, _, _, _, _, _, _, _)
     ->  existence_error(fact, G)
@@ -317,7 +317,9 @@ check_link_ends(M, F, G) :-
     ),
     fact(M, F, S, A, _, _, _, _, TF, _),
     fact(M, G, S2, A2, _, _, _, _, TG, _),
-    (   S-A \== S2-A2
+    (   ( A == '$erased' ; A2 == '$erased' )
+    ->  true                % an end was erased (it moved to its placeholder's slot)
+    ;   S-A \== S2-A2
     ->  permission_error(supersede, other_slot, F-G)
     ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
     ->  permission_error(supersede, higher_tier, F-G)

@@ -31,6 +31,7 @@
             tk_resolve_rows/5,    % +M, +S, +A, -Status, -RowGroups
             tk_resolve_rows_at/7, % +M, +S, +A, +KnownAt, +ValidAt, -Status, -RowGroups
             tk_facts/3,           % +M, +Ids, -Rows
+            tk_known_ids/3,       % +M, +Ids, -Known
             tk_slot_facts/4,      % +M, +S, +A, -Rows
             tk_all_facts/2,       % +M, -Rows
             tk_count/2,           % +M, -Count
@@ -470,6 +471,16 @@ fact_row(M, Id, Row) :-
     ->  Row = Row0
     ;   existence_error(fact, Id)
     ).
+
+%!  tk_known_ids(+M, +Ids, -Known) is det.
+%
+%   The ids among Ids of facts the store holds.
+tk_known_ids(M, Ids0, Known) :-
+    maplist(atom_in, Ids0, Ids),
+    include(held(M), Ids, Known).
+
+held(M, Id) :-
+    fact(M, Id, _, _, _, _, _, _, _, _).
 
 %!  tk_slot_facts(+M, +S, +A, -Rows) is det.
 tk_slot_facts(M, S0, A0, Rows) :-
