@@ -107,22 +107,23 @@ def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
 
 
 @settings(max_examples=40)
-@example(policy="temporal", touched=set(), queries=[("len",)], history=[  # found by CI
+@example(policy="temporal", touched=set(), queries=[("len",)], other_lazy=False, history=[
     ("add", 0, 0, 0, 0, "a", None), ("add", 0, 0, 0, 0, "a", None), ("outcome", 0, False),
     ("add", 0, 0, 0, 0, "a", None), ("outcome", 20, False)])
 @given(policy=policies, history=st.lists(write, max_size=25),
-       touched=st.sets(st.integers(0, len(SLOTS) - 1)),
+       touched=st.sets(st.integers(0, len(SLOTS) - 1)), other_lazy=st.booleans(),
        queries=st.lists(query, min_size=1, max_size=12))
 def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, policy, history,
-                                                                  touched, queries):
+                                                                  touched, queries,
+                                                                  other_lazy):
     path = new_journal()
     ids: list[str] = []
     with Memory(path, policy=policy, protected_tiers=(), synchronous="NORMAL") as w:
         for op in history:
             _apply(w, ids, op)
     lazy = Memory(path, policy=policy, protected_tiers=(), lazy=True)
-    full = Memory(path, policy=policy, protected_tiers=())
-    other = Memory(path, policy=policy, protected_tiers=())
+    full = Memory(path, policy=policy, protected_tiers=(), lazy=False)
+    other = Memory(path, policy=policy, protected_tiers=(), lazy=other_lazy)
     try:
         # at open: the slots outcomes name, and the placeholders' slots erasures name
         assert {s for s in lazy._store.lazy.loaded if not s.endswith("\x1f$erased")} <= {
@@ -329,7 +330,7 @@ def test_an_event_listed_under_another_slot_is_detected_and_the_index_rebuilt(lo
 def test_an_index_missing_rows_is_found_by_verify_and_rebuilt(loc):
     path = _memory(loc)
     _sql(path, "DELETE FROM tk_index_key WHERE key LIKE ?", ("s:%",))
-    with Memory(path) as m:
+    with Memory(path, lazy=False) as m:
         v = m.verify()
         assert not v.ok and "slot index" in (v.reason or "")
         assert m.verify().ok  # rebuilt
@@ -392,14 +393,14 @@ def test_an_edited_event_is_refused_when_its_slot_is_read(tmp_path):
                 (body.replace("Porto5", "Paris"), seq))
     con.commit()
     con.close()
-    with Memory(path, lazy=True) as m:
+    with Memory(path, lazy=True, index_check="before-write") as m:
         assert m.current("u6", "city").value == "Porto6"
         with pytest.raises(JournalCorrupt, match="edited"):
             m.current("u5", "city")
         with pytest.raises(JournalCorrupt):
             m.current("u5", "city")  # and stays refused
     with pytest.raises(JournalCorrupt):
-        Memory(path)  # as a full replay refuses it
+        Memory(path, lazy=False)  # as a full replay refuses it
 
 
 def test_a_read_only_lazy_open(tmp_path):

@@ -193,7 +193,7 @@ def test_a_body_blanked_without_an_erasure_is_detected(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # any other edit
         con.execute("UPDATE events SET body = '{}' WHERE seq = 2")
     con.close()
-    with Memory(db) as mem:
+    with Memory(db, readonly=True, lazy=False) as mem:
         v = mem.verify()
         assert not v.ok and v.first_bad == 2 and "without an erasure" in (v.reason or "")
 

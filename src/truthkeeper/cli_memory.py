@@ -70,7 +70,7 @@ class BrokenChain(TruthkeeperError):
 def _open_read(args: argparse.Namespace) -> Memory:
     """Open for ``inspect``/``query``: a broken chain is refused (naming the first bad
     event) unless ``--forensic``, which reads the events before it and says so."""
-    mem = Memory.open(args.file)
+    mem = Memory.open(args.file, lazy=False)  # the whole chain, so a break shows here
     if mem.corruption is not None and not args.forensic:
         mem.close()
         msg = (f"the journal's chain is broken: {mem.corruption}. Its answers cannot be "
@@ -206,7 +206,7 @@ def _fact_line(f: Fact) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    with Memory.open(args.file) as mem:
+    with Memory.open(args.file, lazy=False) as mem:  # read only: replays up to a break
         v = mem.verify()
     _out(args, v, f"ok: {v.events} events, head {v.head_hash[:16]}..." if v.ok else
          f"BROKEN at event {v.first_bad}: {v.reason} ({v.events} events verified before)")

@@ -68,6 +68,8 @@ class Erasing:
         if signature is not None:
             body["signature"] = dict(signature)
         match = _audit_match(ids, scope, subjects)
+        if self.store.lazy is not None:  # its reader would keep the old pages in the log
+            self.store.lazy.stop_check()
         ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
         with ledger.write() as w:
             try:

@@ -67,6 +67,8 @@ class LazyLoad:
         self.verified = False
         """The whole index was compared with the chain (before the first write)."""
         self.broken: str | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
         self.moved: set[str] = set()
         """Facts erased since the open after their slot was loaded: the store moved them
         to their placeholders' slots, where the index now lists their events (applied
@@ -85,12 +87,16 @@ class LazyLoad:
     def open(self, ledger: Ledger) -> bool:
         """Apply the events of no slot (rules, erasures, outcomes, keys: each reads the
         slots it names); False (nothing applied) when the journal must be replayed in full
-        because its index cannot be updated."""
+        because its index cannot be updated or one of those events is damaged (a full
+        replay refuses it, or reads a read-only journal up to it)."""
         self.ledger = ledger
         if not self.journal.index_sync():
             return False
         seq, h, last_ra = self.journal.tail()
-        events = [ev for _, ev in self.journal.slot_events([GLOBAL], seq)]
+        try:
+            events = [ev for _, ev in self.journal.slot_events([GLOBAL], seq)]
+        except JournalCorrupt:  # replayed in full: refused there, or read up to the damage
+            return False
         self.erasures = any(ev.kind == "erase" for ev in events)
         self._synced, self.partial = seq, {}
         try:
@@ -105,18 +111,28 @@ class LazyLoad:
         ledger.last_ra = max(ledger.last_ra, last_ra)
         return True
 
-    def check_in_background(self) -> threading.Thread:
+    def check_in_background(self) -> None:
         """Compare the whole index with the chain on another connection, in a thread; a
         mismatch (or a damaged chain) makes the memory's next call raise."""
-        thread = threading.Thread(target=self._check, daemon=True, name="truthkeeper-index")
-        thread.start()
-        return thread
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._check, daemon=True,
+                                        name="truthkeeper-index")
+        self._thread.start()
+
+    def stop_check(self) -> None:
+        """Stop the background check, if it runs, and wait for its connection to close
+        (closing the memory; an erasure, whose log truncation a reader would block). An
+        unfinished check leaves the comparison to the first write."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
 
     def _check(self) -> None:
         try:
             reader = self.journal.reader()
             try:
-                ok = reader.index_matches()
+                ok = reader.index_matches(self._stop)
             finally:
                 reader.close()
         except JournalCorrupt as exc:
@@ -205,14 +221,17 @@ class LazyLoad:
             for k, v in self.journal.index_lookup(keys).items():
                 if k.startswith("s:"):
                     self._bind(k[2:], v)
+                elif k.startswith("i:") and v.endswith(_ERASED_SLOT):
+                    erased[k[2:]] = v
                 elif v != GLOBAL and self._missing(v):
-                    if k.startswith("i:") and v.endswith(_ERASED_SLOT):
-                        erased[k[2:]] = v
-                    else:
-                        want.append(v)
-            if erased:  # another writer erased a fact loaded from its slot: it is held
+                    want.append(v)
+            if erased:  # an erased fact may be held already, or be new to a loaded slot
                 held = self.store.known_ids(list(erased))
-                want += [v for i, v in erased.items() if i not in held]
+                redo = {v for i, v in erased.items() if i not in held}
+                again = sorted(v for v in redo if not self._missing(v))
+                want += sorted(redo - set(again))
+                if again and not self.done:
+                    self._load(again, again=True)
         if want and not self.done:
             self._load(list(dict.fromkeys(want)))
 
@@ -258,32 +277,62 @@ class LazyLoad:
             return
         self._synced = self.upto
 
-    def _load(self, slots: list[str]) -> None:
+    def _load(self, slots: list[str], again: bool = False) -> None:
+        """Apply these slots' events up to the store's position; ``again``: placeholders'
+        slots loaded before, to which another writer's erasure moved facts."""
         self._sync()
         if self.done:
             return
-        since = self.partial or {}  # what earlier loads while opening applied already
+        since = {} if again else self.partial or {}  # what loads while opening applied
         while True:
-            events = [ev for slot, ev in self.journal.slot_events(slots, self.upto)
-                      if ev.seq > since.get(slot, 0)]
+            found = [(slot, ev) for slot, ev in self.journal.slot_events(slots, self.upto)
+                     if ev.seq > since.get(slot, 0)]
+            events = self._unheld(found)
             linked = self._linked(slots, events) if self.erasures else []
             if not linked:
                 break
             slots = slots + linked
-        if self.moved:
-            events = [ev for ev in events if not (
-                ev.kind in ("fact", "retract", "end") and ev.body.get("id") in self.moved)]
         self.loaded.update(slots)
         if self.partial is not None:
             self.partial.update(dict.fromkeys(slots, self.upto))
         self.busy += 1
         try:
-            self._apply_runs(events, loading=True)
+            self._bring_in(events)
         except TruthkeeperError as exc:
             self.broken = f"journal {self.journal.path!r}: {exc}"
             raise
         finally:
             self.busy -= 1
+
+    def _unheld(self, found: list[tuple[str, Event]]) -> list[Event]:
+        """The events, but those of facts the store holds already that are listed under a
+        placeholder's slot (an erasure moved them there after they were loaded)."""
+        ids = [ev.body["id"] for slot, ev in found if slot.endswith(_ERASED_SLOT)
+               and ev.kind in ("fact", "retract", "end") and isinstance(ev.body.get("id"), str)]
+        held = self.store.known_ids(ids) if ids else set()
+        return [ev for slot, ev in found if not (
+            slot.endswith(_ERASED_SLOT) and ev.kind in ("fact", "retract", "end")
+            and ev.body.get("id") in held)]
+
+    def _bring_in(self, events: list[Event]) -> None:
+        """Apply the events of slots being loaded: not those of facts erased since the
+        open (applied already), and after the bindings their scopes made."""
+        if self.moved:
+            events = [ev for ev in events if not (
+                ev.kind in ("fact", "retract", "end") and ev.body.get("id") in self.moved)]
+        self._bind_scoped(events)
+        self._apply_runs(events, loading=True)
+
+    def _bind_scoped(self, events: list[Event]) -> None:
+        """Restore the bindings a scope made for the sources of its facts about to be
+        loaded: a scope's own binding holds in it even when the shared layer bound the
+        source later (the shared binding alone would refuse the fact)."""
+        keys = {f"s:{ev.body['scope']}{SCOPE_SEP}{ev.body.get('source')}" for ev in events
+                if ev.kind == "fact" and isinstance(ev.body.get("scope"), str)}
+        keys = {k for k in keys if k[2:] not in self.bound}
+        if keys:
+            for k, tier in self.journal.index_lookup(sorted(keys)).items():
+                self._bind(k[2:], tier)
 
     def _linked(self, slots: list[str], events: list[Event]) -> list[str]:
         """The slots, not loaded yet, of the facts these events' facts supersede: a link
@@ -322,9 +371,9 @@ class LazyLoad:
                 if slot != GLOBAL and slot not in skip:
                     picked.append(ev)
                     if len(picked) >= 5_000 and ev.kind == "fact":
-                        self._apply_runs(picked, loading=True)
+                        self._bring_in(picked)
                         picked = []
-            self._apply_runs(picked, loading=True)
+            self._bring_in(picked)
         except TruthkeeperError as exc:
             self.broken = f"journal {self.journal.path!r}: {exc}"
             raise

@@ -85,10 +85,11 @@ class Memory:
         ``{attribute: [category, ...]}``: only these values, each source's confusion between
         them deciding conflicts (:mod:`.reliability.categorical`); journalled; None removes.
     lazy
-        Open a SQLite or PostgreSQL journal in constant time: each slot's events are read
-        when the slot is first asked about (README: opening large memories). Every answer
-        is that of a full replay; the chain is checked event by event as slots are read, in
-        full by ``verify()``.
+        True (default): open a SQLite or PostgreSQL journal in constant time, reading each
+        slot's events when the slot is first asked about (README: opening large memories).
+        Every answer is that of a full replay; the chain is checked event by event as
+        slots are read, in full by ``verify()`` and by the background index check.
+        False: replay the whole journal at open (a damaged event is refused there).
     index_check
         When a lazily opened memory compares its slot index with the whole chain:
         ``"background"`` (default: in a thread right after the open; a mismatch makes the
@@ -111,13 +112,12 @@ class Memory:
                  policy: str | Policy = "temporal_within_authority",
                  tiers: Sequence[str] = DEFAULT_TIERS,
                  protected_tiers: Sequence[str] = ("human",), trusted_keys: Sequence[Any] = (),
-                 synchronous: str = "FULL", readonly: bool = False,
-                 discount: float = 1.0, journal: Journal | None = None,
+                 synchronous: str = "FULL", readonly: bool = False, discount: float = 1.0,
+                 journal: Journal | None = None, index_check: str = "background",
                  similarity: Similarity | Callable[[Any, Any], float] | None = None,
                  categories: Mapping[str, Sequence[Any]] | None = None,
-                 lazy: bool = False, clock: Callable[[], datetime] | None = None,
-                 schema: Mapping[str, Mapping[str, Any]] | None = None,
-                 index_check: str = "background") -> None:
+                 lazy: bool = True, clock: Callable[[], datetime] | None = None,
+                 schema: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         p = self._p = Parts(path, {k: v for k, v in locals().items()
                                    if k not in ("self", "path")})
         self.path, self.policy, self.tiers = p.path, p.policy, p.tiers
@@ -126,9 +126,11 @@ class Memory:
         self._reasoner, self._audit = p.reasoner, p.audit
 
     @classmethod
-    def open(cls, target: str, *, readonly: bool = True, create: bool = False) -> Memory:
+    def open(cls, target: str, *, readonly: bool = True, create: bool = False,
+             **settings: Any) -> Memory:
         """Open an existing journal (a file or a ``postgresql://`` URL) with the policy,
-        tiers and protected tiers it was created with; ``create`` makes a missing file.
+        tiers and protected tiers it was created with; ``create`` makes a missing file;
+        ``settings``: more of ``Memory``'s arguments (e.g. ``lazy=False``).
 
         >>> import tempfile, os
         >>> path = os.path.join(tempfile.mkdtemp(), "m.db")
@@ -137,7 +139,8 @@ class Memory:
         ...     mem.policy
         'temporal'
         """
-        return cls(target, **recorded_settings(target, readonly=readonly, create=create))
+        return cls(target, **{**recorded_settings(target, readonly=readonly, create=create),
+                              **settings})
 
     @property
     def corruption(self) -> str | None:
@@ -171,9 +174,6 @@ class Memory:
                 raise TruthkeeperError("this Memory is closed")  # noqa: EM101
             self._p.catch_up()
             yield
-
-    def _now(self) -> int:
-        return self._p.now()
 
     def refresh(self) -> int:
         """Apply the events other processes appended to the journal; returns how many."""
@@ -309,7 +309,7 @@ class Memory:
         ('unknown', 'Globex')
         """
         fid = self._own(fact_id).id
-        vt = from_us(self._now()) if valid_to is None else parse_time(valid_to, "valid_to")
+        vt = from_us(self._p.now()) if valid_to is None else parse_time(valid_to, "valid_to")
         body: dict[str, Any] = {"id": fid, "valid_to": vt.isoformat()}
         if signature is not None:
             body["signature"] = dict(signature)
@@ -589,7 +589,7 @@ class Memory:
         'Lisbon'
         """
         s, a = _slot(subject, attribute)
-        va = self._now() if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
+        va = self._p.now() if valid_at is None else to_us(parse_time(valid_at, "valid_at"))
         ka = None if known_at is None else to_us(parse_time(known_at, "known_at"))
         with self._open():
             return self._p.answers.resolve(self._open, self._scope, s, a, known_at=ka,
@@ -656,7 +656,7 @@ class Memory:
         >>> mem.what_if(retract=[f.id]).changed, len(mem)
         (True, 1)
         """
-        now = self._now()
+        now = self._p.now()
         facts = self._events.hypothetical(add, self._scope, now)
         ids = [self.get(check_label(r, "retract[]")).id for r in id_list(retract, "retract")]
         with self._open():

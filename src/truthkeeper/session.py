@@ -115,6 +115,8 @@ class Parts:
             self.closed = True
             if hasattr(self, "answers"):
                 self.answers.clear()
+            if hasattr(self, "store") and self.store.lazy is not None:
+                self.store.lazy.stop_check()  # its connection closes before the journal's
             if hasattr(self, "ledger"):
                 with contextlib.suppress(TruthkeeperError, ValueError):
                     self.ledger.flush()  # the audit entries not journalled yet

@@ -115,9 +115,10 @@ class Journal:
         """Why the slot index does not match the chain (it is then rebuilt), or None."""
         return None
 
-    def index_matches(self) -> bool | None:
+    def index_matches(self, stop: threading.Event | None = None) -> bool | None:
         """Whether the whole slot index matches the chain, read in one snapshot (None: no
-        index); changes nothing (a background check runs it on its own connection)."""
+        index, or ``stop`` was set before the end); changes nothing (a background check
+        runs it on its own connection)."""
         return None
 
     def reader(self) -> Journal:

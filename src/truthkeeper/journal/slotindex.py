@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
@@ -305,12 +306,12 @@ class SlotIndex:
                 run = []
         self._index(run)
 
-    def matches(self, rows: Iterator[Row]) -> bool:
+    def matches(self, rows: Iterator[Row], stop: threading.Event | None = None) -> bool | None:
         """Whether the index holds exactly the rows these events (the whole chain, in order)
         give it. Both sides are summed as multisets under a hash keyed afresh for each
         check (a forger cannot aim at it), a page of events at a time: memory stays
         bounded whatever the journal's size. A retraction's slot is read from the index's
-        own id rows, which the key sum checks in turn."""
+        own id rows, which the key sum checks in turn. None when ``stop`` is set first."""
         salt = os.urandom(16)
 
         def h(a: object, b: object) -> int:
@@ -325,6 +326,8 @@ class SlotIndex:
                 page.append(row)
                 if len(page) < 5_000:
                     continue
+            if stop is not None and stop.is_set():
+                return None
             for slot, seq, keys in self._page_entries(page):
                 want[0] = (want[0] + h(slot, seq)) & _MASK
                 want[1] += 1
@@ -482,23 +485,27 @@ class IndexedJournal(Journal):
         """The slots the index lists whose name starts with ``prefix``."""
         return self._index_read(lambda idx: idx.slots_with_prefix(prefix))
 
-    def _index_check(self, idx: SlotIndex) -> bool | None:
+    def _index_check(self, idx: SlotIndex, stop: threading.Event | None = None) -> bool | None:
         if not idx.exists():
             return None
-        return idx.matches(self._rows_checked(0, GENESIS)) \
+        ok = idx.matches(self._rows_checked(0, GENESIS), stop)
+        if ok is None:
+            return None
+        return ok \
             and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
 
     def snapshot(self) -> AbstractContextManager[object]:
         """One read transaction: everything read in it sees the same commits."""
         raise NotImplementedError
 
-    def index_matches(self) -> bool | None:
+    def index_matches(self, stop: threading.Event | None = None) -> bool | None:
         with self.snapshot():
-            return self._index_read(self._index_check)
+            return self._index_read(lambda idx: self._index_check(idx, stop))
 
     def index_problem(self) -> str | None:
-        """Compare the whole slot index with the chain; one that differs is rebuilt."""
-        ok = self._index_read(self._index_check)
+        """Compare the whole slot index with the chain (in one read snapshot: other
+        writers may be committing); one that differs is rebuilt."""
+        ok = self.index_matches()
         if ok is None or ok:
             return None
         if not self.readonly:

@@ -320,7 +320,7 @@ tk_unretract(M, Id0) :-
 %   recorded unchecked (a lazy memory loading it).
 tk_bind_source(M, Sc0, Src0, Tier0, Restore) :-
     atom_in(Sc0, Sc), atom_in(Src0, Src), atom_in(Tier0, Tier),
-    ( Restore == true -> By = '$restore' ; By = '$outcome' ),
+    ( Restore == @(true) -> By = '$restore' ; By = '$outcome' ),
     bind_source(M, Sc-Src, Tier, By).
 
 %!  tk_source_tier(+M, +Scope, +Source, -Tier) is det.
