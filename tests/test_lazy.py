@@ -561,3 +561,18 @@ def test_index_check_takes_only_its_choices(tmp_path):
     with pytest.raises(TruthkeeperError, match="index_check"):
         Memory(str(tmp_path / "m.db"), lazy=True, index_check="never")
     assert not (tmp_path / "m.db").exists()
+
+
+def test_memories_open_lazily_by_default(tmp_path):
+    """A memory opens in constant time unless asked to replay (issue 30): the default
+    reads no slot at open; ``lazy=False`` (also through ``Memory.open``) replays all."""
+    path = _memory(str(tmp_path), 3)
+    with Memory(path) as m:
+        assert m._store.lazy is not None and m._store.lazy.loaded == set()
+        assert m.current("u1", "city").value == "Porto1"
+    with Memory.open(path, lazy=False) as m:
+        assert m._store.lazy is None and m.current("u1", "city").value == "Porto1"
+    with Memory.open(path) as m:  # read-only, lazily
+        assert m._store.lazy is not None and m.current("u2", "city").value == "Porto2"
+    with pytest.raises(TypeError, match="colour"):  # as Memory(colour=...) does
+        Memory.open(path, colour="red")
