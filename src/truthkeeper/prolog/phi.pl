@@ -52,10 +52,7 @@ slots([(K-_)-R|Rest], P, Drops) :-
     take_slot(Rest, K, Rs, Rest1),
     slot_drops(P, [R|Rs], D0),
     slots(Rest1, P, D1),
-    append_(D0, D1, Drops).
-
-append_([], L, L).
-append_([H|T], L, [H|R]) :- append_(T, L, R).
+    append(D0, D1, Drops).
 
 take_slot([(K0-_)-R|Rest], K, [R|Rs], Rest1) :-
     K0 == K, !,

@@ -71,7 +71,7 @@
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
-:- use_module(library(error), [type_error/2, existence_error/2]).
+:- use_module(library(error), [type_error/2, existence_error/2, must_be/2]).
 
 /** <module> truthkeeper: marshalling between janus and the modules
 
@@ -184,7 +184,6 @@ fact_in(-(Id0, S0, A0, K0, VF, VT0, RA, Tier0, Src0, Sup0, N0, Json0, Meta0),
     atom_in(Tier0, Tier), atom_in(Src0, Src), opt_name_in(Sup0, Sup), opt_name_in(N0, N),
     string_in(Json0, Json).
 
-must_be(integer, X) :- ( integer(X) -> true ; type_error(integer, X) ).
 string_in(X, X) :- string(X), !.
 string_in(X, S) :- atom(X), !, atom_string(X, S).
 string_in(X, _) :- type_error(text, X).
