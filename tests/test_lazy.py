@@ -576,3 +576,25 @@ def test_memories_open_lazily_by_default(tmp_path):
         assert m._store.lazy is not None and m.current("u2", "city").value == "Porto2"
     with pytest.raises(TypeError, match="colour"):  # as Memory(colour=...) does
         Memory.open(path, colour="red")
+
+
+def test_verify_reports_the_damage_the_background_check_found(tmp_path):
+    """``verify()`` is how damage is diagnosed: after the background check found a damaged
+    event it reports it (it raised JournalCorrupt, 'reopen it'); other calls still raise."""
+    import time
+
+    path = _memory(str(tmp_path))
+    con = sqlite3.connect(path)
+    con.execute("DROP TRIGGER events_append_only_update")
+    con.execute("UPDATE events SET body = replace(body, 'Porto3', 'Porto33') WHERE seq = "
+                "(SELECT seq FROM events WHERE body LIKE '%Porto3\"%')")
+    con.commit()
+    con.close()
+    with Memory(path, readonly=True) as m:
+        end = time.monotonic() + 30
+        while m._store.lazy.forged is None and time.monotonic() < end:
+            time.sleep(0.02)
+        v = m.verify()
+        assert not v.ok and "edited" in (v.reason or "")
+        with pytest.raises(JournalCorrupt):
+            m.current("u1", "city")
