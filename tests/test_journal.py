@@ -114,9 +114,9 @@ def test_tampering_is_detected_and_named(tmp_path: Path) -> None:
     _tamper(db, 4, "body", body.replace('"value":2', '"value":99'))
     with pytest.raises(JournalCorrupt, match="event 4"):
         Memory(db, lazy=False)
-    with Memory(db, index_check="before-write") as lazy:  # lazily: when its slot is read
-        with pytest.raises(JournalCorrupt, match="event 4"):
-            lazy.current("acme", "price")
+    with Memory(db, index_check="before-write") as lazy, \
+            pytest.raises(JournalCorrupt, match="event 4"):  # lazily: when its slot is read
+        lazy.current("acme", "price")
     ro = Memory(db, readonly=True, lazy=False)  # forensics: what verifies is loaded
     assert ro.corruption is not None and "event 4" in ro.corruption
     assert [f.value for f in ro.history("acme", "price")] == [0, 1]

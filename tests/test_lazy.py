@@ -544,14 +544,20 @@ def test_the_background_check_passes_a_sound_index(loc):
         assert not m._store.lazy.done  # and the memory is still lazy
 
 
-def test_a_damaged_event_found_in_the_background_is_reported(tmp_path):
-    path = _memory(str(tmp_path))
+def _edit_value(path: str, old: str, new: str) -> None:
+    """Edit one event's value behind truthkeeper's back (its hash no longer matches)."""
     con = sqlite3.connect(path)
     con.execute("DROP TRIGGER events_append_only_update")
-    con.execute("UPDATE events SET body = replace(body, 'Porto29', 'Porto92') WHERE seq = "
-                "(SELECT max(seq) FROM events)")
+    con.execute("UPDATE events SET body = replace(body, ?, ?) WHERE seq = "
+                "(SELECT seq FROM events WHERE body LIKE ?)", (f'"{old}"', f'"{new}"',
+                                                             f'%"{old}"%'))
     con.commit()
     con.close()
+
+
+def test_a_damaged_event_found_in_the_background_is_reported(tmp_path):
+    path = _memory(str(tmp_path))
+    _edit_value(path, "Porto29", "Porto92")
     with Memory(path, lazy=True) as m:
         exc = _raises_soon(lambda: m.current("u1", "city"))  # a slot the damage is not in
         assert "corrupt" in str(exc)
@@ -584,12 +590,7 @@ def test_verify_reports_the_damage_the_background_check_found(tmp_path):
     import time
 
     path = _memory(str(tmp_path))
-    con = sqlite3.connect(path)
-    con.execute("DROP TRIGGER events_append_only_update")
-    con.execute("UPDATE events SET body = replace(body, 'Porto3', 'Porto33') WHERE seq = "
-                "(SELECT seq FROM events WHERE body LIKE '%Porto3\"%')")
-    con.commit()
-    con.close()
+    _edit_value(path, "Porto3", "Porto33")
     with Memory(path, readonly=True) as m:
         end = time.monotonic() + 30
         while m._store.lazy.forged is None and time.monotonic() < end:
