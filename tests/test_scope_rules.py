@@ -248,3 +248,25 @@ def test_a_source_name_with_the_scope_separator_is_refused(source: str) -> None:
     with pytest.raises(InvalidFact, match="control character"):
         mem.add("a", "b", 1, source=source)
     assert len(mem) == 0
+
+
+def test_closing_a_memory_keeps_the_belief_tables_of_the_others() -> None:
+    """Each memory's beliefs are tabled apart; closing one abolishes its own tables only
+    (it abolished every memory's, so every other memory derived its beliefs again)."""
+    from truthkeeper.logic import bridge
+
+    def cost(m: Memory) -> int:  # Prolog inferences of one beliefs() call
+        before = bridge.ask("statistics(inferences, N)", {})["N"]
+        assert len(m.beliefs()) == 1_000
+        return int(bridge.ask("statistics(inferences, N)", {})["N"]) - int(before)
+
+    a, b = Memory(), Memory()
+    for m in (a, b):
+        m.add_many([{"subject": f"c{i}", "attribute": "city", "value": "Paris",
+                     "source": "crm"} for i in range(1_000)])
+        m.add_rule("in_paris(S) :- holds(S, city, paris)")
+        m.beliefs()
+    warm = cost(b)
+    a.close()
+    assert cost(b) < 1.2 * warm  # answered from its tables, not derived again
+    b.close()

@@ -283,7 +283,7 @@ drop_rules(M) :-
     retractall(rule(M, _, _, _)),
     retractall(rule_text(M, _, _)),
     retractall(rule_scope(M, _, _)),
-    abolish_all_tables.
+    abolish_table_subgoals(belief(M, _, _)).   % this memory's tables only
 
 %!  drop_rule(+M, +RuleId) is det.
 %
