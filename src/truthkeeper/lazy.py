@@ -69,10 +69,6 @@ class LazyLoad:
         self.broken: str | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self.moved: set[str] = set()
-        """Facts erased since the open after their slot was loaded: the store moved them
-        to their placeholders' slots, where the index now lists their events (applied
-        already: an erased fact takes no more)."""
         self.erasures = False
         """The journal holds an erasure: a slot's supersedes links may reach another slot."""
         self.forged: str | None = None
@@ -315,11 +311,7 @@ class LazyLoad:
             and ev.body.get("id") in held)]
 
     def _bring_in(self, events: list[Event]) -> None:
-        """Apply the events of slots being loaded: not those of facts erased since the
-        open (applied already), and after the bindings their scopes made."""
-        if self.moved:
-            events = [ev for ev in events if not (
-                ev.kind in ("fact", "retract", "end") and ev.body.get("id") in self.moved)]
+        """Apply the events of slots being loaded, after the bindings their scopes made."""
         self._bind_scoped(events)
         self._apply_runs(events, loading=True)
 
@@ -361,7 +353,7 @@ class LazyLoad:
             return
         self.need_audit()
         upto, skip = self.upto, set(self.loaded)
-        picked: list[Event] = []
+        picked: list[tuple[str, Event]] = []
         self.busy += 1
         try:
             for ev in self.journal.read_checked(0, GENESIS):
@@ -369,11 +361,11 @@ class LazyLoad:
                     break
                 slot, _ = body_entries(ev.kind, ev.body, self._key)
                 if slot != GLOBAL and slot not in skip:
-                    picked.append(ev)
+                    picked.append((slot, ev))
                     if len(picked) >= 5_000 and ev.kind == "fact":
-                        self._bring_in(picked)
+                        self._bring_in(self._unheld(picked))
                         picked = []
-            self._bring_in(picked)
+            self._bring_in(self._unheld(picked))
         except TruthkeeperError as exc:
             self.broken = f"journal {self.journal.path!r}: {exc}"
             raise

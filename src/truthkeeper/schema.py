@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import InvalidFact
+from .validation import check_choice
 from .values import ToDict, normalise_key, parse_time
 
 __all__ = ["CARDINALITIES", "VALUE_TYPES", "Declaration", "Schema", "boundary_time",
@@ -50,9 +51,7 @@ def check_declaration(attribute: object, cardinality: object = "one",
     Declaration(attribute='pet', cardinality='many', value_type=None)
     """
     a = normalise_key(attribute, "attribute")
-    if cardinality not in CARDINALITIES:
-        msg = f"cardinality must be one of {CARDINALITIES}, got {cardinality!r}"
-        raise InvalidFact(msg)
+    check_choice(cardinality, CARDINALITIES, "cardinality")
     if value_type is not None and value_type not in VALUE_TYPES:
         msg = f"value_type must be None or one of {VALUE_TYPES}, got {value_type!r}"
         raise InvalidFact(msg)

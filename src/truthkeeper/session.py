@@ -27,6 +27,7 @@ from .reliability.similarity import check_similarity
 from .reliability.state import Reliability
 from .schema import Declaration, Declarer, Schema, check_declaration
 from .signing import Guard
+from .validation import check_choice
 from .values import FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
 
 __all__ = ["CACHE_SIZE", "Answers", "Parts", "check_bool", "check_schema"]
@@ -240,14 +241,6 @@ def check_bool(value: object, name: str = "correct") -> bool:
     """A flag that must be a bool (not a truthy value)."""
     if not isinstance(value, bool):
         msg = f"{name} must be a bool, got {value!r}"
-        raise InvalidFact(msg)
-    return value
-
-
-def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
-    """A setting that must be one of ``choices``."""
-    if not isinstance(value, str) or value not in choices:
-        msg = f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
         raise InvalidFact(msg)
     return value
 

@@ -26,8 +26,9 @@ from .keys import (
 if TYPE_CHECKING:
     from .values import Fact
 
-__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_label", "check_meta", "check_nesting",
-           "check_source", "check_text", "check_tiers", "from_us", "parse_time", "to_us"]
+__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_choice", "check_label", "check_meta",
+           "check_nesting", "check_source", "check_text", "check_tiers", "from_us", "parse_time",
+           "to_us"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
@@ -181,6 +182,14 @@ FACT_KEYS = frozenset({"subject", "attribute", "value", "source", "tier", "valid
 
 
 EPOCH = from_us(0)
+
+
+def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
+    """A setting that must be one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        msg = f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+        raise InvalidFact(msg)
+    return value
 
 
 class FactBuilder:

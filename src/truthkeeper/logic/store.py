@@ -245,8 +245,6 @@ class Store:
             else erased_slot(f.subject, f.attribute)
         if self.lazy is not None:  # supersedes links may cross slots from now on
             self.lazy.erasures = True
-            if f.attribute != ERASED_ATTRIBUTE:  # loaded from its slot, moved from it now
-                self.lazy.moved.add(fid)
         bridge.ask("tk_erase(M, Id, RA, P, S, A)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})
