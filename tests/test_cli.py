@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from truthkeeper.cli import main
@@ -101,6 +102,22 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     # squashing a right answer towards 1/K can only move its probability away from 1
     sm = out["tiny"]["uniform_smoothing_ece"]
     assert sm["0.05"] < sm["0.2"] < sm["0.4"]
+    # blending in the vote share (2/3 on every item, always right) moves the ECE towards 1/3
+    blend = out["tiny"]["vote_share_blend_ece"]
+    assert blend["1.0"] == pytest.approx(1 / 3, abs=1e-4) and blend["0.0"] < blend["1.0"]
+    # semi-supervised: five draws of the revealed items, their mean and spread
+    semi = out["tiny"]["semi_supervised"]["20%"]
+    assert semi["revealed"] == 4 and len(semi["draws"]) == 5
+    assert semi["accuracy"] == pytest.approx(np.mean([d["accuracy"] for d in semi["draws"]]))
+    assert semi["spread"]["ece"]["min"] <= semi["ece"] <= semi["spread"]["ece"]["max"]
+    assert all(d["log_loss"] >= 0 and "ece_if_calibrated" in d for d in semi["draws"])
+    # the vote share is a peer, scored as the model is, and sets the ECE bar here
+    share_peer = out["tiny"]["peers"]["majority_vote_share"]
+    assert share_peer["ece"] == pytest.approx(1 / 3)
+    assert share_peer["log_loss"] == pytest.approx(-np.log(2 / 3))
+    target = out["tiny"]["ece_target"]
+    assert target == {"best_peer_ece": share_peer["ece"], "bar": share_peer["ece"],
+                      "met": out["tiny"]["ece"] <= share_peer["ece"]}
 
 
 def test_eval_crowd_scores_crowdkit_peers_probabilities(
@@ -110,12 +127,18 @@ def test_eval_crowd_scores_crowdkit_peers_probabilities(
     pytest.importorskip("crowdkit")
     _tiny_crowd(tmp_path, 20, 3)
     assert main(["eval", "crowd", "--data", str(tmp_path), "--slow-peers", "--json"]) == 0
-    peers = json.loads(capsys.readouterr().out)["tiny"]["crowdkit"]
+    res = json.loads(capsys.readouterr().out)["tiny"]
+    peers = res["crowdkit"]
     assert set(peers) == {"MajorityVote", "DawidSkene", "GLAD", "MACE", "OneCoinDawidSkene"}
     assert peers["MajorityVote"]["accuracy"] == 1.0
     # two of three workers agree on every item: majority vote says 2/3 and is always right
     assert peers["MajorityVote"]["ece"] == pytest.approx(1 / 3)
-    assert all(0.0 <= p["ece"] <= 1.0 for p in peers.values())
+    assert peers["MajorityVote"]["brier"] == pytest.approx(2 * (1 / 3) ** 2)
+    assert all(0.0 <= p["ece"] <= 1.0 and p["log_loss"] >= 0.0 and "ece_if_calibrated" in p
+               for p in peers.values())
+    # every crowd-kit model is also among the peers that set the ECE bar
+    assert {f"crowdkit_{k}" for k in peers} < set(res["peers"])
+    assert res["ece_target"]["best_peer_ece"] == min(p["ece"] for p in res["peers"].values())
 
 
 def test_eval_decide_on_a_small_folder(tmp_path: Path,

@@ -1,8 +1,7 @@
-"""Every kind of event, in one place: how it is applied live (inside a journal write),
-replayed from the journal, and imported from JSON Lines.
-
-The live path and the replay path call the same ``_apply_*`` functions, so a reopened
-memory answers exactly as the live one did.
+"""Every kind of event applied to one memory: live (inside a journal write) here; replayed
+from the journal by the handler table of :mod:`.journal.replay`, and imported from JSON
+Lines by :mod:`.journal.importer`, both through this class's methods and checks, so a
+reopened memory answers exactly as the live one did.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from .journal.codec import (
     Event,
     fact_body,
     fact_fields,
-    is_erased,
 )
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner
@@ -402,66 +400,10 @@ class Applier(Erasing):
     # ------------------------------------------------------------------ replay
 
     def replay(self, run: list[Event], touch: bool = True) -> None:
-        """Apply a run of journal events (facts come in runs); ``touch=False`` keeps the
-        memory's cached answers (a lazy memory bringing a slot in)."""
-        if run[0].kind == "fact":
-            now = from_us(self.clock())
-            facts = []
-            for ev in run:
-                try:
-                    if is_erased(ev.body):
-                        facts.append(self._placeholder(ev.body, now))
-                        continue
-                    f = self.builder.build(fact_fields(ev.body), now)
-                    if f.tier in self.guard.guarded:
-                        self.guard.check_fact(_signed_fields(f), ev.recorded_at)
-                except (KeyError, TruthkeeperError) as exc:
-                    msg = f"journal event {ev.seq}: {exc}"
-                    raise JournalCorrupt(msg) from None
-                facts.append(f)
-            self.store.add(facts, [ev.recorded_at for ev in run])
-            self._confirmation_nonces(None, facts)
-        else:
-            for ev in run:
-                b, at = ev.body, ev.recorded_at
-                if ev.kind == "retract":
-                    self._check_retract(b, at)
-                    self._nonce(None, b, f"retract:{b['id']}")
-                    self.store.retract(b["id"], at, b["reason"])
-                elif ev.kind == "end":
-                    self.end(None, b, at)
-                elif ev.kind == "declare":
-                    self.declarer.apply(b)
-                elif ev.kind == "erase":
-                    self._check_erase(b, at)
-                    self._nonce(None, b, f"erase:{next(_UNIQUE)}")
-                    self._erased(b, at)
-                elif ev.kind == "rule" and is_erased(b):  # erased with its scope
-                    self.erased_rules.add(str(b.get("id")))
-                elif ev.kind == "rule":
-                    self.reasoner.add(b["id"], b["text"], scope=b.get("scope"),
-                                      evaluate=False)
-                elif ev.kind == "rule_removed":
-                    if b["id"] not in self.erased_rules:
-                        self.reasoner.remove(b["id"])
-                elif ev.kind == "key":
-                    apply_key_event(self.guard.ring, b, at, self.guard)
-                    self._nonce(None, b, "key")
-                elif ev.kind == "checkpoint":
-                    self._nonce(None, b, "checkpoint")
-                elif ev.kind == "audit":
-                    if not is_erased(b):
-                        self.audit.restore(b)
-                elif ev.kind == "outcome" and is_erased(b):
-                    if "source" in b:  # about an erased fact: it still teaches the same
-                        self.rel.apply_outcome({**b, "id": None}, None)
-                else:
-                    if ev.kind == "outcome":
-                        self._check_outcome(b, at)
-                        self._nonce(None, b, _nonce_owner(b))
-                    self._apply_other(ev.kind, b)
-        if touch:
-            self.touch()
+        """Apply a run of journal events (:func:`.journal.replay.replay`)."""
+        from .journal.replay import replay
+
+        replay(self, run, touch)
 
     def _placeholder(self, body: Mapping[str, Any], now: Any) -> Fact:
         """The fact an erased placeholder stands for: its slot, source, tier and times."""
