@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidFact, TruthkeeperError, UnknownFact
@@ -36,98 +37,142 @@ def import_lines(ap: Any, ledger: Ledger, lines: list[tuple[int, str, dict[str, 
         else:
             ap.after_logged(kind, [body])
 
+@dataclass
+class _Import:
+    """One import's state: the write, the rules seen by their exporting id (None: erased
+    with its scope), the events applied after the write commits, the run of facts."""
+
+    ap: Any
+    w: Write
+    journal: Journal
+    where: str
+    rid_text: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)
+    later: list[tuple[str, Any]] = field(default_factory=list)
+    run: list[tuple[int, Fact, str | None]] = field(default_factory=list)
+
+    def flush(self) -> None:
+        """Write the run of facts collected so far (facts are written in runs)."""
+        if self.run:
+            try:
+                self.ap.facts(self.w, [f for _, f, _ in self.run],
+                              [salt for _, _, salt in self.run])
+            except TruthkeeperError as exc:
+                msg = f"{self.where} lines {self.run[0][0]}..{self.run[-1][0]}: {exc}"
+                raise InvalidFact(msg) from None
+            self.run.clear()
+
+
 def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
             journal: Journal, where: str) -> list[tuple[str, Any]]:
     existing = list(journal.read())
     seen = Counter(_identity(ev.kind, ev.body) for ev in existing if ev.kind != "config")
-    rid_text: dict[str, tuple[str, str | None] | None] = {}  # None: an erased rule
-    later: list[tuple[str, Any]] = []
-    run: list[tuple[int, Fact, str | None]] = []
+    im = _Import(ap, w, journal, where)
     now = from_us(ap.clock())
-
-    def flush() -> None:
-        if run:
-            try:
-                ap.facts(w, [f for _, f, _ in run], [salt for _, _, salt in run])
-            except TruthkeeperError as exc:
-                msg = f"{where} lines {run[0][0]}..{run[-1][0]}: {exc}"
-                raise InvalidFact(msg) from None
-            run.clear()
-
     for n, kind, body in lines:
         key = _identity(kind, body)
         if seen[key] > 0:
             seen[key] -= 1
             if kind == "rule":
-                rid_text[str(body.get("id"))] = (str(body.get("text")), body.get("scope"))
+                im.rid_text[str(body.get("id"))] = (str(body.get("text")), body.get("scope"))
             continue
         try:
-            if kind == "fact" and is_erased(body):
-                flush()
-                f = ap._placeholder(body, now)
-                [ra] = w.times(1)
-                ap.store.add([f], [ra])
-                w.on_undo(functools.partial(ap.store.undo_add, [f.id]))
-                w.events.append(("fact", ra, dict(body)))
-                continue
-            if kind == "fact":
+            if kind == "fact" and not is_erased(body):
                 f = ap.builder.coerce(fact_fields(body), n, now)
                 f = ap.declarer.coerce(f, f.tier in ap.guard.guarded)
                 if f.tier in ap.guard.guarded:
                     ap.guard.check_fact(_signed_fields(f))
-                run.append((n, f, body.get("salt")))
+                im.run.append((n, f, body.get("salt")))
                 continue
-            flush()
-            if kind == "erase":
-                ids = [check_label(i, "ids[]") for i in body.get("ids") or ()]
-                eb = {"ids": ids, "reason": check_label(body.get("reason"), "reason")}
-                eb.update({k: body[k] for k in ("signature",) if k in body})
-                later.append(("erase", (eb, ap._erase_in(w, journal, eb))))
-            elif kind == "retract":
-                ap.retract(w, check_label(body.get("id"), "id"),
-                             check_label(body.get("reason"), "reason"),
-                             body.get("signature"))
-            elif kind == "declare":
-                ap.declare(w, check_declaration(
-                    body.get("attribute"), body.get("cardinality", "one"),
-                    body.get("value_type")))
-            elif kind == "end":
-                eb = {"id": check_label(body.get("id"), "id"),
-                      "valid_to": parse_time(body.get("valid_to"), "valid_to").isoformat()}
-                eb.update({k: body[k] for k in ("signature",) if k in body})
-                ap.end(w, eb)
-            elif kind == "key":
-                ap.key(w, dict(body))
-            elif kind in ("checkpoint", "audit"):
-                continue  # about the exporting journal's chain and log
-            elif kind == "outcome" and is_erased(body):  # erased with its scope
-                continue
-            elif kind == "rule" and is_erased(body):  # erased with its scope: nothing
-                rid_text[str(body.get("id"))] = None
-            elif kind == "rule":
-                text = check_rule_text(body.get("text"))
-                rule_scope = None if body.get("scope") is None else check_scope(body["scope"])
-                ap.rule(w, text, rule_scope)
-                rid_text[str(body.get("id"))] = (text, rule_scope)
-            elif kind == "rule_removed":
-                rid = str(body.get("id"))
-                if rid not in rid_text:
-                    raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
-                removed = rid_text[rid]
-                if removed is not None:
-                    ap.rule_removed(w, *removed)
-            else:
-                body = _checked_logged(ap, kind, body)
-                if kind == "outcome":
-                    ap._check_outcome(body, None)
-                    ap._nonce(w, body, _nonce_owner(body))
-                ap.logged(w, kind, [body])
-                later.append((kind, body))
+            im.flush()
+            HANDLERS.get(kind, _logged)(im, kind, body, now)
         except (TruthkeeperError, KeyError, TypeError, ValueError) as exc:
             msg = f"{where} line {n}: {exc}"
             raise InvalidFact(msg) from None
-    flush()
-    return later
+    im.flush()
+    return im.later
+
+
+def _placeholder(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    """An erased fact's placeholder: its slot, source, tier and times, no payload."""
+    f = im.ap._placeholder(body, now)
+    [ra] = im.w.times(1)
+    im.ap.store.add([f], [ra])
+    im.w.on_undo(functools.partial(im.ap.store.undo_add, [f.id]))
+    im.w.events.append(("fact", ra, dict(body)))
+
+
+def _erase(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    ids = [check_label(i, "ids[]") for i in body.get("ids") or ()]
+    eb = {"ids": ids, "reason": check_label(body.get("reason"), "reason")}
+    eb.update({k: body[k] for k in ("signature",) if k in body})
+    im.later.append(("erase", (eb, im.ap._erase_in(im.w, im.journal, eb))))
+
+
+def _retract(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    im.ap.retract(im.w, check_label(body.get("id"), "id"),
+                  check_label(body.get("reason"), "reason"), body.get("signature"))
+
+
+def _declare(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    im.ap.declare(im.w, check_declaration(body.get("attribute"),
+                                          body.get("cardinality", "one"),
+                                          body.get("value_type")))
+
+
+def _end(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    eb = {"id": check_label(body.get("id"), "id"),
+          "valid_to": parse_time(body.get("valid_to"), "valid_to").isoformat()}
+    eb.update({k: body[k] for k in ("signature",) if k in body})
+    im.ap.end(im.w, eb)
+
+
+def _key(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    im.ap.key(im.w, dict(body))
+
+
+def _skipped(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    """Checkpoints and audit entries are about the exporting journal's chain and log."""
+
+
+def _rule(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    if is_erased(body):  # erased with its scope: nothing to add
+        im.rid_text[str(body.get("id"))] = None
+        return
+    text = check_rule_text(body.get("text"))
+    rule_scope = None if body.get("scope") is None else check_scope(body["scope"])
+    im.ap.rule(im.w, text, rule_scope)
+    im.rid_text[str(body.get("id"))] = (text, rule_scope)
+
+
+def _rule_removed(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    rid = str(body.get("id"))
+    if rid not in im.rid_text:
+        raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
+    removed = im.rid_text[rid]
+    if removed is not None:
+        im.ap.rule_removed(im.w, *removed)
+
+
+def _logged(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
+    """Outcomes and priors (an unknown kind is refused when applied)."""
+    if kind == "outcome" and is_erased(body):  # erased with its scope
+        return
+    body = _checked_logged(im.ap, kind, body)
+    if kind == "outcome":
+        im.ap._check_outcome(body, None)
+        im.ap._nonce(im.w, body, _nonce_owner(body))
+    im.ap.logged(im.w, kind, [body])
+    im.later.append((kind, body))
+
+
+HANDLERS: dict[str, Callable[[_Import, str, dict[str, Any], Any], None]] = {
+    "fact": _placeholder, "erase": _erase, "retract": _retract, "declare": _declare,
+    "end": _end, "key": _key, "checkpoint": _skipped, "audit": _skipped, "rule": _rule,
+    "rule_removed": _rule_removed, "outcome": _logged,
+}
+"""How each imported kind of event is checked and written (a fact that is not erased is
+collected into a run instead; any other kind goes to ``_logged``)."""
+
 
 def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
     if kind == "outcome":
