@@ -9,8 +9,6 @@ import pytest
 
 from truthkeeper import InvalidFact, Memory
 
-from .test_reliability import _synthetic
-
 pytestmark = pytest.mark.slow
 
 
@@ -73,26 +71,3 @@ def test_svi_fit_follows_the_data_and_is_repeatable() -> None:
         assert abs(svi[tier][0] - share[tier]) < 0.03
     with pytest.raises(InvalidFact, match="svi"):
         Memory().fit_reliability(method="sgd")
-
-
-def test_numpyro_dawid_skene_matches_vb(jax_key: object) -> None:
-    import jax.numpy as jnp
-
-    from truthkeeper.reliability.ds import vb_dawid_skene
-    from truthkeeper.reliability.inference import run_svi
-    from truthkeeper.reliability.models import dawid_skene
-
-    data, truth, _ = _synthetic(n_items=120, n_workers=8, k=2, seed=5, low=0.6)
-    post = run_svi(dawid_skene, rng_key=jax_key, steps=1500, num_samples=200,
-                   item=jnp.array(data.item_idx), worker=jnp.array(data.worker_idx),
-                   label=jnp.array(data.label), n_items=data.n_items,
-                   n_workers=data.n_workers, n_classes=2)
-    cm = np.asarray(post["cm"]).mean(0)
-    acc_svi = np.einsum("wkk->w", cm) / 2
-    vb = vb_dawid_skene(data)
-    assert np.corrcoef(acc_svi, vb.worker_accuracy)[0, 1] > 0.8
-    log_t = np.zeros((data.n_items, 2))
-    np.add.at(log_t, data.item_idx, np.log(cm[data.worker_idx, :, data.label]))
-    svi_labels = log_t.argmax(1)
-    assert (svi_labels == vb.labels).mean() > 0.9
-    assert (vb.labels == truth).mean() > 0.8 and (svi_labels == truth).mean() > 0.8

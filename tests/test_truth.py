@@ -522,7 +522,7 @@ def test_a_claim_is_predicted_by_a_probability_distribution(
     a new one) these must sum to 1, whatever N, rho and the accuracies. (They summed to
     more than 1 when the others name several values and N is small: a new value was scored
     with a larger domain than a repeated one, which favoured N = 1.)"""
-    from truthkeeper.reliability.ds import claim_predictions
+    from truthkeeper.reliability.open_values import claim_predictions
 
     named = sorted(set(others))
     total = 0.0

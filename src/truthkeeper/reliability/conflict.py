@@ -173,7 +173,7 @@ def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
     omega = np.ones(len(srcs))
     if not book.dependence:
         return omega
-    from .ds import COPY_RATE  # not before: ds imports scipy (0.3 s at a first conflict)
+    from .dependence import COPY_RATE  # not before: only a dependence needs it
 
     for row in support:
         cols = [int(j) for j in np.flatnonzero(row)]

@@ -11,11 +11,8 @@ import jax.numpy as jnp
 import numpyro
 import numpyro.distributions as dist
 from jax.nn import sigmoid
-from jax.scipy.special import logsumexp
 
-from .priors import DS_PRIOR_DIAG, DS_PRIOR_OFF
-
-__all__ = ["dawid_skene", "fixed_prior_reliability", "hierarchical_reliability"]
+__all__ = ["fixed_prior_reliability", "hierarchical_reliability"]
 
 
 def _tier_priors(n_tiers: int) -> tuple[Any, Any]:
@@ -49,35 +46,3 @@ def fixed_prior_reliability(a: float, b: float, trials: Any, successes: Any = No
     with numpyro.plate("sources", trials.shape[0]):
         theta = numpyro.sample("theta", dist.Beta(a, b))
         numpyro.sample("obs", dist.Binomial(trials, probs=theta), obs=successes)
-
-
-def dawid_skene(item: Any, worker: Any, label: Any, *, n_items: int, n_workers: int,
-                n_classes: int, gold: Any = None, one_coin: bool = False,
-                prior_diag: float = DS_PRIOR_DIAG, prior_off: float = DS_PRIOR_OFF) -> None:
-    """The Bayesian Dawid-Skene model with the discrete truths summed out.
-
-    ``gold`` is an (n_items,) int array with -1 where the truth is not observed; observed
-    truths replace the sum over classes by their own term (semi-supervised).
-    """
-    K = n_classes
-    pi = numpyro.sample("pi", dist.Dirichlet(jnp.ones(K)))
-    if one_coin:
-        acc = numpyro.sample("accuracy", dist.Beta(prior_diag, prior_off * (K - 1))
-                             .expand([n_workers]).to_event(1))
-        off = (1.0 - acc) / max(K - 1, 1)
-        eye = jnp.eye(K)[None]
-        cm = off[:, None, None] * jnp.ones((1, K, K)) + eye * (acc - off)[:, None, None]
-    else:
-        conc = jnp.full((K, K), prior_off) + jnp.eye(K) * (prior_diag - prior_off)
-        cm = numpyro.sample("confusion", dist.Dirichlet(conc).expand([n_workers, K]).to_event(2))
-    numpyro.deterministic("cm", cm)
-    log_cm = jnp.log(jnp.clip(cm, 1e-12))
-    contrib = log_cm[worker, :, label]                          # (n_answers, K)
-    per_item = jnp.zeros((n_items, K)).at[item].add(contrib) + jnp.log(pi)[None, :]
-    if gold is None:
-        lik = logsumexp(per_item, axis=1)
-    else:
-        observed = gold >= 0
-        lik = jnp.where(observed, jnp.take_along_axis(
-            per_item, jnp.clip(gold, 0)[:, None], axis=1)[:, 0], logsumexp(per_item, axis=1))
-    numpyro.factor("answers", lik.sum())

@@ -26,7 +26,7 @@ slots."""
 
 
 def _own_groups(group: Any, item_idx: Any, n_attrs: int) -> Any:
-    """Per item, the group of its attribute for :func:`.ds.fit_open_claims`: when at least
+    """Per item, the group of its attribute for :func:`.open_values.fit_open_claims`: when at least
     two attributes have :data:`MIN_OWN_CLAIMS` claims, each of them is a group of its own,
     and the items of the others have none (-1: they take what all the claims say); else
     every item -1."""
@@ -205,7 +205,7 @@ class Reliability:
         ``[source, source, P(dependent)]`` (the fit and the domain of false values are then
         redone with copies counting less), and with ``correlation`` (unless
         ``dependence``) the intra-item correlation of claims (else 0), both with the size
-        of the domain of false values (:func:`.ds.fit_open_claims`; 1: the other claimed
+        of the domain of false values (:func:`.open_values.fit_open_claims`; 1: the other claimed
         values); ``items`` as
         ``Store.claims`` gives them; a slot with a single claim, unconfirmed, says nothing
         about its source and is left out (it read as a free success: a source whose facts
@@ -213,7 +213,8 @@ class Reliability:
         rows of the categorical attributes (:func:`.categorical.fit_confusions`)."""
         import numpy as np
 
-        from .ds import fit_open_claims, independence_weights, source_dependence, vb_one_coin_open
+        from .dependence import independence_weights, source_dependence
+        from .open_values import fit_open_claims, vb_one_coin_open
 
         sources: dict[str, int] = {}
         ii: list[int] = []
