@@ -40,6 +40,40 @@ def test_public_surface() -> None:
     assert truthkeeper.__all__ == sorted(truthkeeper.__all__)
 
 
+# what a call is about may be passed by position; a setting (a defaulted argument) may not
+PRIMARY = {"Memory.slots": {"subject"}, "Memory.erase": {"fact_ids"}}
+RECORDS = {"Alternative", "AuditEntry", "Decision", "Fact", "Justification",
+           "PrologBridgeError", "Resolution", "ValueSupport"}  # built by truthkeeper
+
+
+def test_settings_are_keyword_only() -> None:
+    """Every defaulted argument of Memory's methods, of the public functions and of the
+    classes a user builds (Candidate, Policy, Similarity, Utility) is keyword-only."""
+    import inspect
+
+    targets = [(f"Memory.{n}", f) for n, f in inspect.getmembers(Memory)
+               if not n.startswith("_") and inspect.isfunction(f)]
+    targets += [(n, getattr(truthkeeper, n)) for n in truthkeeper.__all__
+                if n not in RECORDS and n != "Memory"
+                and callable(getattr(truthkeeper, n))
+                and not (inspect.isclass(getattr(truthkeeper, n))
+                         and issubclass(getattr(truthkeeper, n), Exception))]
+    positional = {}
+    for name, obj in targets:
+        try:
+            params = inspect.signature(obj).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        loose = {p.name for p in params if p.default is not p.empty
+                 and p.kind is p.POSITIONAL_OR_KEYWORD} - PRIMARY.get(name, set())
+        if loose:
+            positional[name] = sorted(loose)
+    assert positional == {}
+    assert len(targets) > 40  # Memory's methods and the user-built classes were looked at
+    with pytest.raises(TypeError):
+        Candidate("ana", "city", "Lisbon", T(1), "human")  # type: ignore[misc]
+
+
 def test_invoice_story_under_each_policy() -> None:
     results = {}
     for policy in ("temporal", "authority_first", "temporal_within_authority"):

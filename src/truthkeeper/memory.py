@@ -180,7 +180,7 @@ class Memory:
         with self._open():
             return self._ledger.catch_up()
 
-    def verify(self, checkpoint: Mapping[str, Any] | None = None) -> Verification:
+    def verify(self, *, checkpoint: Mapping[str, Any] | None = None) -> Verification:
         """Check the hash chain, every signature, and the chain against the owner's signed
         ``checkpoint`` (else the last one journalled): a rewrite or a cut tail shows. Then
         the slot index (SQLite, PostgreSQL) against the chain, rebuilt when it differs.
@@ -388,7 +388,7 @@ class Memory:
             body["confidence"] = check_probability(confidence, "confidence")
         self._log("outcome", [body])
 
-    def confirm(self, subject: str, attribute: str, value: Any,
+    def confirm(self, subject: str, attribute: str, value: Any, *,
                 signature: Mapping[str, str] | None = None) -> int:
         """Settle a slot on ``value``: it is the slot's resolved answer (``why()`` names
         the confirmation) until newer evidence of at least the confirmer's standing

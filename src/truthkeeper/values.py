@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -135,6 +135,7 @@ class Candidate(ToDict):
     attribute: str
     value: Any
     valid_from: datetime | str
+    _: KW_ONLY
     tier: str = "agent"
     source: str | None = None
     text: str | None = None
@@ -265,7 +266,7 @@ class WhatIf(ToDict):
         return bool(self.heads or self.beliefs_gained or self.beliefs_lost)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Utility(ToDict):
     """Gain for a right answer, loss for a wrong one, value of abstaining."""
 

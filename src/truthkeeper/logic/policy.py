@@ -12,7 +12,7 @@ says. The three shipped policies are written in the same language (``prolog/poli
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from ..errors import PolicyError, TruthkeeperError
 from ..values import check_label, check_nesting
@@ -42,6 +42,7 @@ class Policy:
 
     name: str
     text: str
+    _: KW_ONLY
     meta_keys: tuple[str, ...] = ()
 
     @classmethod
@@ -56,7 +57,7 @@ class Policy:
             keys = tuple(check_label(k, "meta_keys[]") for k in meta_keys)
         except TruthkeeperError as exc:
             raise PolicyError(str(exc)) from None
-        policy = cls(name, text, keys)
+        policy = cls(name, text, meta_keys=keys)
         policy.register()
         return policy
 

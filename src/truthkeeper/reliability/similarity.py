@@ -43,7 +43,7 @@ class Similarity:
     0.667
     """
 
-    def __init__(self, fn: Callable[[Any, Any], float], name: str = "custom") -> None:
+    def __init__(self, fn: Callable[[Any, Any], float], *, name: str = "custom") -> None:
         if not callable(fn):
             raise InvalidFact(f"a similarity must be callable, got {fn!r}")
         self.fn, self.name = fn, name
@@ -76,7 +76,7 @@ class Similarity:
                 return 0.0
             return 1.0 if abs(a - b) <= rel_tol * max(abs(a), abs(b)) else 0.0
 
-        return cls(near, f"numbers(rel_tol={rel_tol})")
+        return cls(near, name=f"numbers(rel_tol={rel_tol})")
 
     @classmethod
     def tokens(cls) -> Similarity:
@@ -88,7 +88,7 @@ class Similarity:
             x, y = set(_WORD.findall(a)), set(_WORD.findall(b))
             return len(x & y) / len(x | y) if x | y else 0.0
 
-        return cls(jaccard, "tokens")
+        return cls(jaccard, name="tokens")
 
     @classmethod
     def strings(cls) -> Similarity:
@@ -98,7 +98,7 @@ class Similarity:
                 return 0.0
             return float("".join(_WORD.findall(a)) == "".join(_WORD.findall(b)))
 
-        return cls(same, "strings")
+        return cls(same, name="strings")
 
 
 def check_similarity(sim: object) -> Similarity | None:
