@@ -31,10 +31,10 @@ def test_public_surface() -> None:
         "Decision", "Drop", "Fact",
         "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
         "Justification", "Memory", "Policy", "PolicyError", "PrologBridgeError", "Resolution",
-        "RuleEvaluationError", "Signer", "Similarity",
+        "RuleEvaluationError", "ScopeError", "Signer", "Similarity",
         "SourceReliability", "SupersessionCycle", "SupersessionError", "TierInversion",
         "TierNotAuthorized",
-        "TruthkeeperError", "UnknownFact", "UnsafeRule", "Utility", "ValueSupport",
+        "TruthkeeperError", "UnknownFact", "UnknownRule", "UnsafeRule", "Utility", "ValueSupport",
         "Verification", "WhatIf", "policies",
     }
     assert truthkeeper.__all__ == sorted(truthkeeper.__all__)

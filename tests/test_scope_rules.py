@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truthkeeper import Memory, PolicyError, UnknownFact
+from truthkeeper import Memory, PolicyError, ScopeError, UnknownFact, UnknownRule
 
 
 def _two_users() -> tuple[Memory, Memory, Memory, str]:
@@ -41,9 +41,9 @@ def test_a_view_removes_only_its_own_rules() -> None:
     mem, _ana, bob, _ = _two_users()
     mem.add_rule("p(X) :- holds(X, city, rome)")
     bob.add_rule("q(X) :- holds(X, city, rome)")
-    with pytest.raises(UnknownFact, match="shared"):
+    with pytest.raises(ScopeError, match="shared"):
         bob.remove_rule("p(X) :- holds(X, city, rome)")
-    with pytest.raises(UnknownFact, match="no rule"):
+    with pytest.raises(UnknownRule, match="no rule"):
         mem.remove_rule("q(X) :- holds(X, city, rome)")  # bob's: not the shared layer's
     bob.remove_rule("q(X) :- holds(X, city, rome)")
     assert bob.rules() == ["p(X) :- holds(X, city, rome)"]

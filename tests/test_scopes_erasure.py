@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from truthkeeper import Candidate, InvalidFact, Memory, Signer, TierNotAuthorized, UnknownFact
+from truthkeeper import (
+    Candidate,
+    InvalidFact,
+    Memory,
+    ScopeError,
+    Signer,
+    TierNotAuthorized,
+    UnknownFact,
+)
 from truthkeeper.journal.codec import erased_body
 
 T = "2026-11-{:02d}".format
@@ -128,7 +136,7 @@ def test_erase_by_subject_and_by_scope() -> None:
     # history still shows the erased placeholders
     assert ana.about("ana") == {} and ana.current("ana", "city").status == "unknown"
     assert [f.status for f in ana.history("ana", "city")] == ["erased"]
-    with pytest.raises(UnknownFact, match="another scope"):
+    with pytest.raises(ScopeError, match="another scope"):
         ana.erase(scope="user:bob")
     assert len(mem.erase(scope="user:ana")) == 1  # the cat; what is erased stays erased
     assert ana.erase(scope="user:ana") == []

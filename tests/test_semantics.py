@@ -16,6 +16,7 @@ from truthkeeper import (
     InvalidFact,
     Memory,
     PolicyError,
+    ScopeError,
     Signer,
     TierNotAuthorized,
     UnknownFact,
@@ -552,7 +553,7 @@ def test_a_scope_reads_through_to_the_shared_layer() -> None:
     for write in (lambda: ana.retract(shared.id, reason="no"),
                   lambda: ana.end(shared.id, valid_to=T(4)),
                   lambda: ana.erase(shared.id)):
-        with pytest.raises(UnknownFact, match="shared layer"):
+        with pytest.raises(ScopeError, match="shared layer"):
             write()
     assert mem.erase(scope="user:ana") == [f.id for f in ana.history("acme", "price")
                                            if f.scope == "user:ana"]

@@ -14,12 +14,14 @@ __all__ = [
     "PolicyError",
     "PrologBridgeError",
     "RuleEvaluationError",
+    "ScopeError",
     "SupersessionCycle",
     "SupersessionError",
     "TierInversion",
     "TierNotAuthorized",
     "TruthkeeperError",
     "UnknownFact",
+    "UnknownRule",
     "UnsafeRule",
 ]
 
@@ -33,10 +35,19 @@ class InvalidFact(TruthkeeperError, ValueError):
 
 
 class UnknownFact(TruthkeeperError, KeyError):
-    """A fact id that the memory does not hold."""
+    """A fact id (or a belief's text) that the memory does not hold."""
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+class UnknownRule(UnknownFact):
+    """A rule the memory (or the imported file) does not hold."""
+
+
+class ScopeError(TruthkeeperError, PermissionError):
+    """A scope's view (or a server bound to a scope) reaching outside its scope: writing to
+    the shared layer or to another scope, erasing another scope."""
 
 
 class SupersessionError(TruthkeeperError, ValueError):

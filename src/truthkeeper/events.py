@@ -16,9 +16,10 @@ from .errors import (
     InvalidFact,
     JournalCorrupt,
     PolicyError,
+    ScopeError,
     TierNotAuthorized,
     TruthkeeperError,
-    UnknownFact,
+    UnknownRule,
     UnsafeRule,
 )
 from .journal.base import Journal
@@ -215,11 +216,11 @@ class Applier(Erasing):
         rules = self.reasoner.rules(scope)
         rid = next((r for r, t, sc in rules if t == text and sc == scope), None)
         if rid is None:
-            shared = any(t == text for _, t, _ in rules)
-            msg = (f"the rule {text!r} is shared (added to the unscoped memory); a scope's "
-                   "view removes only its own rules" if shared else
-                   f"no rule {text!r} to remove; rules() lists the rules")
-            raise UnknownFact(msg)
+            if any(t == text for _, t, _ in rules):
+                msg = (f"the rule {text!r} is shared (added to the unscoped memory); a "
+                       "scope's view removes only its own rules")
+                raise ScopeError(msg)
+            raise UnknownRule(f"no rule {text!r} to remove; rules() lists the rules")
         self.reasoner.remove(rid)
         w.on_undo(lambda: self.reasoner.add(rid, text, scope=scope, evaluate=False))
         w.events.append(("rule_removed", w.times(1)[0], {"id": rid}))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .errors import UnknownFact
+from .errors import ScopeError, UnknownFact
 from .logic.store import Store
 from .values import Fact, Resolution, check_scope, normalise_key, scoped, unscoped
 
@@ -22,11 +22,11 @@ def check_visible(f: Fact, scope: str | None, fact_id: str, *, own: bool = False
     with ``own``, write about it (its scope's only). Another scope's fact is exactly what
     an unknown id is: the same error, the same message."""
     if f.scope != scope and (own or f.scope is not None):
-        msg = f"{fact_id!r} names no fact of this memory"
         if f.scope is None:  # visible to the view, but in the shared layer
             msg = (f"fact {fact_id!r} is in the shared layer: a scope's view writes only to "
                    "its own scope")
-        raise UnknownFact(msg)
+            raise ScopeError(msg)
+        raise UnknownFact(f"{fact_id!r} names no fact of this memory")
     return f
 
 
@@ -79,7 +79,7 @@ def erase_selection(view: Any, ids: list[str], subject: str | None, attribute: s
     sub = None if subject is None else normalise_key(subject, "subject")
     if erased is not None:
         if view._scope not in (None, erased):
-            raise UnknownFact("a scope's view cannot erase another scope")  # noqa: EM101
+            raise ScopeError("a scope's view cannot erase another scope")  # noqa: EM101
         ids = ids + _own_facts(view.scope(erased), erased, None, None)
     if sub is not None:
         ids = ids + _own_facts(view, view._scope, sub, None if attribute is None

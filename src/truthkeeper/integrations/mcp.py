@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..errors import InvalidFact, TierNotAuthorized, TruthkeeperError, UnknownFact
+from ..errors import InvalidFact, ScopeError, TierNotAuthorized, TruthkeeperError
 from ..memory import Memory
 from ..values import Utility, jsonable
 
@@ -137,7 +137,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
     def view(s: str | None) -> Memory:
         if scope is not None and s not in (None, scope):
-            raise UnknownFact(f"this server is bound to scope {scope!r}")
+            raise ScopeError(f"this server is bound to scope {scope!r}")
         chosen = s if s is not None else scope
         return mem if chosen is None else mem.scope(chosen)
 

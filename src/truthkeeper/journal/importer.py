@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidFact, TruthkeeperError, UnknownFact
+from ..errors import InvalidFact, TruthkeeperError, UnknownRule
 from ..events import _nonce_owner, _signed_fields
 from ..logic.rules import check_rule_text
 from ..reliability.categorical import check_categories, check_confusion_body
@@ -147,7 +147,7 @@ def _rule(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
 def _rule_removed(im: _Import, kind: str, body: dict[str, Any], now: Any) -> None:
     rid = str(body.get("id"))
     if rid not in im.rid_text:
-        raise UnknownFact(f"rule {body.get('id')!r} is not in the file")
+        raise UnknownRule(f"rule {body.get('id')!r} is not in the file")
     removed = im.rid_text[rid]
     if removed is not None:
         im.ap.rule_removed(im.w, *removed)

@@ -34,6 +34,7 @@ from ..errors import (
     TierNotAuthorized,
     TruthkeeperError,
     UnknownFact,
+    UnknownRule,
     UnsafeRule,
 )
 
@@ -107,7 +108,7 @@ def new_handle() -> int:
 # as a tuple) and the Prolog context message as msg.
 ERRORS: dict[tuple[str | None, ...], tuple[type[TruthkeeperError], str]] = {
     ("existence_error", "fact"): (UnknownFact, "{a1!r} names no fact of this memory"),
-    ("existence_error", "rule"): (UnknownFact, "{a1!r} names no rule of this memory"),
+    ("existence_error", "rule"): (UnknownRule, "{a1!r} names no rule of this memory"),
     ("permission_error", "add"): (
         InvalidFact, "id {a2!r} is already used by another fact; ids must be unique"),
     ("permission_error", "reuse"): (
