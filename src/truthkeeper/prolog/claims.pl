@@ -1,9 +1,11 @@
 :- module(claims,
-          [ claims/3              % +M, +GoldIds, -Items
+          [ claims/3,             % +M, +GoldIds, -Items
+            match_heads/6         % +M, +S, +A, +Key, -Right, -Wrong
           ]).
 :- use_module(store, [fact/10, retracted/4, many_attr/2]).
+:- use_module(dominance, [slot_heads/4]).
 :- use_module(policies, [confirmation_source/1]).
-:- use_module(library(lists), [member/2, nth0/3, reverse/2]).
+:- use_module(library(lists), [member/2, nth0/3, reverse/2, subtract/3]).
 :- use_module(library(apply), [foldl/4, maplist/3]).
 :- use_module(library(pairs), [pairs_keys_values/3]).
 
@@ -16,6 +18,7 @@ the label, not a witness, so it is no claim (its slot's gold index says it).
 */
 
 :- det(claims/3).
+:- det(match_heads/6).
 
 %!  claims(+M, +GoldIds, -Items) is det.
 %
@@ -81,3 +84,18 @@ index_key(K, Seen-Idx, Seen1-[I|Idx]) :-
     ->  I = I0, Seen1 = Seen
     ;   length(Seen, I), Seen1 = [K|Seen]
     ).
+
+%!  match_heads(+M, +S, +A, +Key, -Right, -Wrong) is det.
+%
+%   The heads of a slot whose value is (Right) or is not (Wrong) Key: what a
+%   confirmation of Key teaches about their sources. In a set, only the heads
+%   about Key's member.
+match_heads(M, S, A, K, Right, Wrong) :-
+    slot_heads(M, S, A, Heads0),
+    (   K = m(V, _)          % a set: the heads about this member only
+    ->  findall(H, ( member(H, Heads0), fact(M, H, _, _, m(V1, _), _, _, _, _, _), V1 == V ),
+                Heads)
+    ;   Heads = Heads0
+    ),
+    findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
+    subtract(Heads, Right, Wrong).

@@ -4,9 +4,6 @@
             retract_fact/4,         % +M, +Id, +RA, +Reason
             undo_facts/2,           % +M, +Ids
             unretract/2,            % +M, +Id
-            bind_source/4,          % +M, +Layer-Source, +Tier, +BoundBy
-            key_layer/2,            % +SubjectKey, -Layer
-            use_nonce/3,            % +M, +Nonce, +Owner
             slot_heads/4,           % +M, +S, +A, -Heads
             heads_among/3,          % +M, +Ids, -Heads
             recompute_slot/3,       % +M, +S, +A
@@ -15,12 +12,12 @@
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
             heads_union/6,          % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
-            advance/3,              % +M, +Now, -Next
-            end_fact/3,             % +M, +Id, +ValidTo
             ended/3,                % +M, +Id, +Now
-            heads_holds/4           % +M, +A, +Heads, -Values
+            heads_holds/4,          % +M, +A, +Heads, -Values
+            dominance_pairs/3       % +M, +Ids, -Pairs
           ]).
-:- use_module(store, [fact/10, payload/3, fact_meta/3, sup/3, retracted/4, nonce/3, source_tier/5, head/4,
+:- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, payload/3,
+                      fact_meta/3, sup/3, retracted/4, head/4,
                       front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
                       record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       fact_count/2]).
@@ -56,8 +53,6 @@ the truthkeeper error family in one table:
 :- det(retract_fact/4).
 :- det(undo_facts/2).
 :- det(unretract/2).
-:- det(bind_source/4).
-:- det(use_nonce/3).
 :- det(slot_heads/4).
 :- det(heads_among/3).
 :- det(recompute_slot/3).
@@ -66,8 +61,7 @@ the truthkeeper error family in one table:
 :- det(dominated/3).
 :- det(heads_at/6).
 :- det(heads_union/6).
-:- det(advance/3).
-:- det(end_fact/3).
+:- det(dominance_pairs/3).
 
 %!  dominates(+M, +F, +G) is semidet.
 dominates(M, F, G) :-
@@ -324,51 +318,6 @@ check_link_ends(M, F, G) :-
     ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
     ->  permission_error(supersede, higher_tier, F-G)
     ;   true
-    ).
-
-%!  bind_source(+M, +Layer-Source, +Tier, +BoundBy) is det.
-%
-%   A source name belongs to one tier in a layer: the first fact or outcome
-%   naming it there binds it (BoundBy is the fact id, or an outcome marker).
-%   Layer is '' (the shared layer) or a scope. In a scope, the scope's own
-%   binding holds, else the shared layer's (a source the shared layer bound
-%   first keeps that tier there too); no write is refused for what another scope
-%   holds. With By = '$restore' (a lazy memory loading a binding the journal
-%   made) the binding is recorded as it was made, unchecked.
-%   @error permission_error(bind, source_tier, Source-Tier) for another tier
-bind_source(M, Layer-Src, Tier, By) :-
-    (   source_tier(M, Src, Layer, T0, _)
-    ->  (   T0 == Tier
-        ->  true
-        ;   By == '$restore'
-        ->  true
-        ;   permission_error(bind, source_tier, Src-T0)
-        )
-    ;   By \== '$restore', Layer \== '', source_tier(M, Src, '', T0, _), T0 \== Tier
-    ->  permission_error(bind, source_tier, Src-T0)
-    ;   assertz(source_tier(M, Src, Layer, Tier, By))
-    ).
-
-%!  key_layer(+SubjectKey, -Layer) is det.
-%
-%   The layer of a store key: its scope, or '' for the shared layer.
-key_layer(K, Layer) :-
-    (   sub_atom(K, B, _, _, '\x1F\')
-    ->  sub_atom(K, 0, B, _, Layer)
-    ;   Layer = ''
-    ).
-
-%!  use_nonce(+M, +Nonce, +Owner) is det.
-%
-%   Record a signature nonce; using it again for the same Owner is allowed.
-%   @error permission_error(reuse, nonce, Nonce) for a nonce already used
-use_nonce(M, Nonce, Owner) :-
-    (   nonce(M, Nonce, O0)
-    ->  (   O0 == Owner
-        ->  true        % one signature covering several events of one write
-        ;   permission_error(reuse, nonce, Nonce)
-        )
-    ;   assertz(nonce(M, Nonce, Owner))
     ).
 
 %!  retract_fact(+M, +Id, +RA, +Reason) is det.
@@ -634,52 +583,11 @@ ended_at(M, T, Id) :-
 ended(M, Id, Now) :-
     ended_at(M, Now, Id).
 
-%!  advance(+M, +Now, -Next) is det.
+%!  dominance_pairs(+M, +Ids, -Pairs) is det.
 %
-%   Move the memory's clock to Now: the timed slots with a fact that begins or
-%   ends after the old clock and by Now get their heads at Now. Next is the
-%   earliest time after Now at which a timed slot's facts begin or end (none
-%   when there is none): the clock must be advanced again by then.
-advance(M, Now, Next) :-
-    once(store_now(M, Old)),
-    retractall(store_now(M, _)),
-    assertz(store_now(M, Now)),
-    (   Old == none
-    ->  findall(S-A, timed(M, S, A), Due0)
-    ;   findall(S-A, ( timed(M, S, A), fact(M, _, S, A, _, VF, VT, _, _, _),
-                       ( passed(Old, Now, VF) ; VT \== none, passed(Old, Now, VT) ) ), Due0)
-    ),
-    sort(Due0, Due),
-    forall(member(S-A, Due), recompute_slot(M, S, A)),
-    (   aggregate_all(min(T), ( timed(M, S1, A1), fact(M, _, S1, A1, _, VF1, VT1, _, _, _),
-                                ( T = VF1 ; VT1 \== none, T = VT1 ), T > Now ), Min)
-    ->  Next = Min
-    ;   Next = none
-    ).
-
-passed(Old, Now, T) :- T > Old, T =< Now.
-
-%!  end_fact(+M, +Id, +ValidTo) is det.
-%
-%   The fact stopped being true at ValidTo (an end event): its slot becomes
-%   timed and its heads are computed again. ValidTo none reopens it (the undo
-%   of an end whose journal commit failed).
-%   @error existence_error(fact, Id)
-%   @error permission_error(end, retracted_fact, Id)
-%   @error domain_error(valid_to_after_valid_from, Id)
-end_fact(M, Id, VT) :-
-    (   \+ fact(M, Id, _, _, _, _, _, _, _, _)
-    ->  existence_error(fact, Id)
-    ;   retracted(M, Id, _, _)
-    ->  permission_error(end, retracted_fact, Id)
-    ;   true
-    ),
-    once(fact(M, Id, S, A, K, VF, _, RA, Tier, Src)),
-    (   VT \== none, VT =< VF
-    ->  domain_error(valid_to_after_valid_from, Id)
-    ;   true
-    ),
-    once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src))),
-    assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
-    ( timed(M, S, A) -> true ; assertz(timed(M, S, A)) ),
-    recompute_slot(M, S, A).
+%   The F-G pairs among the live facts Ids where F dominates G (a scope's view
+%   draws the supersessions across its two layers).
+dominance_pairs(M, Ids, Pairs) :-
+    findall(F-G, ( member(F, Ids), member(G, Ids), F \== G,
+                   \+ retracted(M, F, _, _), \+ retracted(M, G, _, _),
+                   dominates(M, F, G) ), Pairs).

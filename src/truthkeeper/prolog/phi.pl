@@ -4,14 +4,17 @@
             phi_store/4,          % +M, +TimedCandidates, +Slots, -Drops
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
             verdict/3,            % +M, +Id, -Verdict
-            not_current/3         % +M, +Id, -Why
+            not_current/3,        % +M, +Id, -Why
+            order_pairs/3         % +M, +Candidates, -Pairs
           ]).
 :- use_module(dominance, [dominates/3, dominators/3, ended/3]).
 :- use_module(store, [head/4, record/3, mem_policy/2, store_now/2, fact/10, retracted/4,
                       sup/3]).
 :- use_module(library(error), [existence_error/2]).
 :- use_module(library(apply), [partition/4, include/3]).
-:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1]).
+:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
+                          may_dominate/3]).
+:- use_module(library(pairs), [pairs_values/2]).
 :- use_module(library(lists), [member/2, append/3]).
 
 
@@ -151,3 +154,18 @@ not_current(M, Id, Why) :-
     ->  Why = future
     ),
     \+ dominators(M, Id, [_|_]).
+
+%!  order_pairs(+M, +Candidates, -Pairs) is det.
+%
+%   The (dominated, dominator) index pairs among candidates c(Index, SlotKey,
+%   Record) of one slot that the policy's order allows (ignoring values), each
+%   dominated index with its possible dominators newest first: the only pairs a
+%   kappa needs to judge.
+order_pairs(M, Cands, Pairs) :-
+    once(mem_policy(M, P)),
+    findall(I-Js, ( member(c(I, K, RI), Cands),
+                    findall(NT-J, ( member(c(J, K2, RJ), Cands), K2 == K, J \== I,
+                                    may_dominate(P, RJ, RI),
+                                    arg(3, RJ, T), NT is -T ), Keyed),
+                    Keyed \== [],
+                    keysort(Keyed, Sorted), pairs_values(Sorted, Js) ), Pairs).

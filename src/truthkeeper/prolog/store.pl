@@ -27,10 +27,25 @@
             fact_count/2,       % +M, -Count
             top_tier/3,         % +M, +Protected, -Tier
             count_scope/3,      % +M, +Scope, -Count
-            set_status/6        % +M, +S, +A, +KnownAt, +Status0, -Status
+            set_status/6,       % +M, +S, +A, +KnownAt, +Status0, -Status
+            bind_source/4,      % +M, +Layer-Source, +Tier, +BoundBy
+            key_layer/2,        % +SubjectKey, -Layer
+            use_nonce/3,        % +M, +Nonce, +Owner
+            unuse_nonce/2,      % +M, +Nonce
+            set_now/2,          % +M, +Now
+            blank_fact/5,       % +M, +Id, +Payload, +S, +A
+            view_source_tier/4, % +M, +Scope, +Source, -Tier (semidet)
+            view_sources/3,     % +M, +Scope, -SourceTiers
+            union_status/6,     % +M, +Slots, +A, +KnownAt, +Status0, -Status
+            declare_attr/3,     % +M, +Attribute, +Cardinality
+            protect_tiers/2,    % +M, +Tiers
+            attribute_used/2,   % +M, +Attribute (semidet)
+            known_ids/3,        % +M, +Ids, -Known
+            slots/2             % +M, -Slots
           ]).
 :- use_module(policies, [policy/1, tier_ranks/2]).
-:- use_module(library(error), [must_be/2, domain_error/2, existence_error/2]).
+:- use_module(library(error), [must_be/2, domain_error/2, existence_error/2,
+                              permission_error/3]).
 :- use_module(library(lists), [member/2]).
 
 /** <module> The fact store: the one copy of every fact
@@ -50,7 +65,7 @@ hold at the memory's clock (store_now/2): a fact whose valid_to has passed, or
 whose valid_from has not come yet, is no head. timed/3 marks the slots where
 that can happen (a fact with an end, or one that begins after the clock when it
 was added); their heads are computed at the clock (dominance:heads_at/6) and
-again when the clock passes one of their times (dominance:advance/3). Other
+again when the clock passes one of their times (clock:advance/3). Other
 slots keep the incremental path. many_attr/2 marks the attributes declared to
 hold sets: their value keys are m(Member, Presence) (Presence 1: the member is
 in the set, 0: it left it), each member with its own chain.
@@ -207,3 +222,156 @@ set_status(M, S, A, K, unknown, resolved) :-
     \+ retracted(M, Id, _, _),
     !.
 set_status(_, _, _, _, Status, Status).
+
+% ---------------------------------------------------------------- sources and nonces
+
+:- det(bind_source/4).
+:- det(key_layer/2).
+:- det(use_nonce/3).
+:- det(unuse_nonce/2).
+:- det(view_sources/3).
+:- det(set_now/2).
+:- det(declare_attr/3).
+:- det(protect_tiers/2).
+:- det(union_status/6).
+:- det(blank_fact/5).
+:- det(known_ids/3).
+:- det(slots/2).
+
+%!  bind_source(+M, +Layer-Source, +Tier, +BoundBy) is det.
+%
+%   A source name belongs to one tier in a layer: the first fact or outcome
+%   naming it there binds it (BoundBy is the fact id, or an outcome marker).
+%   Layer is '' (the shared layer) or a scope. In a scope, the scope's own
+%   binding holds, else the shared layer's (a source the shared layer bound
+%   first keeps that tier there too); no write is refused for what another scope
+%   holds. With By = '$restore' (a lazy memory loading a binding the journal
+%   made) the binding is recorded as it was made, unchecked.
+%   @error permission_error(bind, source_tier, Source-Tier) for another tier
+bind_source(M, Layer-Src, Tier, By) :-
+    (   source_tier(M, Src, Layer, T0, _)
+    ->  (   T0 == Tier
+        ->  true
+        ;   By == '$restore'
+        ->  true
+        ;   permission_error(bind, source_tier, Src-T0)
+        )
+    ;   By \== '$restore', Layer \== '', source_tier(M, Src, '', T0, _), T0 \== Tier
+    ->  permission_error(bind, source_tier, Src-T0)
+    ;   assertz(source_tier(M, Src, Layer, Tier, By))
+    ).
+
+%!  key_layer(+SubjectKey, -Layer) is det.
+%
+%   The layer of a store key: its scope, or '' for the shared layer.
+key_layer(K, Layer) :-
+    (   sub_atom(K, B, _, _, '\x1F\')
+    ->  sub_atom(K, 0, B, _, Layer)
+    ;   Layer = ''
+    ).
+
+%!  use_nonce(+M, +Nonce, +Owner) is det.
+%
+%   Record a signature nonce; using it again for the same Owner is allowed.
+%   @error permission_error(reuse, nonce, Nonce) for a nonce already used
+use_nonce(M, Nonce, Owner) :-
+    (   nonce(M, Nonce, O0)
+    ->  (   O0 == Owner
+        ->  true        % one signature covering several events of one write
+        ;   permission_error(reuse, nonce, Nonce)
+        )
+    ;   assertz(nonce(M, Nonce, Owner))
+    ).
+
+%!  unuse_nonce(+M, +Nonce) is det.
+%
+%   Take back a nonce whose write failed.
+unuse_nonce(M, N) :-
+    retractall(nonce(M, N, _)).
+
+%!  view_source_tier(+M, +Scope, +Source, -Tier) is semidet.
+%
+%   The tier a source is bound to in Scope's view ('' the shared layer): the
+%   scope's own binding, else the shared one.
+view_source_tier(M, Sc, Src, Tier) :-
+    ( source_tier(M, Src, Sc, T, _) ; source_tier(M, Src, '', T, _) ),
+    !,
+    Tier = T.
+
+%!  view_sources(+M, +Scope, -SourceTiers) is det.
+%
+%   The sources of the facts Scope's view sees ('' the shared layer's; a
+%   scope's and the shared layer's), each with its tier, sorted.
+view_sources(M, Sc, Pairs) :-
+    (   Sc == ''
+    ->  findall(S-T, ( fact(M, _, K, _, _, _, _, _, T, S), \+ sub_atom(K, _, _, _, '\x1F\') ),
+                Pairs0)
+    ;   atom_concat(Sc, '\x1F\', Pre),
+        findall(S-T, ( fact(M, _, K, _, _, _, _, _, T, S),
+                       ( sub_atom(K, 0, _, _, Pre) -> true
+                       ; \+ sub_atom(K, _, _, _, '\x1F\') ) ), Pairs0)
+    ),
+    sort(Pairs0, Pairs).
+
+% ---------------------------------------------------------------- the memory's settings
+
+%!  set_now(+M, +Now) is det.
+%
+%   Set the memory's clock without recomputing any slot (the caller knows no
+%   fact begins or ends in between; clock:advance/3 otherwise).
+set_now(M, Now) :-
+    retractall(store_now(M, _)),
+    assertz(store_now(M, Now)).
+
+%!  declare_attr(+M, +Attribute, +Cardinality) is det.
+declare_attr(M, A, C) :-
+    retractall(many_attr(M, A)),
+    ( C == many -> assertz(many_attr(M, A)) ; true ).
+
+%!  protect_tiers(+M, +Tiers) is det.
+%
+%   The tiers whose writes need a signature.
+protect_tiers(M, Ts) :-
+    retractall(protected_tier(M, _)),
+    forall(member(T, Ts), assertz(protected_tier(M, T))).
+
+%!  attribute_used(+M, +Attribute) is semidet.
+attribute_used(M, A) :-
+    once(fact(M, _, _, A, _, _, _, _, _, _)).
+
+%!  union_status(+M, +Slots, +A, +KnownAt, +Status0, -Status) is det.
+%
+%   The status of a union of slots (a scope's view): a set with no heads but a
+%   live fact known by KnownAt is resolved (every member left or ended).
+union_status(M, Ss, A, K, Status0, Status) :-
+    (   Status0 == unknown, many_attr(M, A),
+        member(S, Ss), fact(M, Id, S, A, _, _, _, RA, _, _),
+        ( K == none -> true ; RA =< K ), \+ retracted(M, Id, _, _)
+    ->  Status = resolved
+    ;   Status = Status0
+    ).
+
+%!  blank_fact(+M, +Id, +Payload, +S, +A) is det.
+%
+%   An erased fact's content goes for good: its payload becomes Payload, its
+%   value key and policy meta '$erased', and it moves to the slot S, A (its
+%   placeholder's). Its times, tier and source stay.
+blank_fact(M, Id, Payload, S, A) :-
+    once(retract(fact(M, Id, _, _, _, VF, VT, RA0, Tier, Src))),
+    assertz(fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src)),
+    retractall(payload(M, Id, _)),
+    assertz(payload(M, Id, Payload)),
+    retractall(fact_meta(M, Id, _)).
+
+%!  known_ids(+M, +Ids, -Known) is det.
+%
+%   The ids among Ids of facts the store holds.
+known_ids(M, Ids, Known) :-
+    findall(Id, ( member(Id, Ids), once(fact(M, Id, _, _, _, _, _, _, _, _)) ), Known).
+
+%!  slots(+M, -Slots) is det.
+%
+%   Every slot that holds a fact, as S-A pairs, sorted.
+slots(M, Slots) :-
+    findall(S-A, fact(M, _, S, A, _, _, _, _, _, _), Slots0),
+    sort(Slots0, Slots).

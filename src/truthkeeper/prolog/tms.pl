@@ -2,6 +2,7 @@
           [ add_rule/4,         % +M, +Scope, +RuleId, +Text
             load_rule/4,        % +M, +Scope, +RuleId, +Text
             rule_text/3,        % ?M, ?RuleId, ?Text
+            scope_rules/3,      % +M, +Scope, -Rules
             rule_scope/3,       % ?M, ?RuleId, ?Scope
             belief/3,           % +M, +Scope, ?Goal  (tabled, incremental)
             beliefs/3,          % +M, +Scope, -Beliefs
@@ -12,7 +13,8 @@
             what_if/6           % +M, +Scope, +Now, +Recs, +Retracts, -Changes
           ]).
 :- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_union/6,
-                          heads_holds/4, advance/3]).
+                          heads_holds/4]).
+:- use_module(clock, [advance/3]).
 :- use_module(store, [holds/4, head/4, fact/10, store_now/2, mem_gen/2]).
 :- use_module(policies, [pure_builtin/1, guarded/2, new_budget/1]).
 :- use_module(library(time), [call_with_time_limit/2]).
@@ -423,3 +425,11 @@ seen_heads(M, Sc, K, A, Hs) :-
     atom_concat(Sc, '\x1F\', Pre),
     ( atom_concat(Pre, S, K) -> true ; S = K ),
     view_heads(M, Pre, S, A, Hs).
+
+%!  scope_rules(+M, +Scope, -Rules) is det.
+%
+%   -(RuleId, Text, RuleScope) of the rules that apply in Scope (the shared
+%   ones and the scope's own), in the order they were added.
+scope_rules(M, Sc, Rules) :-
+    findall(-(Id, T, RS), ( rule_text(M, Id, T), rule_scope(M, Id, RS),
+                            ( RS == '' -> true ; RS == Sc ) ), Rules).

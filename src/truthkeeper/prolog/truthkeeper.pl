@@ -54,19 +54,23 @@
             tk_error/3,           % +Caught, +Goal, -Error
             tk_run_tests/2        % -Passed, -Failed
           ]).
-:- use_module(store, [fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
+:- use_module(store, [bind_source/4, use_nonce/3, unuse_nonce/2, set_now/2, blank_fact/5,
+                      view_source_tier/4, view_sources/3, union_status/6, declare_attr/3,
+                      protect_tiers/2, attribute_used/2, known_ids/3, slots/2, fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, top_tier/3, count_scope/3, set_status/6]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
-                          bind_source/4, use_nonce/3,
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6, heads_union/6,
-                          advance/3, end_fact/3, ended/3]).
+                          dominance_pairs/3,
+                          ended/3]).
+:- use_module(clock, [advance/3, end_fact/3]).
 :- use_module(phi, [phi_candidates/3, phi_store/4, live_candidates/4, verdict/3,
-                    not_current/3]).
-:- use_module(claims, [claims/3]).
-:- use_module(tms, [add_rule/4, load_rule/4, rule_text/3, rule_scope/3, beliefs/3,
+                    not_current/3, order_pairs/3]).
+:- use_module(claims, [claims/3, match_heads/6]).
+:- use_module(errors, [error_data/2]).
+:- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
                     explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
@@ -92,58 +96,16 @@ error terms raised by the modules; the bridge turns a caught one into data
 with tk_error/2 and maps it to the error family in one table.
 */
 
-:- det(tk_new/3).
-:- det(tk_close/1).
-:- det(tk_policies/1).
-:- det(tk_register_policy/3).
-:- det(tk_policy_meta_keys/2).
-:- det(tk_add/3).
-:- det(tk_resolve_rows/5).
-:- det(tk_advance/3).
-:- det(tk_end/3).
-:- det(tk_ended_rows/3).
-:- det(tk_declare/3).
-:- det(tk_resolve_union/7).
-:- det(tk_count_scope/3).
-:- det(tk_dominance_pairs/3).
-:- det(tk_protect/2).
-:- det(tk_top_tier/3).
-:- det(tk_attribute_used/3).
-:- det(tk_resolve_rows_at/7).
-:- det(tk_retract/4).
-:- det(tk_undo_facts/2).
-:- det(tk_erase/6).
-:- det(tk_slots/2).
-:- det(tk_quote/2).
-:- det(tk_unretract/2).
-:- det(tk_bind_source/5).
-:- det(tk_source_tier/4).
-:- det(tk_sources/3).
-:- det(tk_use_nonce/3).
-:- det(tk_unuse_nonce/2).
-:- det(tk_resolve/5).
-:- det(tk_resolve_at/7).
-:- det(tk_facts/3).
-:- det(tk_slot_facts/4).
-:- det(tk_all_facts/2).
-:- det(tk_count/2).
-:- det(tk_links/4).
-:- det(tk_filter_ids/3).
-:- det(tk_phi/3).
-:- det(tk_phi_store/4).
-:- det(tk_order_pairs/3).
-:- det(tk_conflicts/2).
-:- det(tk_same_value/3).
-:- det(tk_match_heads/6).
-:- det(tk_claims/3).
-:- det(tk_add_rule/4).
-:- det(tk_load_rule/4).
-:- det(tk_drop_rule/2).
-:- det(tk_rules/3).
-:- det(tk_beliefs/3).
-:- det(tk_explain/4).
-:- det(tk_what_if/6).
-:- det(tk_error/3).
+:- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
+        tk_add/3, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
+        tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
+        tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4, tk_undo_facts/2, tk_erase/6,
+        tk_slots/2, tk_quote/2, tk_unretract/2, tk_bind_source/5, tk_source_tier/4,
+        tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5, tk_resolve_at/7,
+        tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4, tk_filter_ids/3,
+        tk_phi/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2, tk_same_value/3,
+        tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4, tk_drop_rule/2,
+        tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
 % ---------------------------------------------------------------- conversion
 
@@ -243,11 +205,7 @@ tk_policy_meta_keys(P0, Keys) :-
 tk_add(M, Rows, Clock0) :-
     maplist(fact_in, Rows, Recs),
     opt_in(Clock0, Clock),
-    (   Clock == none
-    ->  true
-    ;   retractall(store:store_now(M, _)),
-        assertz(store:store_now(M, Clock))
-    ),
+    ( Clock == none -> true ; set_now(M, Clock) ),
     add_facts(M, Recs).
 
 %!  tk_retract(+M, +Id, +RA, +Reason) is det.
@@ -264,19 +222,12 @@ tk_retract(M, Id0, RA, Reason0) :-
 %   @error existence_error(fact, Id) for an id the memory does not hold.
 tk_erase(M, Id0, RA, Payload0, S0, A0) :-
     atom_in(Id0, Id), string_in(Payload0, Payload), atom_in(S0, S), atom_in(A0, A),
-    (   retracted(M, Id, _, _)
-    ->  true
-    ;   retract_fact(M, Id, RA, erased)
-    ),
-    once(retract(store:fact(M, Id, _, _, _, VF, VT, RA0, Tier, Src))),
-    assertz(store:fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src)),
-    retractall(store:payload(M, Id, _)),
-    assertz(store:payload(M, Id, Payload)),
-    retractall(store:fact_meta(M, Id, _)).
+    ( retracted(M, Id, _, _) -> true ; retract_fact(M, Id, RA, erased) ),
+    blank_fact(M, Id, Payload, S, A).
 
 %!  tk_advance(+M, +Now, -Next) is det.
 %
-%   Move the memory's clock to Now (dominance:advance/3); Next is when it must be
+%   Move the memory's clock to Now (clock:advance/3); Next is when it must be
 %   advanced again, or @(none).
 tk_advance(M, Now, Next) :-
     must_be(integer, Now),
@@ -292,8 +243,7 @@ tk_end(M, Id0, VT0) :-
 %
 %   Every slot that holds a fact, as S-A pairs, sorted.
 tk_slots(M, Slots) :-
-    findall(S-A, fact(M, _, S, A, _, _, _, _, _, _), Slots0),
-    sort(Slots0, Slots).
+    slots(M, Slots).
 
 %!  tk_quote(+Atom, -Text) is det.
 %
@@ -315,7 +265,7 @@ tk_unretract(M, Id0) :-
 %!  tk_bind_source(+M, +Scope, +Source, +Tier, +Restore) is det.
 %
 %   Bind a source named by an outcome recorded in Scope ("" shared) to its tier
-%   (see dominance:bind_source/4); Restore true: a binding the journal made,
+%   (see store:bind_source/4); Restore true: a binding the journal made,
 %   recorded unchecked (a lazy memory loading it).
 tk_bind_source(M, Sc0, Src0, Tier0, Restore) :-
     atom_in(Sc0, Sc), atom_in(Src0, Src), atom_in(Tier0, Tier),
@@ -328,10 +278,7 @@ tk_bind_source(M, Sc0, Src0, Tier0, Restore) :-
 %   scope's own binding, else the shared one, or @(none).
 tk_source_tier(M, Sc0, Src0, Tier) :-
     atom_in(Sc0, Sc), atom_in(Src0, Src),
-    (   ( source_tier(M, Src, Sc, T, _) ; source_tier(M, Src, '', T, _) )
-    ->  Tier = T
-    ;   Tier = @(none)
-    ).
+    ( view_source_tier(M, Sc, Src, T) -> Tier = T ; Tier = @(none) ).
 
 %!  tk_sources(+M, +Scope, -SourceTiers) is det.
 %
@@ -339,15 +286,7 @@ tk_source_tier(M, Sc0, Src0, Tier) :-
 %   the shared layer's), each with its tier, sorted.
 tk_sources(M, Sc0, Pairs) :-
     atom_in(Sc0, Sc),
-    (   Sc == ''
-    ->  findall(S-T, ( fact(M, _, K, _, _, _, _, _, T, S), \+ sub_atom(K, _, _, _, '\x1F\') ),
-                Pairs0)
-    ;   atom_concat(Sc, '\x1F\', Pre),
-        findall(S-T, ( fact(M, _, K, _, _, _, _, _, T, S),
-                       ( sub_atom(K, 0, _, _, Pre) -> true
-                       ; \+ sub_atom(K, _, _, _, '\x1F\') ) ), Pairs0)
-    ),
-    sort(Pairs0, Pairs).
+    view_sources(M, Sc, Pairs).
 
 %!  tk_use_nonce(+M, +Nonce, +Owner) is det.
 tk_use_nonce(M, N0, O0) :-
@@ -359,7 +298,7 @@ tk_use_nonce(M, N0, O0) :-
 %   Take back a nonce whose write failed.
 tk_unuse_nonce(M, N0) :-
     atom_in(N0, N),
-    retractall(store:nonce(M, N, _)).
+    unuse_nonce(M, N).
 
 % ---------------------------------------------------------------- reads
 
@@ -386,12 +325,7 @@ tk_resolve_union(M, Ss0, A0, K0, V0, Status, RowGroups) :-
     maplist(atom_in, Ss0, Ss), atom_in(A0, A), opt_in(K0, K), opt_in(V0, V),
     heads_union(M, Ss, A, K, V, Heads),
     resolution(M, Heads, Status0, Groups),
-    (   Status0 == unknown, many_attr(M, A),
-        member(S, Ss), fact(M, Id, S, A, _, _, _, RA, _, _),
-        ( K == none -> true ; RA =< K ), \+ retracted(M, Id, _, _)
-    ->  Status = resolved
-    ;   Status = Status0
-    ),
+    union_status(M, Ss, A, K, Status0, Status),
     maplist(maplist(fact_row(M)), Groups, RowGroups).
 
 %!  tk_dominance_pairs(+M, +Ids, -Pairs) is det.
@@ -400,9 +334,7 @@ tk_resolve_union(M, Ss0, A0, K0, V0, Status, RowGroups) :-
 %   the supersessions across its two layers).
 tk_dominance_pairs(M, Ids0, Pairs) :-
     maplist(atom_in, Ids0, Ids),
-    findall(F-G, ( member(F, Ids), member(G, Ids), F \== G,
-                   \+ retracted(M, F, _, _), \+ retracted(M, G, _, _),
-                   dominates(M, F, G) ), Pairs).
+    dominance_pairs(M, Ids, Pairs).
 
 %!  tk_count_scope(+M, +Scope, -Count) is det.
 %
@@ -421,16 +353,14 @@ tk_count_scope(M, Scope0, N) :-
 %   refuses a change while the attribute holds facts (tk_attribute_used/3).
 tk_declare(M, A0, C0) :-
     atom_in(A0, A), atom_in(C0, C),
-    retractall(store:many_attr(M, A)),
-    ( C == many -> assertz(store:many_attr(M, A)) ; true ).
+    declare_attr(M, A, C).
 
 %!  tk_protect(+M, +Tiers) is det.
 %
 %   The tiers whose writes need a signature in memory M.
 tk_protect(M, Ts0) :-
     maplist(atom_in, Ts0, Ts),
-    retractall(store:protected_tier(M, _)),
-    forall(member(T, Ts), assertz(store:protected_tier(M, T))).
+    protect_tiers(M, Ts).
 
 %!  tk_top_tier(+M, +Protected, -Tier) is det.
 %
@@ -443,7 +373,7 @@ tk_top_tier(M, P, Tier) :-
 %!  tk_attribute_used(+M, +Attribute, -Used) is det.
 tk_attribute_used(M, A0, Used) :-
     atom_in(A0, A),
-    ( fact(M, _, _, A, _, _, _, _, _, _) -> Used = @(true) ; Used = @(false) ).
+    ( attribute_used(M, A) -> Used = @(true) ; Used = @(false) ).
 
 %!  tk_resolve_rows(+M, +S, +A, -Status, -RowGroups) is det.
 %
@@ -476,10 +406,7 @@ fact_row(M, Id, Row) :-
 %   The ids among Ids of facts the store holds.
 tk_known_ids(M, Ids0, Known) :-
     maplist(atom_in, Ids0, Ids),
-    include(held(M), Ids, Known).
-
-held(M, Id) :-
-    fact(M, Id, _, _, _, _, _, _, _, _).
+    known_ids(M, Ids, Known).
 
 %!  tk_slot_facts(+M, +S, +A, -Rows) is det.
 tk_slot_facts(M, S0, A0, Rows) :-
@@ -556,15 +483,9 @@ head_row(M, I-J, I-J1) :-
 %   allows (ignoring values), each dominated index with its possible
 %   dominators newest first: the only pairs a kappa needs to judge.
 tk_order_pairs(M, Rows, Pairs) :-
-    once(mem_policy(M, P)),
     maplist(cand_in(M), Rows, Timed),
     pairs_values(Timed, Cands),
-    findall(I-Js, ( member(c(I, K, RI), Cands),
-                    findall(NT-J, ( member(c(J, K2, RJ), Cands), K2 == K, J \== I,
-                                    may_dominate(P, RJ, RI),
-                                    arg(3, RJ, T), NT is -T ), Keyed),
-                    Keyed \== [],
-                    keysort(Keyed, Sorted), pairs_values(Sorted, Js) ), Pairs).
+    order_pairs(M, Cands, Pairs).
 
 %!  tk_conflicts(+M, -Slots) is det.
 tk_conflicts(M, Slots) :-
@@ -581,14 +502,7 @@ tk_same_value(K10, K20, Same) :-
 %   The heads of a slot whose value is (Right) or is not (Wrong) Key.
 tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
     atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
-    slot_heads(M, S, A, Heads0),
-    (   K = m(V, _)          % a set: the heads about this member only
-    ->  findall(H, ( member(H, Heads0), fact(M, H, _, _, m(V1, _), _, _, _, _, _), V1 == V ),
-                Heads)
-    ;   Heads = Heads0
-    ),
-    findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
-    subtract(Heads, Right, Wrong).
+    match_heads(M, S, A, K, Right, Wrong).
 
 %!  tk_claims(+M, +GoldIds, -Items) is det.
 %
@@ -628,8 +542,7 @@ tk_drop_rule(M, RuleId0) :-
 %   and the scope's own), in the order they were added.
 tk_rules(M, Sc0, Rules) :-
     atom_in(Sc0, Sc),
-    findall(-(Id, T, RS), ( rule_text(M, Id, T), rule_scope(M, Id, RS),
-                            ( RS == '' -> true ; RS == Sc ) ), Rules).
+    scope_rules(M, Sc, Rules).
 
 %!  tk_beliefs(+M, +Scope, -Beliefs) is det.
 tk_beliefs(M, Sc0, Beliefs) :-
@@ -672,45 +585,14 @@ tk_error(E, Goal, Err) :-
         maplist(=(@(none)), Vs)
     ).
 
-error_data(E, Err) :-
-    (   E = error(Formal, Ctx), compound(Formal)
-    ->  Formal =.. [Name|Args0],
-        maplist(arg_data, Args0, Args),
-        ctx_message(Ctx, Msg),
-        Err = -(Name, Args, Msg)
-    ;   E = error(Formal, Ctx), atom(Formal)
-    ->  ctx_message(Ctx, Msg),
-        Err = -(Formal, [], Msg)
-    ;   term_string(E, S),
-        Err = -(throw, [S], "")
-    ).
-
-arg_data(X, X) :- atomic(X), !.
-arg_data(X-Y, X-Y) :- atomic(X), atomic(Y), !.
-arg_data(X, S) :- term_string(X, S).
-
-ctx_message(Ctx, Msg) :-
-    (   nonvar(Ctx), Ctx = context(_, M0), nonvar(M0), atomic(M0)
-    ->  atom_string(M0, Msg)
-    ;   Msg = ""
-    ).
-
 %!  tk_run_tests(-Passed, -Failed) is det.
 %
-%   Load and run every plunit suite shipped in tests/ (each file Name.plt holds
-%   the unit Name, the module it tests); counts of passed and failed tests.
-%   plunit is loaded here, not with this module: it is a third of the time
-%   every process spends loading truthkeeper.
+%   Run every plunit suite shipped in tests/ (selftest:run_suites/2), loaded
+%   on this call only: plunit is a third of the time every process would spend
+%   loading truthkeeper.
 tk_run_tests(Passed, Failed) :-
-    use_module(library(plunit), [run_tests/2]),
     module_property(truthkeeper, file(File)),
     file_directory_name(File, Dir),
-    directory_file_path(Dir, 'tests/*.plt', Pattern),
-    expand_file_name(Pattern, Files),
-    forall(member(F, Files), load_files(F, [if(changed)])),
-    findall(U, ( member(F, Files), file_base_name(F, B), file_name_extension(U, plt, B) ),
-            Units),
-    plunit:run_tests(Units, [summary(Summary)]),
-    Passed = Summary.passed,
-    Bad = [Summary.failed, Summary.timeout, Summary.blocked],
-    sum_list(Bad, Failed).
+    directory_file_path(Dir, selftest, Selftest),
+    use_module(Selftest, [run_suites/2]),
+    selftest:run_suites(Passed, Failed).
