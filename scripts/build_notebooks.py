@@ -327,8 +327,9 @@ the answers are right, without a label being used."""),
     ("code", '''\
 from truthkeeper.reliability.evaluate import evaluate_set
 print(f"{'set':26s} {'gold':8s} acc    ECE10  floor  ECE15m Brier   rho; gold classes vs fit prior")
+crowd = {}
 for path in SETS:
-    r = evaluate_set(load_set(path), crowdkit=False)
+    r = crowd[path.name] = evaluate_set(load_set(path))  # crowd-kit's models too, if installed
     stages = {"bagged": r, "single": r["unbagged"], "indep.": r["independent_answers"],
               "exact": r["exact_posterior"], **r["semi_supervised"]}
     for k, s in stages.items():
@@ -337,6 +338,50 @@ for path in SETS:
         floor = f"{s['ece_if_calibrated']['median']:.3f}" if "ece_if_calibrated" in s else "  -  "
         print(f"{path.name:26s} {k:8s} {s['accuracy']:.3f}  {s['ece']:.3f}  {floor}  "
               f"{s['ece_mass15']:.3f}  {s['brier']:.3f}  {extra}")
+'''),
+    ("md", """\
+## 8b. Every method side by side, in plain words
+
+A method is **calibrated** when its probabilities mean what they say: of the answers it gives
+with 80%, about 80 in 100 are right. **ECE** (expected calibration error) measures how far
+from that a method is: put the answers into ten groups by the probability given (0-10%,
+10-20%, ..., 90-100%), compare in each group the average probability with the share of right
+answers, and average the gaps, weighting each group by its size. 0 is perfect; .05 means the
+stated probabilities are off by about five points on average. A **reliability diagram** draws
+the same groups: probability given on the x axis, share right on the y axis; points below
+the diagonal are overconfident, above it too modest. The **floor** is the ECE that even a
+perfectly calibrated method would show on this many gold items, by luck: an ECE near the
+floor cannot be told from calibrated.
+
+Below, for each set, truthkeeper (the bagged probabilities `eval crowd` reports) beside
+every other method run on the same answers: majority vote's vote share (the share of
+workers who gave the answer) and, where crowd-kit is installed, its Dawid-Skene and majority
+vote (`--slow-peers` adds GLAD, MACE and one-coin Dawid-Skene). Lower is better; the grey
+tick is the floor. `ece_target` says whether truthkeeper is within the issue's bar, the larger
+of .05 and the best other method's ECE. On the public sets the vote share is the best
+calibrated method on `s_adult` and `s_rel` and the worst on the others: which probabilities
+are calibrated depends on how the reference labels were made, which the answers alone do not
+show (`benchmarks/README.md` measures it)."""),
+    ("code", '''\
+fig, axes = plt.subplots(1, len(crowd), figsize=(4.5 * len(crowd), 3.2), squeeze=False)
+for ax, (name, r) in zip(axes[0], crowd.items()):
+    methods = {"truthkeeper": r, **{k.replace("crowdkit_", "crowd-kit "): v
+                                    for k, v in r["peers"].items()}}
+    names = list(methods)
+    ax.barh(names, [m["ece"] for m in methods.values()],
+            color=["tab:blue"] + ["tab:gray"] * (len(names) - 1))
+    ax.scatter([m["ece_if_calibrated"]["median"] for m in methods.values()], names,
+               marker="|", s=200, color="black", label="floor")
+    ax.set(title=f"{name}: ECE (lower is better)", xlabel="ECE, 10 bins")
+    ax.invert_yaxis()
+axes[0][0].legend()
+plt.tight_layout(); plt.show()
+print(f"{'set':26s} {'method':32s} acc    ECE10  floor  Brier  log loss")
+for name, r in crowd.items():
+    for m, v in {"truthkeeper": r, **r["peers"]}.items():
+        print(f"{name:26s} {m:32s} {v['accuracy']:.3f}  {v['ece']:.3f}  "
+              f"{v['ece_if_calibrated']['median']:.3f}  {v['brier']:.3f}  {v['log_loss']:.3f}")
+    print(f"{name:26s} within the bar: {r['ece_target']}")
 '''),
     ("md", """\
 The column `floor` is the median ECE that *calibrated* probabilities with the same values

@@ -599,3 +599,39 @@ def test_verify_reports_the_damage_the_background_check_found(tmp_path):
         assert not v.ok and "edited" in (v.reason or "")
         with pytest.raises(JournalCorrupt):
             m.current("u1", "city")
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_another_writers_fact_is_current_at_the_first_read(tmp_path: Path, lazy: bool) -> None:
+    """A fact another connection writes "now" is current at this memory's first read of
+    its slot (a lazily opened memory answered unknown once: the slot came in after the
+    clock had been checked, and the fact looked as if it began later)."""
+    path = tmp_path / "m.db"
+    with Memory(path) as writer, Memory(path, lazy=lazy) as reader:
+        assert reader.current("bo", "city").status == "unknown"
+        writer.add("ana", "city", "Lisbon", source="s")
+        assert reader.current("ana", "city").value == "Lisbon"
+        writer.add("ana", "city", "Porto", source="s")
+        writer.add("ana", "job", "pilot", source="s")
+        assert reader.refresh() == 2  # the events it applied, counted
+        assert reader.refresh() == 0
+        assert reader.current("ana", "city").value == "Porto"
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_fact_that_began_after_the_open_is_current_when_its_slot_comes_in(
+        tmp_path: Path, lazy: bool) -> None:
+    """Written to begin later, read after it began: the lazy memory loads the slot after
+    its clock last moved, and must move the clock as a full replay's would have."""
+    path = tmp_path / "m.db"
+    now = [at(1)]
+    with Memory(path, clock=lambda: now[0]) as m:
+        m.add("ana", "city", "Lisbon", source="s", valid_from=at(5))
+        m.add("bo", "city", "Rome", source="s", valid_from=at(0))
+    now[0] = at(2)
+    with Memory(path, clock=lambda: now[0], lazy=lazy) as m:
+        assert m.current("bo", "city").value == "Rome"  # the clock is read at 2
+        now[0] = at(10)
+        assert m.current("ana", "city").value == "Lisbon"
+        now[0] = at(3)  # a clock may be set back: the slot is as of then again
+        assert m.as_of("ana", "city", valid_at=at(3)).status == "unknown"

@@ -144,12 +144,23 @@ class Memory:
 
     @property
     def corruption(self) -> str | None:
-        """Why a ``readonly`` memory stopped replaying its journal, or None."""
+        """Why a ``readonly`` memory stopped replaying its journal, or None.
+
+        >>> Memory().corruption is None
+        True
+        """
         return self._ledger.corruption
 
 
     def close(self) -> None:
-        """Release the journal and the Prolog state; a closed memory answers nothing."""
+        """Release the journal and the Prolog state; a closed memory answers nothing.
+
+        >>> mem = Memory(); mem.close()
+        >>> len(mem)
+        Traceback (most recent call last):
+        ...
+        truthkeeper.errors.TruthkeeperError: this Memory is closed
+        """
         if not self._view and "_p" in self.__dict__:  # a view shares its memory's parts
             self._p.close()
 
@@ -176,9 +187,19 @@ class Memory:
             yield
 
     def refresh(self) -> int:
-        """Apply the events other processes appended to the journal; returns how many."""
-        with self._open():
-            return self._ledger.catch_up()
+        """Apply the events other processes appended to the journal; returns how many.
+
+        >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), "m.db")
+        >>> writer, reader = Memory(path), Memory(path)
+        >>> _ = writer.add("ana", "city", "Lisbon", source="s")
+        >>> reader.refresh(), reader.current("ana", "city").value
+        (1, 'Lisbon')
+        """
+        with self._lock:  # the events before the open's own catching up count too
+            before = self._ledger.seq
+            with self._open():
+                self._ledger.catch_up()
+                return self._ledger.seq - before
 
     def verify(self, *, checkpoint: Mapping[str, Any] | None = None) -> Verification:
         """Check the hash chain, every signature, and the chain against the owner's signed
@@ -193,11 +214,35 @@ class Memory:
 
     def add_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
         """Trust a new key from now on; ``signature`` is a trusted key's
-        ``sign_action("key", {"key": <hex>, "action": "added"})``."""
+        ``sign_action("key", {"key": <hex>, "action": "added"})``.
+
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> from truthkeeper import Signer
+        >>> owner, deputy = (Signer(Ed25519PrivateKey.generate()) for _ in range(2))
+        >>> mem = Memory(trusted_keys=[owner.public_key])
+        >>> mem.add_key(deputy.public_key, signature=owner.sign_action(
+        ...     "key", {"key": deputy.public_key_hex, "action": "added"}))
+        >>> mem.add_many([deputy.sign({"subject": "acme", "attribute": "ceo", "value": "Ana",
+        ...     "source": "user:ana", "tier": "human"})])[0].tier
+        'human'
+        """
         self._key(public_key, "added", signature)
 
     def revoke_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
-        """Revoke a key: it signs nothing from now on; what it signed stays verifiable."""
+        """Revoke a key: it signs nothing from now on; what it signed stays verifiable.
+
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> from truthkeeper import Signer
+        >>> owner, old = (Signer(Ed25519PrivateKey.generate()) for _ in range(2))
+        >>> mem = Memory(trusted_keys=[owner.public_key, old.public_key])
+        >>> mem.revoke_key(old.public_key, signature=owner.sign_action(
+        ...     "key", {"key": old.public_key_hex, "action": "revoked"}))
+        >>> mem.add_many([old.sign({"subject": "acme", "attribute": "ceo", "value": "Bo",
+        ...     "source": "user:bo", "tier": "human"})])
+        Traceback (most recent call last):
+        ...
+        truthkeeper.errors.TierNotAuthorized: ...
+        """
         self._key(public_key, "revoked", signature)
 
     def _key(self, key: Any, action: str, signature: Mapping[str, str]) -> None:
@@ -206,7 +251,19 @@ class Memory:
             self._events.key(w, body)
 
     def checkpoint(self, checkpoint: Mapping[str, Any]) -> None:
-        """Journal a checkpoint the owner signed (``Signer.sign_checkpoint``)."""
+        """Journal a checkpoint the owner signed (``Signer.sign_checkpoint``): ``verify``
+        then checks the chain against it.
+
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> from truthkeeper import Signer
+        >>> owner = Signer(Ed25519PrivateKey.generate())
+        >>> mem = Memory(trusted_keys=[owner.public_key])
+        >>> _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> v = mem.verify()
+        >>> mem.checkpoint(owner.sign_checkpoint(v.events, v.head_hash))
+        >>> mem.verify().ok
+        True
+        """
         with self._open(), self._ledger.write() as w:
             self._events.checkpoint(w, checkpoint, self._ledger.journal)
 
@@ -410,7 +467,15 @@ class Memory:
 
     def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
                         num_samples: int = 500) -> dict[str, tuple[float, float]]:
-        """Refit the tier hyperparameters on the outcomes (NUTS or SVI); journalled."""
+        """Refit the tier hyperparameters on the outcomes (NUTS or SVI); journalled.
+        Returns each tier's Beta prior, (a, b).
+
+        >>> mem = Memory(); f = mem.add("acme", "total", 4500, source="billing")
+        >>> mem.record_outcome(f.id, correct=True)
+        >>> prior = mem.fit_reliability(method="svi", num_samples=50)
+        >>> sorted(prior) == sorted(mem.tiers) and all(a > 0 and b > 0 for a, b in prior.values())
+        True
+        """
         self._owner_only("fit_reliability")
         with self._open():
             body = self._rel.fit(method, rng_seed, num_samples)
@@ -508,14 +573,28 @@ class Memory:
 
     def export_jsonl(self, path: str | os.PathLike[str]) -> int:
         """Write every event but the configuration as JSON Lines; returns the line count.
-        The owner's act on the whole memory: a scope's view cannot export nor import."""
+        The owner's act on the whole memory: a scope's view cannot export nor import.
+
+        >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), "m.jsonl")
+        >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> mem.export_jsonl(path), Memory().import_jsonl(path)
+        (1, 1)
+        """
         self._owner_only("export")
         with self._open():
             events = list(self._ledger.journal.read())
         return write_jsonl(path, events)
 
     def import_jsonl(self, path: str | os.PathLike[str]) -> int:
-        """Import an ``export_jsonl`` file, all or nothing; events held already are skipped."""
+        """Import an ``export_jsonl`` file, all or nothing; events held already are skipped.
+
+        >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), "m.jsonl")
+        >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> _ = mem.export_jsonl(path)
+        >>> copy = Memory(); _ = copy.import_jsonl(path); _ = copy.import_jsonl(path)
+        >>> copy.current("ana", "city").value, len(copy)
+        ('Lisbon', 1)
+        """
         self._owner_only("import")
         lines = read_jsonl(path)
         with self._open():
@@ -549,7 +628,13 @@ class Memory:
                                  self._scope, fact_id, own=True)
 
     def superseded_by(self, fact_id: str) -> list[Fact]:
-        """The facts that explicitly supersede ``fact_id`` (the reverse of ``supersedes``)."""
+        """The facts that explicitly supersede ``fact_id`` (the reverse of ``supersedes``).
+
+        >>> mem = Memory(); old = mem.add("ana", "city", "Lisbon", source="s")
+        >>> new = mem.add("ana", "city", "Porto", source="s", supersedes=old.id)
+        >>> [f.value for f in mem.superseded_by(old.id)]
+        ['Porto']
+        """
         f = self.get(fact_id)
         return [g for g in self.history(f.subject, f.attribute) if g.supersedes == f.id]
 
@@ -571,7 +656,14 @@ class Memory:
             return self._p.answers.put(ck, self._p.answers.resolve(self._open, self._scope, s, a))
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
-        """Every fact of the slot, oldest first (valid time), each with its ``status``."""
+        """Every fact of the slot, oldest first (valid time), each with its ``status``.
+
+        >>> mem = Memory()
+        >>> _ = mem.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01")
+        >>> _ = mem.add("ana", "city", "Porto", source="s", valid_from="2026-06-01")
+        >>> [(f.value, f.status) for f in mem.history("ana", "city")]
+        [('Lisbon', 'superseded'), ('Porto', 'head')]
+        """
         s, a = _slot(subject, attribute)
         with self._open():
             r = None if self._scope is None else self._p.answers.heads(self._scope, s, a)
@@ -596,7 +688,14 @@ class Memory:
                                            valid_at=va)
 
     def conflicts(self) -> list[tuple[str, str]]:
-        """The slots whose heads disagree (residual conflicts)."""
+        """The slots whose heads disagree (residual conflicts).
+
+        >>> mem = Memory()
+        >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
+        >>> _ = mem.add("ana", "city", "Porto", source="b", valid_from="2026-01-01")
+        >>> mem.conflicts()
+        [('ana', 'city')]
+        """
         with self._open():
             return view_conflicts(self._store, self._scope,
                                   lambda s, a: self._p.answers.heads(self._scope, s, a))
@@ -624,14 +723,25 @@ class Memory:
 
     def rules(self) -> list[str]:
         """The texts of the rules that apply here, in the order they were added: the shared
-        ones (added to the unscoped memory) and, in a scope's view, the scope's own."""
+        ones (added to the unscoped memory) and, in a scope's view, the scope's own.
+
+        >>> mem = Memory(); _ = mem.add_rule("local(X) :- holds(X, city, lisbon)")
+        >>> mem.rules()
+        ['local(X) :- holds(X, city, lisbon)']
+        """
         with self._open():
             return [t for _, t, _ in self._reasoner.rules(self._scope)]
 
     def beliefs(self) -> list[Belief]:
         """Every belief the rules derive from the current facts (kept current incrementally).
         In a scope's view, the shared rules and the scope's own over the view's facts (its
-        scope's and the shared layer's); the unscoped memory's: shared rules, shared facts."""
+        scope's and the shared layer's); the unscoped memory's: shared rules, shared facts.
+
+        >>> mem = Memory(); _ = mem.add_rule("local(X) :- holds(X, city, lisbon)")
+        >>> _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> [b.text for b in mem.beliefs()]
+        ['local(ana)']
+        """
         with self._open():
             return self._reasoner.beliefs(self._scope)
 
@@ -664,7 +774,13 @@ class Memory:
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra, now, self._scope)
 
     def reliability(self) -> list[SourceReliability]:
-        """Per-source posterior summaries: mean, 90% interval, outcomes, tier."""
+        """Per-source posterior summaries: mean, 90% interval, outcomes, tier.
+
+        >>> mem = Memory(); f = mem.add("acme", "total", 4500, source="billing")
+        >>> mem.record_outcome(f.id, correct=True)
+        >>> [(r.source, r.outcomes) for r in mem.reliability()]
+        [('billing', 1)]
+        """
         with self._open():
             return self._rel.summaries(self._store.sources(self._scope), self._scope)
 
@@ -704,13 +820,26 @@ class Memory:
                 agree=self._store.same_value(context_value, parametric_value))
 
     def graph(self) -> Any:
-        """A ``networkx.DiGraph`` of facts and beliefs: supersedes, conflicts, supports."""
+        """A ``networkx.DiGraph`` of facts and beliefs: supersedes, conflicts, supports.
+
+        >>> mem = Memory(); old = mem.add("ana", "city", "Lisbon", source="s")
+        >>> new = mem.add("ana", "city", "Porto", source="s", supersedes=old.id)
+        >>> mem.graph().has_edge(new.id, old.id)
+        True
+        """
         with self._open():
             return memory_graph(self._store, self._reasoner, self._scope, self._scope and self)
 
     def audit(self) -> list[AuditEntry]:
         """The drop log of ``filter`` and the refused writes, oldest first: those made in
-        this memory's scope (a view of another scope sees none of them)."""
+        this memory's scope (a view of another scope sees none of them).
+
+        >>> mem = Memory(policy="temporal")
+        >>> _ = mem.filter([Candidate("ana", "city", "Lisbon", "2026-01-01"),
+        ...                 Candidate("ana", "city", "Porto", "2026-06-01")], query="city?")
+        >>> [e.kind for e in mem.audit()]
+        ['filter']
+        """
         if self._store.lazy is not None:  # opened lazily: journalled entries are read now
             with self._open():
                 self._store.lazy.need_audit()

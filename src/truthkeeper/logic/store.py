@@ -117,6 +117,8 @@ class Store:
         """The attributes declared to hold sets (``declare``)."""
         self.clock_at: int | None = None
         """The memory's clock as Prolog last saw it (``tick``), microseconds."""
+        self.asked_at: int | None = None
+        """The time the memory last asked the clock to stand at (``tick``), moved or not."""
         self.next_due: int | None = None
         """When a timed slot's fact next begins or ends after ``clock_at`` (None: never)."""
 
@@ -149,6 +151,7 @@ class Store:
         """Move the memory's clock to ``now`` when a fact begins or ends by then (or, with
         ``force``, in any case; Prolog recomputes the slots whose facts began or ended);
         True when it did."""
+        self.asked_at = now
         if not (force or self.due(now)):
             return False
         nxt = bridge.ask("tk_advance(M, N, X)", {"M": self.h, "N": now})["X"]
@@ -170,6 +173,11 @@ class Store:
         if self.lazy is not None and not self.lazy.done:
             self.lazy.need([slot_key(s, a) for s, a in slots],
                            [*("i:" + i for i in ids if isinstance(i, str)), *keys])
+            # a slot loaded now may hold a fact that began or ended between the clock's
+            # last move and the time the memory last asked at: move it as catching up
+            # would have, had the slot been in the store then
+            if self.asked_at is not None and self.due(self.asked_at):
+                self.tick(self.asked_at)
 
     def known_ids(self, ids: list[str]) -> set[str]:
         """The ids among ``ids`` of facts the store holds."""
