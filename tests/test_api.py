@@ -442,3 +442,13 @@ def test_a_fact_that_begins_now_leaves_its_slot_on_the_fast_path() -> None:
     assert not timed()
     mem.add("ana", "city", "Rome", source="chat", valid_from="2999-01-01")
     assert timed() and mem.current("ana", "city").value == "Paris"
+
+
+def test_every_public_member_of_memory_has_an_example() -> None:
+    """Each public method and property of Memory shows its use in a doctest (the doctests
+    run with the suite: ``--doctest-modules``)."""
+    import inspect
+
+    members = [n for n, _ in inspect.getmembers(Memory) if not n.startswith("_")]
+    bare = [n for n in members if ">>>" not in (inspect.getdoc(getattr(Memory, n)) or "")]
+    assert bare == [] and len(members) > 40

@@ -605,3 +605,34 @@ def test_a_custom_policy_that_grows_atoms_is_refused_not_a_crash() -> None:
     """, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split("\n")[:2] == ["refused True", "1 1"]
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_several_keys_offered_at_creation_are_the_first_keys(tmp_path: Path,
+                                                             lazy: bool) -> None:
+    """Memory(trusted_keys=[a, b]) on a new journal trusts both (it raised
+    TierNotAuthorized: the second key was taken for an unsigned addition); the journal
+    holds them as one event, and reopening, verifying and importing agree."""
+    a, b = (Signer(Ed25519PrivateKey.generate()) for _ in range(2))
+    path = tmp_path / "m.db"
+    with Memory(path, trusted_keys=[a.public_key, b.public_key]) as mem:
+        for signer, value in ((a, 1), (b, 2)):
+            mem.add_many([signer.sign({"subject": "acme", "attribute": "total", "value": value,
+                                       "source": "user:ana", "tier": "human",
+                                       "valid_from": T(value)})])
+        assert mem.verify().ok
+        mem.export_jsonl(tmp_path / "m.jsonl")
+    with Memory(path, trusted_keys=[b.public_key], lazy=lazy) as again:
+        assert again.current("acme", "total").value == 2 and again.verify().ok
+    copy = Memory()
+    copy.import_jsonl(tmp_path / "m.jsonl")
+    assert copy.current("acme", "total").value == 2
+    # only the first key event may add several keys: later it is refused, signed or not
+    c = Signer(Ed25519PrivateKey.generate())
+    more = tmp_path / "more.jsonl"
+    more.write_text(json.dumps({"kind": "key", "recorded_at": T(9), "body": {
+        "key": c.public_key_hex, "action": "added", "also": [c.public_key_hex],
+        "signature": a.sign_action("key", {"key": c.public_key_hex, "action": "added"})}})
+        + "\n")
+    with Memory(path) as mem, pytest.raises(InvalidFact, match="first key event"):
+        mem.import_jsonl(more)

@@ -342,8 +342,8 @@ class Applier(Erasing):
         self.log(ledger, "prior", [{"categories": new}])
 
     def start_keys(self, ledger: Ledger) -> None:
-        """Journal the keys offered at open as the journal's first keys (bootstrap), or
-        refuse a new key the journal does not trust."""
+        """Journal the keys offered at open as the journal's first keys (bootstrap: one
+        event, which nothing could sign), or refuse a new key the journal does not trust."""
         new = [k for k in dict.fromkeys(self.guard.offered) if k not in self.guard.ring.keys]
         if not new:
             return
@@ -356,8 +356,8 @@ class Applier(Erasing):
         with ledger.write() as w:
             if self.guard.ring.keys:  # another process added keys meanwhile
                 return
-            for k in new:
-                self.key(w, {"key": k, "action": "added"})
+            first = {"key": new[0], "action": "added"}
+            self.key(w, first if len(new) == 1 else {**first, "also": new[1:]})
 
     def key(self, w: Write, body: dict[str, Any]) -> None:
         """Add or revoke a trusted key (signed by a trusted key, except a journal's first)."""

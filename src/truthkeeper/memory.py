@@ -223,7 +223,7 @@ class Memory:
         >>> mem.add_key(deputy.public_key, signature=owner.sign_action(
         ...     "key", {"key": deputy.public_key_hex, "action": "added"}))
         >>> mem.add_many([deputy.sign({"subject": "acme", "attribute": "ceo", "value": "Ana",
-        ...     "source": "user:ana", "tier": "human"})])[0].tier
+        ...     "source": "user:ana", "tier": "human", "valid_from": "2026-01-01"})])[0].tier
         'human'
         """
         self._key(public_key, "added", signature)
@@ -238,7 +238,7 @@ class Memory:
         >>> mem.revoke_key(old.public_key, signature=owner.sign_action(
         ...     "key", {"key": old.public_key_hex, "action": "revoked"}))
         >>> mem.add_many([old.sign({"subject": "acme", "attribute": "ceo", "value": "Bo",
-        ...     "source": "user:bo", "tier": "human"})])
+        ...     "source": "user:bo", "tier": "human", "valid_from": "2026-01-01"})])
         Traceback (most recent call last):
         ...
         truthkeeper.errors.TierNotAuthorized: ...
@@ -778,7 +778,7 @@ class Memory:
 
         >>> mem = Memory(); f = mem.add("acme", "total", 4500, source="billing")
         >>> mem.record_outcome(f.id, correct=True)
-        >>> [(r.source, r.outcomes) for r in mem.reliability()]
+        >>> [(r.source, r.n) for r in mem.reliability()]
         [('billing', 1)]
         """
         with self._open():
@@ -838,7 +838,7 @@ class Memory:
         >>> _ = mem.filter([Candidate("ana", "city", "Lisbon", "2026-01-01"),
         ...                 Candidate("ana", "city", "Porto", "2026-06-01")], query="city?")
         >>> [e.kind for e in mem.audit()]
-        ['filter']
+        ['drop']
         """
         if self._store.lazy is not None:  # opened lazily: journalled entries are read now
             with self._open():

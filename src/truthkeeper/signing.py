@@ -261,11 +261,14 @@ def nonce_owner(kind: str, body: Mapping[str, Any]) -> str | None:
 
 def _key_event(ring: KeyRing, body: Mapping[str, Any], at: int, guard: Guard) -> str | None:
     """Apply a key event to ``ring``; why it is invalid, or None."""
-    key, action = body.get("key"), body.get("action")
+    key, action, also = body.get("key"), body.get("action"), body.get("also", [])
     if not isinstance(key, str) or len(key) != 64 or action not in ("added", "revoked"):
         return "a key event needs a 64-hex key and action added|revoked"
+    if also and not (action == "added" and not ring.keys and isinstance(also, list)
+                     and all(isinstance(k, str) and len(k) == 64 for k in also)):
+        return "only a journal's first key event adds several keys (also: 64-hex keys)"
     if action == "added" and not ring.keys:
-        pass  # the first keys of a journal (nothing could sign them)
+        pass  # the first keys of a journal, in one event (nothing could sign them)
     else:
         try:
             guard.check_action("key", {"key": key, "action": action}, body.get("signature"),
@@ -273,7 +276,11 @@ def _key_event(ring: KeyRing, body: Mapping[str, Any], at: int, guard: Guard) ->
         except TierNotAuthorized as exc:
             return str(exc)
     if action == "added":
-        ring.add(key, at)
+        try:
+            for k in [key, *also]:
+                ring.add(k, at)
+        except ValueError:
+            return "a key event's keys must be Ed25519 public keys in hex"
     elif key in ring.keys:
         ring.revoke(key, at)
     else:
