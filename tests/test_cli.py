@@ -256,12 +256,26 @@ def test_bench_scale_on_postgresql(capsys: pytest.CaptureFixture[str], pg_admin:
     assert row["lazy"]["rss_all_loaded_mb"] >= row["lazy"]["rss_after_open_mb"]
 
 
-@pytest.mark.parametrize("bench", ["journal", "scale"])
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_bench_writers_loses_no_acknowledged_write(
+        capsys: pytest.CaptureFixture[str], backend: str, request: pytest.FixtureRequest) -> None:
+    """Three processes write single facts to one journal for a second: every write they
+    were told was kept is in the journal afterwards, and the chain verifies."""
+    db = ["--db", request.getfixturevalue("pg_admin")] if backend == "postgresql" else []
+    assert main(["bench", "writers", "--processes", "3", "--seconds", "1", *db]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["journal"] == backend and out["processes"] == 3
+    assert out["writes"] == sum(out["per_process"]) > 0 and all(out["per_process"])
+    assert out["lost"] == 0 and out["chain_verifies"] is True
+
+
+@pytest.mark.parametrize("bench", ["journal", "scale", "writers"])
 def test_a_benchmark_database_that_cannot_be_reached_is_a_clear_error(
         bench: str, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("psycopg")
     url = "postgresql://nobody:secret@127.0.0.1:1/x"  # nothing listens on port 1
-    size = ["--n", "10"] if bench == "journal" else ["--sizes", "10"]
+    size = {"journal": ["--n", "10"], "scale": ["--sizes", "10"],
+            "writers": ["--processes", "1"]}[bench]
     assert main(["bench", bench, *size, "--db", url]) == 2
     err = capsys.readouterr().err
     assert "cannot create a benchmark database" in err and "secret" not in err

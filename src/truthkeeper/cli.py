@@ -102,6 +102,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sc.add_argument("--plot", metavar="DIR", help="also write the figure as PNG into DIR")
     sc.add_argument("--from", dest="from_json", metavar="FILE",
                     help="plot a saved run (its JSON) instead of running")
+    wb = bsub.add_parser("writers", help="many processes writing single facts to one "
+                         "journal: writes per second together, none lost")
+    wb.add_argument("--processes", type=int, default=8)
+    wb.add_argument("--seconds", type=float, default=10.0)
+    wb.add_argument("--db", help="a PostgreSQL admin URL (a database is created and dropped "
+                    "after); default a temporary SQLite file")
     fb = bsub.add_parser("fit", help="fit_reliability (SVI) on many sources: first call "
                          "and refits")
     fb.add_argument("--sources", type=_count, default=1000, help="sources (default 1000)")
@@ -172,6 +178,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     if args.command == "bench" and args.bench == "scale":
         return _scale_bench(args)
+    if args.command == "bench" and args.bench == "writers":
+        from .bench.writers import run as run_writers
+
+        print(json.dumps(run_writers(processes=args.processes, seconds=args.seconds,
+                                     db=args.db), indent=2))
+        return 0
     if args.command == "bench" and args.bench == "fit":
         from .bench.fit import run as run_fit
 

@@ -58,6 +58,12 @@ class Journal:
         before every answer, so each reflects every commit acknowledged before it."""
         return None
 
+    def version_after_write(self, seq: int) -> object:
+        """The version token right after this connection committed up to ``seq`` under the
+        write lock, when the backend can tell without a query or a race (PostgreSQL: the
+        seq itself); None: unknown (the next read compares as usual)."""
+        return None
+
     def _select(self, after_seq: int) -> list[Row]:
         raise NotImplementedError
 
@@ -188,7 +194,28 @@ class Txn:
 
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
-        self.seq, self.hash, self.last_ra = journal.tail()
+        self._at: tuple[int, str, int] | None = None  # read from the journal when first asked
+
+    def _position(self) -> tuple[int, str, int]:
+        if self._at is None:
+            self._at = self.journal.tail()
+        return self._at
+
+    def at(self, seq: int, hash_: str, last_ra: int) -> None:
+        """The tail is known (a ledger that caught up under the write's lock): no query."""
+        self._at = (seq, hash_, last_ra)
+
+    @property
+    def seq(self) -> int:
+        return self._position()[0]
+
+    @property
+    def hash(self) -> str:
+        return self._position()[1]
+
+    @property
+    def last_ra(self) -> int:
+        return self._position()[2]
 
     def erase(self, seq: int, body: str) -> None:
         """Replace a fact event's body by its placeholder; the chain still verifies."""
@@ -206,5 +233,4 @@ class Txn:
             prev = h
         self.journal._insert(rows)
         if rows:
-            self.seq, self.hash = seq, prev
-            self.last_ra = max(self.last_ra, max(r[2] for r in rows))
+            self._at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))

@@ -165,7 +165,9 @@ class Ledger:
             self.lazy.before_write()
         try:
             with self.journal.transaction() as txn:
-                self.catch_up()
+                self.catch_up()  # under the write's lock: up to the tail, checked
+                if self.corruption is None:
+                    txn.at(self.seq, self.hash, self.last_ra)
                 w = Write(self, txn)
                 yield w
                 taken = len(self.pending)
@@ -178,5 +180,8 @@ class Ledger:
                 undo()
             raise
         self.seq, self.hash = txn.seq, txn.hash
+        seen = self.journal.version_after_write(txn.seq)
+        if seen is not None:
+            self.seen = seen
         for _ in range(taken):
             self.pending.popleft()

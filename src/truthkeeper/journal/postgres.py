@@ -95,6 +95,7 @@ class PostgresJournal(IndexedJournal):
         self._timeout = connect_timeout
         self._lock = threading.RLock()
         self._conn: Any = None
+        self._writer_pid = -1  # the writing connection's backend (its NOTIFYs are its own)
         self._closed = False
         self._in_txn = False
         self._connect()
@@ -108,7 +109,7 @@ class PostgresJournal(IndexedJournal):
                 if self.tail()[0] == 0:  # a new journal is indexed from its first event on
                     with self.transaction() as txn:
                         if txn.seq == 0:
-                            SlotIndex(PostgresDb(self._conn)).rebuild(iter(()))
+                            self._slot_index(PostgresDb(self._conn)).rebuild(iter(()))
         except BaseException:
             self.close()
             raise
@@ -124,6 +125,7 @@ class PostgresJournal(IndexedJournal):
         psycopg = _psycopg()
         try:
             self._conn = psycopg.connect(self.dsn, connect_timeout=max(1, int(self._timeout)))
+            self._writer_pid = self._conn.info.backend_pid  # its own NOTIFYs are no news
         except psycopg.Error as exc:
             msg = _redact(self.dsn, f"cannot connect to the journal at {self.path}: {exc}")
             raise JournalError(msg) from exc
@@ -185,8 +187,9 @@ class PostgresJournal(IndexedJournal):
                     conn.execute(f"LISTEN {_CHANNEL}")
                     self._notified.set()  # events may have arrived while not listening
                     while not self._closed:
-                        for _ in conn.notifies(timeout=0.5, stop_after=1):
-                            self._notified.set()
+                        for n in conn.notifies(timeout=0.5, stop_after=1):
+                            if n.pid != self._writer_pid:
+                                self._notified.set()
             except psycopg.Error:
                 if self._closed:
                     return
@@ -234,13 +237,13 @@ class PostgresJournal(IndexedJournal):
                 cur.executemany(
                     "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
                     "VALUES (%s, %s, %s, %s, %s, %s)", rows)
-            self._index_new_rows(SlotIndex(PostgresDb(self._conn)), rows)
+            self._index_new_rows(self._slot_index(PostgresDb(self._conn)), rows)
         except psycopg.Error as exc:
             msg = f"write to journal {self.path} failed: {exc}"
             raise JournalError(msg) from exc
 
     def _index_read(self, fn: Callable[[SlotIndex], T]) -> T:
-        out: T = self._run(lambda c: fn(SlotIndex(PostgresDb(c))))
+        out: T = self._run(lambda c: fn(self._slot_index(PostgresDb(c))))
         return out
 
     @contextlib.contextmanager
@@ -272,14 +275,14 @@ class PostgresJournal(IndexedJournal):
 
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         if self._in_txn:
-            return fn(SlotIndex(PostgresDb(self._conn)))
+            return fn(self._slot_index(PostgresDb(self._conn)))
         with self.transaction():
-            return fn(SlotIndex(PostgresDb(self._conn)))
+            return fn(self._slot_index(PostgresDb(self._conn)))
 
     def _update_body(self, seq: int, body: str) -> None:
         psycopg = _psycopg()
         try:
-            SlotIndex(PostgresDb(self._conn)).erased(seq, body)  # before: it reads the body
+            self._slot_index(PostgresDb(self._conn)).erased(seq, body)  # before: it reads the body
             self._conn.execute("UPDATE events SET body = %s WHERE seq = %s", (body, seq))
         except psycopg.Error as exc:
             msg = f"erasure in journal {self.path} failed: {exc}"
@@ -293,6 +296,9 @@ class PostgresJournal(IndexedJournal):
         with contextlib.suppress(psycopg.Error), psycopg.connect(
                 self.dsn, autocommit=True, connect_timeout=max(1, int(self._timeout))) as c:
             c.execute("VACUUM events")
+
+    def version_after_write(self, seq: int) -> object:
+        return seq  # a later commit makes max(seq) larger: the next read still sees it
 
     def version(self) -> object:
         """The last event's seq (one query: a NOTIFY may not have arrived yet)."""

@@ -172,8 +172,11 @@ def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
 class SlotIndex:
     """The index tables of one journal connection (``SqliteDb`` or ``PostgresDb``)."""
 
-    def __init__(self, db: SqliteDb | PostgresDb) -> None:
+    def __init__(self, db: SqliteDb | PostgresDb, *, known: bool = False) -> None:
         self.db = db
+        self.known = known
+        """The tables are known to exist (a rebuild drops and creates them in one
+        transaction, so once they exist they always do): no query to ask."""
 
     def create(self) -> None:
         for statement in self.db.schema.split(";"):  # not executescript: it would commit
@@ -181,7 +184,7 @@ class SlotIndex:
                 self.db.rows(statement)
 
     def exists(self) -> bool:
-        return self.db.has_table("tk_index_state2")
+        return self.known or self.db.has_table("tk_index_state2")
 
     def state(self) -> tuple[int, str] | None:
         """(seq, hash) of the last event the index covers, or None."""
@@ -189,6 +192,21 @@ class SlotIndex:
             return None
         rows = self.db.rows("SELECT seq, hash FROM tk_index_state2")
         return None if not rows else (int(rows[0][0]), str(rows[0][1]))
+
+    def position(self) -> tuple[tuple[int, str] | None, int, bool]:
+        """In one query: the index's (seq, hash) (None: no index), the chain's last seq, and
+        whether the index's position is an event of the chain (:meth:`matches_chain`)."""
+        if not self.exists():
+            return None, int(self.db.rows("SELECT coalesce(max(seq), 0) FROM events")[0][0]), \
+                False
+        rows = self.db.rows("SELECT s.seq, s.hash, (SELECT coalesce(max(seq), 0) FROM events), "
+                            "(SELECT e.hash FROM events e WHERE e.seq = s.seq) "
+                            "FROM tk_index_state2 s")
+        if not rows:
+            tail = self.db.rows("SELECT coalesce(max(seq), 0) FROM events")[0][0]
+            return None, int(tail), False
+        seq, h, tail, at = int(rows[0][0]), str(rows[0][1]), int(rows[0][2]), rows[0][3]
+        return (seq, h), tail, (h == GENESIS if seq == 0 else at == h)
 
     def matches_chain(self) -> bool:
         """Whether the index's position is an event of the chain (else it is rebuilt)."""
@@ -428,6 +446,10 @@ class IndexedJournal(Journal):
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         raise NotImplementedError
 
+    def _slot_index(self, db: SqliteDb | PostgresDb) -> SlotIndex:
+        """The index tables through ``db``, known to exist once this journal has seen them."""
+        return SlotIndex(db, known=self._indexed is True)
+
     def _index_new_rows(self, idx: SlotIndex, rows: list[Row]) -> None:
         """Index rows just inserted, in their transaction (when the index exists)."""
         if not self._indexed:
@@ -443,8 +465,8 @@ class IndexedJournal(Journal):
         when its position is not an event of the chain, extended when it is behind. False
         when it cannot be (a read-only journal whose index is not current)."""
         def current(idx: SlotIndex) -> bool:
-            st = idx.state()
-            return st is not None and st[0] == self.tail()[0] and idx.matches_chain()
+            st, tail, on_chain = idx.position()
+            return st is not None and st[0] == tail and on_chain
 
         def update(idx: SlotIndex) -> None:
             if not idx.matches_chain():
@@ -454,6 +476,7 @@ class IndexedJournal(Journal):
                 idx.extend(self._rows_checked(seq, h))
 
         if self._index_read(current):
+            self._indexed = True
             return True
         if self.readonly:
             return False

@@ -139,7 +139,7 @@ class SqliteJournal(IndexedJournal):
 
     @property
     def index(self) -> SlotIndex:
-        return SlotIndex(SqliteDb(self._conn))
+        return self._slot_index(SqliteDb(self._conn))
 
     # ------------------------------------------------------------------ the slot index
 
