@@ -103,6 +103,7 @@ def test_errors_come_from_one_table() -> None:
         SupersessionCycle,
         TierInversion,
         UnknownFact,
+        UnknownRule,
         UnsafeRule,
     )
     from truthkeeper.logic import bridge
@@ -129,7 +130,7 @@ def test_errors_come_from_one_table() -> None:
             (lambda: mem.retract("nope", reason="r"), UnknownFact),
             (lambda: mem.add_rule("p(X) :- shell(X)"), UnsafeRule),
             (lambda: mem.add_rule("p(X :- "), UnsafeRule),
-            (lambda: mem.remove_rule("q(X) :- holds(X, a, b)"), UnknownFact),
+            (lambda: mem.remove_rule("q(X) :- holds(X, a, b)"), UnknownRule),
         ]
         for call, cls in cases:
             with pytest.raises(cls) as info:

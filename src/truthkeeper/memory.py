@@ -195,11 +195,7 @@ class Memory:
         >>> reader.refresh(), reader.current("ana", "city").value
         (1, 'Lisbon')
         """
-        with self._lock:  # the events before the open's own catching up count too
-            before = self._ledger.seq
-            with self._open():
-                self._ledger.catch_up()
-                return self._ledger.seq - before
+        return self._p.refresh(self._open)
 
     def verify(self, *, checkpoint: Mapping[str, Any] | None = None) -> Verification:
         """Check the hash chain, every signature, and the chain against the owner's signed

@@ -113,6 +113,15 @@ class Parts:
         if self.store.tick(self.now()):  # a fact began or ended since the last call
             self.answers.clear()
 
+    def refresh(self, guard: Callable[[], Any]) -> int:
+        """Catch up with other connections' commits (inside ``guard``, the memory's open
+        check, which catches up itself); how many events were applied."""
+        with self.lock:  # the events the guard's own catching up applied count too
+            before = self.ledger.seq
+            with guard():
+                self.ledger.catch_up()
+                return self.ledger.seq - before
+
     def close(self) -> None:
         """Release the journal and the Prolog state (idempotent)."""
         with self.lock:
