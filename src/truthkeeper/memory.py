@@ -21,12 +21,13 @@ from .logic.filter import filter_items
 from .logic.policy import Policy
 from .logic.rules import check_rule_text
 from .reliability.categorical import check_categories
-from .reliability.context import check_probability, decide_context
-from .reliability.decision import check_utility, decide_slot
+from .reliability.context import decide_context
+from .reliability.decision import decide_slot
 from .reliability.similarity import Similarity
 from .schema import Declaration, check_declaration
-from .session import Parts, check_bool, id_list, recorded_settings
+from .session import Parts, id_list, recorded_settings
 from .signing import public_key_hex
+from .validation import check_bool, check_probability, check_utility
 from .values import (
     AuditEntry,
     Belief,

@@ -10,7 +10,6 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
 from .audit import AuditLog
@@ -27,10 +26,10 @@ from .reliability.similarity import check_similarity
 from .reliability.state import Reliability
 from .schema import Declaration, Declarer, Schema, check_declaration
 from .signing import Guard
-from .validation import check_choice
+from .validation import check_bool, check_choice, check_clock
 from .values import FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
 
-__all__ = ["CACHE_SIZE", "Answers", "Parts", "check_bool", "check_schema"]
+__all__ = ["CACHE_SIZE", "Answers", "Parts", "check_schema"]
 
 CACHE_SIZE = 1024
 """How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
@@ -236,22 +235,6 @@ def check_schema(schema: object) -> dict[str, Declaration]:
         d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
         out[d.attribute] = d
     return out
-
-
-def check_clock(clock: object) -> Callable[[], datetime] | None:
-    """``Memory(clock=...)``: a callable returning a timezone-aware datetime, or None."""
-    if clock is not None and not callable(clock):
-        msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
-        raise InvalidFact(msg)
-    return clock
-
-
-def check_bool(value: object, name: str = "correct") -> bool:
-    """A flag that must be a bool (not a truthy value)."""
-    if not isinstance(value, bool):
-        msg = f"{name} must be a bool, got {value!r}"
-        raise InvalidFact(msg)
-    return value
 
 
 def id_list(ids: object, name: str) -> list[Any]:

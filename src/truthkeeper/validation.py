@@ -1,12 +1,14 @@
-"""Validation of what users pass in: labels, times, texts, meta, tiers, and the
-:class:`FactBuilder` that turns ``add``'s arguments into a :class:`~.values.Fact`. Every
-check runs before anything changes."""
+"""Validation of what users pass in: labels, times, texts, meta, tiers, the
+:class:`FactBuilder` that turns ``add``'s arguments into a :class:`~.values.Fact`, and the
+settings of the calls (probabilities, utilities, flags, the clock). Every check runs
+before anything changes. A check that needs a domain's own types stays with them
+(categories, similarity, rule texts, declarations, scopes)."""
 
 from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +26,10 @@ from .keys import (
 )
 
 if TYPE_CHECKING:
-    from .values import Fact
+    from .values import Fact, Utility
 
-__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_choice", "check_label", "check_meta",
+__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_alternatives", "check_bool", "check_choice",
+           "check_clock", "check_probability", "check_utility", "check_label", "check_meta",
            "check_nesting", "check_source", "check_text", "check_tiers", "from_us", "parse_time",
            "to_us"]
 
@@ -274,3 +277,51 @@ class FactBuilder:
                    "placeholders have it)")
             raise InvalidFact(msg)
         return f
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def check_utility(u: object) -> Utility:
+    """The utility to use (the default when ``None``)."""
+    from .values import Utility  # the types module imports this one
+
+    if u is None:
+        return Utility()
+    if not isinstance(u, Utility):
+        msg = f"utility must be a truthkeeper.Utility, got {type(u).__name__}"
+        raise InvalidFact(msg)
+    return u
+
+
+def check_probability(x: object, name: str) -> float:
+    """A number in [0, 1]; InvalidFact otherwise."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not 0.0 <= x <= 1.0:
+        msg = f"{name} must be a number in [0, 1], got {x!r}"
+        raise InvalidFact(msg)
+    return float(x)
+
+
+def check_alternatives(alternatives: object) -> int | None:
+    """None, or how many answers a question has: an integer of at least 2."""
+    if alternatives is not None and (isinstance(alternatives, bool) or not isinstance(
+            alternatives, int) or alternatives < 2):
+        msg = f"alternatives must be None or an integer >= 2, got {alternatives!r}"
+        raise InvalidFact(msg)
+    return alternatives
+
+
+def check_clock(clock: object) -> Callable[[], datetime] | None:
+    """``Memory(clock=...)``: a callable returning a timezone-aware datetime, or None."""
+    if clock is not None and not callable(clock):
+        msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
+        raise InvalidFact(msg)
+    return clock
+
+
+def check_bool(value: object, name: str = "correct") -> bool:
+    """A flag that must be a bool (not a truthy value)."""
+    if not isinstance(value, bool):
+        msg = f"{name} must be a bool, got {value!r}"
+        raise InvalidFact(msg)
+    return value

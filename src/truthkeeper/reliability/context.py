@@ -4,27 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidFact
+from ..validation import check_alternatives, check_probability
 from ..values import Decision, Utility
 from .book import ReliabilityBook
 from .decision import decide
 
-__all__ = ["MODEL_SOURCE", "calibrated_confidence", "calibration_map", "check_alternatives",
-           "check_probability", "context_probability", "decide_context",
-           "effective_confidence"]
+__all__ = ["MODEL_SOURCE", "calibrated_confidence", "calibration_map", "context_probability",
+           "decide_context", "effective_confidence"]
 
 MODEL_SOURCE = "model:parametric"
 """The source name under which outcomes of the model's own answers are recorded."""
 PSEUDO_COUNT = 10.0
 """Weight of the stated confidence against the model's track record (in outcomes)."""
-
-
-def check_probability(x: object, name: str) -> float:
-    """A number in [0, 1]; InvalidFact otherwise."""
-    if not isinstance(x, (int, float)) or isinstance(x, bool) or not 0.0 <= x <= 1.0:
-        msg = f"{name} must be a number in [0, 1], got {x!r}"
-        raise InvalidFact(msg)
-    return float(x)
 
 
 def effective_confidence(stated: float, n_outcomes: int, track_record: float) -> float:
@@ -100,15 +91,6 @@ def context_probability(r_context: float, q_model: float, *, agree: bool,
     if agree:
         return r * q / max(r * q + (1 - r) * (1 - q) * k, 1e-300)
     return r * (1 - q) / max(r * (1 - q) + q * (1 - r) + (1 - r) * (1 - q) * (1 - k), 1e-300)
-
-
-def check_alternatives(alternatives: object) -> int | None:
-    """None, or how many answers a question has: an integer of at least 2."""
-    if alternatives is not None and (isinstance(alternatives, bool) or not isinstance(
-            alternatives, int) or alternatives < 2):
-        msg = f"alternatives must be None or an integer >= 2, got {alternatives!r}"
-        raise InvalidFact(msg)
-    return alternatives
 
 
 def _calibration(book: ReliabilityBook, pairs: list[tuple[float, bool]]) -> tuple[float, float]:

@@ -5,21 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InvalidFact
 from ..values import Alternative, Decision, Resolution, Utility
 from .book import ReliabilityBook
 
-__all__ = ["check_utility", "decide", "decide_slot"]
-
-
-def check_utility(u: object) -> Utility:
-    """The utility to use (the default when ``None``)."""
-    if u is None:
-        return Utility()
-    if not isinstance(u, Utility):
-        msg = f"utility must be a truthkeeper.Utility, got {type(u).__name__}"
-        raise InvalidFact(msg)
-    return u
+__all__ = ["decide", "decide_slot"]
 
 
 def decide(u: Utility, options: Sequence[tuple[Any, float, tuple[float, float] | None]],
