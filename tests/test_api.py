@@ -452,3 +452,23 @@ def test_every_public_member_of_memory_has_an_example() -> None:
     members = [n for n, _ in inspect.getmembers(Memory) if not n.startswith("_")]
     bare = [n for n in members if ">>>" not in (inspect.getdoc(getattr(Memory, n)) or "")]
     assert bare == [] and len(members) > 40
+
+
+CORE = ("add", "add_many", "retract", "current", "as_of", "filter", "why", "decide")
+
+
+def test_the_core_calls_have_numpydoc_sections() -> None:
+    """The calls an agent makes most document their parameters, what they return and
+    show an example in numpydoc sections (the rest of Memory's members: one example each)."""
+    import inspect
+
+    for name in CORE:
+        fn = getattr(Memory, name)
+        doc = inspect.getdoc(fn) or ""
+        sections = ["Parameters", "Examples"]
+        if inspect.signature(fn).return_annotation not in (None, "None"):
+            sections.append("Returns")
+        assert all(f"{sec}\n{'-' * len(sec)}" in doc for sec in sections), name
+        params = [p for p in inspect.signature(fn).parameters if p != "self"]
+        described = doc.split("Parameters\n")[1].split("Examples\n")[0]
+        assert all(p in described for p in params), name

@@ -270,13 +270,41 @@ class Memory:
             valid_to: datetime | str | None = None, supersedes: str | None = None,
             text: str | None = None, meta: Mapping[str, Any] | None = None,
             signature: Mapping[str, str] | None = None, present: bool = True) -> Fact:
-        """Add one fact and return it (with its id and ``recorded_at``). In a set
-        (``declare(..., cardinality="many")``), ``present=False`` says that ``value`` is
-        no longer a member.
+        """Add one fact and return it (with its id and ``recorded_at``).
 
-        Refused (nothing changes) with InvalidFact, UnknownFact, a SupersessionError or
-        TierNotAuthorized.
+        Parameters
+        ----------
+        subject, attribute
+            The slot (keys are normalised: NFC, case-folded, white space collapsed).
+        value
+            A JSON value (str, int, float, bool, None, lists, dicts with str keys).
+        source
+            Who said it; a source keeps the tier of its first fact or outcome.
+        tier
+            Its provenance class, one of the memory's tiers (protected ones need a
+            ``signature``: ``Signer.sign``).
+        valid_from, valid_to
+            When it became and stopped being true (default: now, open-ended).
+        supersedes
+            The id of the fact of the same slot it replaces, whatever the times.
+        text, meta
+            The statement as said, and any JSON metadata (a policy may read ``meta``).
+        present
+            In a set (``declare(..., cardinality="many")``), False says that ``value`` is
+            no longer a member.
 
+        Returns
+        -------
+        Fact
+            The fact as stored.
+
+        Raises
+        ------
+        InvalidFact, UnknownFact, SupersessionError, TierNotAuthorized, ScopeError
+            Refused; nothing changes.
+
+        Examples
+        --------
         >>> Memory().add("ana", "city", "Lisbon", source="user:ana", tier="verified").value
         'Lisbon'
         """
@@ -287,8 +315,25 @@ class Memory:
                                **({} if present is True else {"present": present})}])[0]
 
     def add_many(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[Fact]:
-        """Add a batch atomically (dicts of ``add``'s arguments, or Facts): all or none.
+        """Add a batch atomically: all or none.
 
+        Parameters
+        ----------
+        facts
+            Dicts of ``add``'s arguments (plus ``id``), or Facts.
+
+        Returns
+        -------
+        list of Fact
+            The facts as stored, in order.
+
+        Raises
+        ------
+        InvalidFact, UnknownFact, SupersessionError, TierNotAuthorized
+            One item is refused (its index is named); nothing changes.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add_many([{"subject": "a", "attribute": "x", "value": 1, "source": "s"},
         ...                   {"subject": "b", "attribute": "x", "value": 2, "source": "s"}])
@@ -372,9 +417,24 @@ class Memory:
 
     def retract(self, fact_id: str, *, reason: str,
                 signature: Mapping[str, str] | None = None) -> None:
-        """Retract a fact: an event, not a delete. A protected fact needs ``signature``:
-        ``sign_action("retract", {"id", "reason"})``.
+        """Retract a fact: an event, not a delete (``history`` and ``as_of`` keep it).
 
+        Parameters
+        ----------
+        fact_id
+            The fact (of this memory's scope).
+        reason
+            Why, journalled with it.
+        signature
+            For a protected fact: ``Signer.sign_action("retract", {"id", "reason"})``.
+
+        Raises
+        ------
+        UnknownFact, ScopeError, TierNotAuthorized
+            Refused; nothing changes.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> mem.retract(mem.add("ana", "city", "Lisbon", source="s").id, reason="typo")
         >>> mem.current("ana", "city").status
@@ -636,8 +696,22 @@ class Memory:
         return [g for g in self.history(f.subject, f.attribute) if g.supersedes == f.id]
 
     def current(self, subject: str, attribute: str) -> Resolution:
-        """The slot's current value: resolved, conflict (every candidate, with P) or unknown.
+        """The slot's current value.
 
+        Parameters
+        ----------
+        subject, attribute
+            The slot.
+
+        Returns
+        -------
+        Resolution
+            ``status`` resolved (``value``; a set: the tuple of its members), conflict
+            (every candidate with its probability, ``best`` and ``best_p``) or unknown;
+            the heads and ``why``.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "city", "Porto", source="b", valid_from="2026-01-01")
@@ -668,9 +742,25 @@ class Memory:
 
     def as_of(self, subject: str, attribute: str, *, valid_at: datetime | str | None = None,
               known_at: datetime | str | None = None) -> Resolution:
-        """Bitemporal: what was true at ``valid_at`` (default: now, so that ``current``
-        equals ``as_of`` at the memory's clock), as the store knew it at ``known_at``.
+        """Bitemporal: what was true at ``valid_at``, as the store knew it at ``known_at``.
 
+        Parameters
+        ----------
+        subject, attribute
+            The slot.
+        valid_at
+            The valid time (default: now, so that ``current`` equals ``as_of`` at the
+            memory's clock).
+        known_at
+            The transaction time (default: everything recorded).
+
+        Returns
+        -------
+        Resolution
+            As ``current`` answers.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "city", "Porto", source="s", valid_from="2026-06-01")
@@ -700,9 +790,31 @@ class Memory:
     def filter(self, items: Iterable[str | Fact | Candidate], *,
                kappa: Callable[[Any, Any], bool] | None = None,
                query: str | None = None) -> FilterResult:
-        """Drop the stale items of a retrieved context (Phi_T under this memory's policy);
-        ``kappa(newer, older)`` judges free text, for the pairs the policy lets dominate.
+        """Drop the stale items of a retrieved context (Phi_T under this memory's policy).
 
+        Parameters
+        ----------
+        items
+            Fact ids, Facts, or Candidates (retrieved statements that need not be facts
+            of this memory).
+        kappa
+            ``kappa(newer, older)``: whether two items conflict, for free text, judged on
+            the pairs the policy lets dominate (default: their value keys differ).
+        query
+            The question the context was retrieved for, kept with the audit entry.
+
+        Returns
+        -------
+        FilterResult
+            ``kept`` in order, and ``dropped`` with what dominated each and the rule.
+
+        Raises
+        ------
+        InvalidFact, UnknownFact
+            An item is malformed or names no fact this memory sees.
+
+        Examples
+        --------
         >>> res = Memory(policy="temporal").filter([
         ...     Candidate("ana", "city", "Lisbon", "2026-01-01"),
         ...     Candidate("ana", "city", "Porto", "2026-06-01")])
@@ -743,8 +855,25 @@ class Memory:
             return self._reasoner.beliefs(self._scope)
 
     def why(self, item: str | Fact | Belief) -> Justification:
-        """The justification of a fact or of a belief (rule and supporting facts).
+        """The justification of a fact or of a belief.
 
+        Parameters
+        ----------
+        item
+            A fact id, a Fact, a Belief or a belief's text.
+
+        Returns
+        -------
+        Justification
+            Who said the fact and what it superseded, or the rule and the supporting facts.
+
+        Raises
+        ------
+        UnknownFact
+            Neither a fact this memory sees nor a current belief.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> "said by crm" in str(mem.why(mem.add("ana", "city", "Lisbon", source="crm")))
         True
@@ -785,6 +914,21 @@ class Memory:
                utility: Utility | None = None) -> Decision:
         """Answer with the value of highest expected utility, or abstain.
 
+        Parameters
+        ----------
+        subject, attribute
+            The slot.
+        utility
+            Gain of a right answer, loss of a wrong one, value of abstaining
+            (default ``Utility()``: 1, -1, 0).
+
+        Returns
+        -------
+        Decision
+            ``action`` answer or abstain, the ``value``, its probability ``p`` and why.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "city", "Porto", source="b", valid_from="2026-01-01")
