@@ -636,3 +636,21 @@ def test_several_keys_offered_at_creation_are_the_first_keys(tmp_path: Path,
         + "\n")
     with Memory(path) as mem, pytest.raises(InvalidFact, match="first key event"):
         mem.import_jsonl(more)
+
+
+def test_a_tier_above_a_protected_one_is_protected_and_an_unsigned_confirm_goes_below() -> None:
+    """protected_tiers=("verified",) protects human too (it ranks above); which tiers need
+    a signature is Prolog's answer alone, so an unsigned confirm writes at the highest tier
+    that needs none (it was written at human, and refused)."""
+    from truthkeeper.logic import bridge
+
+    with Memory(protected_tiers=("verified",)) as mem:
+        with pytest.raises(TierNotAuthorized):
+            mem.add("acme", "ceo", "Ana", source="user:ana", tier="human")
+        mem.add("acme", "ceo", "Ana", source="a", tier="agent")
+        mem.add("acme", "ceo", "Bo", source="b", tier="agent")
+        assert mem.confirm("acme", "ceo", "Bo") == 1
+        head = mem.current("acme", "ceo").heads[0]
+        assert (head.value, head.tier) == ("Bo", "agent")
+        asked = bridge.ask("tk_guarded_tiers(M, Ts)", {"M": mem._store.h})["Ts"]
+        assert sorted(asked) == ["human", "verified"]

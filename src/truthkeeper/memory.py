@@ -74,7 +74,8 @@ class Memory:
     policy
         A policy's name (:func:`truthkeeper.policies`) or a :class:`~truthkeeper.Policy`.
     tiers, protected_tiers, trusted_keys
-        Tiers, most authoritative first; protected ones need signatures by trusted keys.
+        Tiers, most authoritative first; protected ones need signatures by trusted keys,
+        and so does every tier above a protected one (``protected_tiers`` lists them all).
     synchronous, readonly, discount, journal
         SQLite durability, open without writing, decay of old reliability evidence, and a
         journal object instead of ``path`` (e.g. ``PostgresJournal(dsn, connect_timeout=3)``).
@@ -122,7 +123,7 @@ class Memory:
         p = self._p = Parts(path, {k: v for k, v in locals().items()
                                    if k not in ("self", "path")})
         self.path, self.policy, self.tiers = p.path, p.policy, p.tiers
-        self.protected_tiers, self._lock, self._cache = p.protected, p.lock, p.answers.cache
+        self.protected_tiers, self._lock, self._cache = p.guarded, p.lock, p.answers.cache
         self._rel, self._store, self._ledger, self._events = p.rel, p.store, p.ledger, p.events
         self._reasoner, self._audit = p.reasoner, p.audit
 

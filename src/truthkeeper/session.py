@@ -49,7 +49,7 @@ class Parts:
         self.tiers, self.protected = check_tiers(g("tiers"), g("protected_tiers"))
         self.sim = check_similarity(g("similarity"))
         self.lock, self.closed = threading.RLock(), False
-        self.guard = Guard(self.tiers, self.protected, g("trusted_keys"))
+        self.guard = Guard(g("trusted_keys"))
         try:
             self.rel, categories = (Reliability(self.tiers, g("discount")),
                                     check_categories(g("categories")))
@@ -71,6 +71,8 @@ class Parts:
         self.policy = config["policy"]
         self.builder, self.audit = FactBuilder(self.tiers), AuditLog()
         self.store = Store(self.policy, self.tiers, self.protected)
+        self.guard.guarded = frozenset(self.store.guarded_tiers())
+        self.guarded = tuple(t for t in self.tiers if t in self.guard.guarded)  # in order
         self.store.tick(self.now())
         self.reasoner = Reasoner(self.store)
         self.answers = Answers(self)

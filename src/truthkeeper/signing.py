@@ -154,10 +154,10 @@ class Guard:
     the store refuses a nonce it has seen (a replay).
     """
 
-    def __init__(self, tiers: Sequence[str], protected: Sequence[str],
-                 trusted_keys: Sequence[Any]) -> None:
-        lowest = max((list(tiers).index(t) for t in protected), default=-1)
-        self.guarded = frozenset(tiers[: lowest + 1])
+    def __init__(self, trusted_keys: Sequence[Any]) -> None:
+        self.guarded: frozenset[str] = frozenset()
+        """The tiers whose writes need a signature: the store's answer (Prolog decides,
+        ``store:guarded_tier/2``), set when the memory's store exists."""
         try:
             self.offered = [public_key_hex(k) for k in trusted_keys]
         except InvalidFact as exc:

@@ -131,6 +131,11 @@ class Store:
         bridge.ask("tk_declare(M, A, C)", {"M": self.h, "A": attribute, "C": cardinality})
         (self.many.add if cardinality == "many" else self.many.discard)(attribute)
 
+    def guarded_tiers(self) -> list[str]:
+        """The tiers whose writes need a signature: the protected ones and every tier
+        above the lowest of them."""
+        return list(bridge.ask("tk_guarded_tiers(M, Ts)", {"M": self.h})["Ts"])
+
     def top_tier(self, *, protected: bool) -> str:
         """The most authoritative protected tier, or unprotected one (Prolog's order)."""
         return str(bridge.ask("tk_top_tier(M, P, T)", {"M": self.h, "P": protected})["T"])

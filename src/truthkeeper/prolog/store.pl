@@ -13,7 +13,9 @@
             conflict/3,         % ?M, ?S, ?A
             timed/3,            % ?M, ?S, ?A (a fact of the slot ends or begins later)
             many_attr/2,        % ?M, ?A (the attribute holds a set: declared many)
-            protected_tier/2,   % ?M, ?Tier (writes at Tier need a signature)
+            protected_tier/2,   % ?M, ?Tier (declared protected)
+            guarded_tier/2,     % +M, ?Tier (writes at Tier need a signature)
+            guarded_tiers/2,    % +M, -Tiers (those, sorted)
             store_now/2,        % ?M, ?Now (the memory's clock as last advanced, or none)
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
@@ -102,6 +104,7 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 :- det(slot_live/4).
 :- det(fact_count/2).
 :- det(top_tier/3).
+:- det(guarded_tiers/2).
 :- det(count_scope/3).
 :- det(set_status/6).
 
@@ -184,14 +187,28 @@ slot_live(M, S, A, Ids) :-
 fact_count(M, N) :-
     aggregate_all(count, fact(M, _, _, _, _, _, _, _, _, _), N).
 
+%!  guarded_tier(+M, ?Tier) is nondet.
+%
+%   Writes at Tier need a signature: Tier is at or above the lowest tier declared
+%   protected (a tier above a protected one is protected too).
+guarded_tier(M, T) :-
+    aggregate_all(min(R), ( protected_tier(M, P), tier_rank(M, P, R) ), Lowest),
+    tier_rank(M, T, R),
+    R >= Lowest.
+
+%!  guarded_tiers(+M, -Tiers) is det.
+guarded_tiers(M, Ts) :-
+    findall(T, guarded_tier(M, T), Ts0),
+    sort(Ts0, Ts).
+
 %!  top_tier(+M, +Protected, -Tier) is det.
 %
-%   The most authoritative tier among the protected ones (Protected @(true)) or
+%   The most authoritative tier among the guarded ones (Protected @(true)) or
 %   the others (@(false)).
 %   @error existence_error(tier, Protected) when there is none
 top_tier(M, P, Tier) :-
     (   aggregate_all(max(R, T), ( tier_rank(M, T, R),
-                                   ( protected_tier(M, T) -> P == @(true) ; P == @(false) ) ),
+                                   ( guarded_tier(M, T) -> P == @(true) ; P == @(false) ) ),
                       max(_, Tier0))
     ->  Tier = Tier0
     ;   existence_error(tier, P)

@@ -17,6 +17,7 @@
             tk_dominance_pairs/3, % +M, +Ids, -Pairs
             tk_protect/2,         % +M, +Tiers
             tk_top_tier/3,        % +M, +Protected, -Tier
+            tk_guarded_tiers/2,   % +M, -Tiers
             tk_attribute_used/3,  % +M, +Attribute, -Used
             tk_slots/2,           % +M, -Slots
             tk_quote/2,           % +Atom, -Text
@@ -59,7 +60,8 @@
                       protect_tiers/2, attribute_used/2, known_ids/3, slots/2, fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
-                      protected_tier/2, top_tier/3, count_scope/3, set_status/6]).
+                      protected_tier/2, guarded_tiers/2, top_tier/3, count_scope/3,
+                      set_status/6]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6, heads_union/6,
@@ -99,13 +101,13 @@ with tk_error/2 and maps it to the error family in one table.
 :- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
         tk_add/3, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
-        tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4, tk_undo_facts/2, tk_erase/6,
-        tk_slots/2, tk_quote/2, tk_unretract/2, tk_bind_source/5, tk_source_tier/4,
-        tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5, tk_resolve_at/7,
-        tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4, tk_filter_ids/3,
-        tk_phi/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2, tk_same_value/3,
-        tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4, tk_drop_rule/2,
-        tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
+        tk_guarded_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
+        tk_undo_facts/2, tk_erase/6, tk_slots/2, tk_quote/2, tk_unretract/2, tk_bind_source/5,
+        tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
+        tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
+        tk_filter_ids/3, tk_phi/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
+        tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4,
+        tk_drop_rule/2, tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
 % ---------------------------------------------------------------- conversion
 
@@ -341,10 +343,7 @@ tk_dominance_pairs(M, Ids0, Pairs) :-
 %   The facts a view sees: the shared layer's (subjects without a scope), and
 %   those of Scope (subject keys Scope + US) unless Scope is @(none).
 tk_count_scope(M, Scope0, N) :-
-    (   Scope0 == @(none)
-    ->  Scope = none
-    ;   atom_in(Scope0, Scope)
-    ),
+    ( Scope0 == @(none) -> Scope = none ; atom_in(Scope0, Scope) ),
     count_scope(M, Scope, N).
 
 %!  tk_declare(+M, +Attribute, +Cardinality) is det.
@@ -357,18 +356,21 @@ tk_declare(M, A0, C0) :-
 
 %!  tk_protect(+M, +Tiers) is det.
 %
-%   The tiers whose writes need a signature in memory M.
+%   The tiers declared protected (and so every tier above them: tk_guarded_tiers/2).
 tk_protect(M, Ts0) :-
     maplist(atom_in, Ts0, Ts),
     protect_tiers(M, Ts).
 
 %!  tk_top_tier(+M, +Protected, -Tier) is det.
 %
-%   The most authoritative tier among the protected ones (Protected true) or the
-%   others (false).
-%   @error existence_error(tier, Protected) when there is none
+%   store:top_tier/3: the most authoritative guarded (true) or other (false) tier.
 tk_top_tier(M, P, Tier) :-
     top_tier(M, P, Tier).
+
+%!  tk_guarded_tiers(+M, -Tiers) is det.
+%   The tiers whose writes need a signature (store:guarded_tier/2), sorted.
+tk_guarded_tiers(M, Ts) :-
+    guarded_tiers(M, Ts).
 
 %!  tk_attribute_used(+M, +Attribute, -Used) is det.
 tk_attribute_used(M, A0, Used) :-
