@@ -454,7 +454,8 @@ def test_every_public_member_of_memory_has_an_example() -> None:
     assert bare == [] and len(members) > 40
 
 
-CORE = ("add", "add_many", "retract", "current", "as_of", "filter", "why", "decide")
+CORE = ("add", "add_many", "retract", "end", "erase", "confirm", "get", "current", "as_of",
+        "history", "filter", "why", "decide")
 
 
 def test_the_core_calls_have_numpydoc_sections() -> None:

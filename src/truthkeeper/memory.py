@@ -400,6 +400,22 @@ class Memory:
         ``unknown``. Ending a protected fact needs ``signature``:
         ``sign_action("end", {"id", "valid_to"})`` (``valid_to`` as ISO 8601 in UTC).
 
+        Parameters
+        ----------
+        fact_id
+            The fact (of this memory's scope).
+        valid_to
+            When it stopped being true (default: now); after its ``valid_from``.
+        signature
+            For a protected fact.
+
+        Raises
+        ------
+        InvalidFact, UnknownFact, ScopeError, TierNotAuthorized
+            Refused; nothing changes.
+
+        Examples
+        --------
         >>> from datetime import datetime, UTC
         >>> mem = Memory(clock=lambda: datetime(2026, 6, 1, tzinfo=UTC))
         >>> f = mem.add("ana", "employer", "Globex", source="s", valid_from="2026-01-01")
@@ -511,8 +527,30 @@ class Memory:
         ``sign_action("confirm", {"subject", "attribute", "value"})`` over the slot's
         keys: the highest protected tier). Every head is recorded right or wrong (in a
         set: the heads about that member only), which teaches the reliability model; a
-        confirmation fact is written, in the same write. Returns the heads labelled.
+        confirmation fact is written, in the same write.
 
+        Parameters
+        ----------
+        subject, attribute
+            The slot.
+        value
+            The value the owner (or a trusted reviewer) says is right.
+        signature
+            The owner's ``sign_action("confirm", ...)``: the confirmation then stands at
+            the highest protected tier.
+
+        Returns
+        -------
+        int
+            How many heads were recorded right or wrong.
+
+        Raises
+        ------
+        InvalidFact, TierNotAuthorized
+            Refused; nothing changes.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "city", "Porto", source="b", valid_from="2026-01-01")
@@ -614,8 +652,34 @@ class Memory:
         ``attribute``), or every fact of ``scope``. Values, texts and meta leave memory,
         journal and exports; each fact stays in history as an erased placeholder, the chain
         still verifies, and the erasure is an event. A protected fact needs ``signature``:
-        ``sign_action("erase", {"ids": [...], "reason": ...})``. Returns the erased ids.
+        ``sign_action("erase", {"ids": [...], "reason": ...})``.
 
+        Parameters
+        ----------
+        fact_ids
+            Facts to erase by id.
+        subject, attribute
+            Every fact of a subject (and attribute) this memory sees as its own.
+        scope
+            Every fact of a scope, with its rules and outcomes (the owner's act, or that
+            scope's own view).
+        reason
+            Journalled with the erasure.
+        signature
+            For protected facts.
+
+        Returns
+        -------
+        list of str
+            The erased ids.
+
+        Raises
+        ------
+        UnknownFact, ScopeError, TierNotAuthorized
+            Refused; nothing changes.
+
+        Examples
+        --------
         >>> mem = Memory(); f = mem.add("ana", "phone", "555-0101", source="chat")
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
@@ -662,8 +726,25 @@ class Memory:
 
 
     def get(self, fact_id: str) -> Fact:
-        """The fact with this id, if this memory sees it (UnknownFact otherwise).
+        """The fact with this id.
 
+        Parameters
+        ----------
+        fact_id
+            The id ``add`` returned.
+
+        Returns
+        -------
+        Fact
+            With its ``status``.
+
+        Raises
+        ------
+        UnknownFact
+            This memory does not see it (another scope's is refused the same way).
+
+        Examples
+        --------
         >>> mem = Memory(); f = mem.add("acme", "price", 100, source="s")
         >>> mem.scope("user:ana").get(f.id).value  # a view sees the shared layer
         100
@@ -728,8 +809,20 @@ class Memory:
             return self._p.answers.put(ck, self._p.answers.resolve(self._open, self._scope, s, a))
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
-        """Every fact of the slot, oldest first (valid time), each with its ``status``.
+        """Every fact of the slot, oldest first (valid time).
 
+        Parameters
+        ----------
+        subject, attribute
+            The slot.
+
+        Returns
+        -------
+        list of Fact
+            Each with its ``status``: head, superseded, retracted, ended, future, erased.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "city", "Porto", source="s", valid_from="2026-06-01")
