@@ -210,13 +210,7 @@ class SlotIndex:
 
     def matches_chain(self) -> bool:
         """Whether the index's position is an event of the chain (else it is rebuilt)."""
-        st = self.state()
-        if st is None:
-            return False
-        if st[0] == 0:
-            return st[1] == GENESIS
-        rows = self.db.rows("SELECT hash FROM events WHERE seq = ?", (st[0],))
-        return bool(rows) and rows[0][0] == st[1]
+        return self.position()[2]
 
     def lookup(self, key: str) -> str | None:
         if "\x00" in key:
@@ -514,8 +508,8 @@ class IndexedJournal(Journal):
         ok = idx.matches(self._rows_checked(0, GENESIS), stop)
         if ok is None:
             return None
-        return ok \
-            and idx.matches_chain() and (idx.state() or (0,))[0] == self.tail()[0]
+        st, tail, on_chain = idx.position()
+        return ok and on_chain and st is not None and st[0] == tail
 
     def snapshot(self) -> AbstractContextManager[object]:
         """One read transaction: everything read in it sees the same commits."""

@@ -164,11 +164,10 @@ def _blends(post: np.ndarray, shares: np.ndarray, data: CrowdData,
     the reference reads items as one more worker would, the share is calibrated; where it
     reads them as the crowd's consensus, the model's p is): one w for every set shows what
     one label-free mixture could reach."""
-    items = gold_items
-    answer = post[items].argmax(axis=1)
-    rows = np.arange(len(items))
-    ok = answer == np.array([data.gold[i] for i in items])
-    p, share = post[items, answer], shares[items][rows, answer]
+    answer = post[gold_items].argmax(axis=1)
+    rows = np.arange(len(gold_items))
+    ok = answer == np.array([data.gold[i] for i in gold_items])
+    p, share = post[gold_items, answer], shares[gold_items][rows, answer]
     return {str(w): round(ece((1 - w) * p + w * share, ok), 4) for w in BLENDS}
 
 
