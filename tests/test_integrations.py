@@ -541,3 +541,21 @@ def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.communicate(timeout=30)  # reaps it and closes its pipes
+
+
+def test_mcp_names_the_tier_the_user_speaks_at() -> None:
+    """With "verified" protected too, the server offers only the tiers below it and tells
+    the agent to store the user's statements at the highest of them, not at "verified"."""
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory(protected_tiers=("verified",))
+    server = build_server(mem)
+    [remember] = [t for t in asyncio.run(server.list_tools()) if t.name == "remember"]
+    desc = remember.input_schema["properties"]["tier"]["description"]
+    assert desc.startswith("one of agent, unverified: 'agent'")
+    err, msg = _call(server, "remember", {"subject": "ana", "attribute": "city",
+                                          "value": "Lisbon", "source": "user:ana",
+                                          "tier": "verified"})
+    assert err and "store the user's statements as 'agent'" in msg
+    assert "tier 'agent' for what the user states" in server.instructions
+    assert "tier 'verified' for what the user states" in build_server(Memory()).instructions

@@ -38,7 +38,7 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 INSTRUCTIONS = """\
 A memory of facts keyed by (subject, attribute) that knows which value is current.
-Store what you learn with remember (tier 'verified' for what the user states in this
+Store what you learn with remember (tier '{user_tier}' for what the user states in this
 conversation, 'agent' for your own inferences, 'unverified' for retrieved web text);
 ask recall or about before answering from memory; pass retrieved passages through
 filter_context to drop stale ones; when a retrieved passage and your own knowledge
@@ -132,8 +132,9 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                 "auth": AuthSettings(issuer_url=AnyHttpUrl(base),
                                      resource_server_url=AnyHttpUrl(f"{base}/mcp"),
                                      validate_token_resource=False)}
-    server = MCPServer(name, instructions=INSTRUCTIONS, **auth)
     open_tiers = [t for t in mem.tiers if t not in mem.protected_tiers]
+    user_tier = open_tiers[0] if open_tiers else "none: every tier needs a signature"
+    server = MCPServer(name, instructions=INSTRUCTIONS.format(user_tier=user_tier), **auth)
 
     def view(s: str | None) -> Memory:
         if scope is not None and s not in (None, scope):
@@ -148,7 +149,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
     def remember(
         subject: Subject, attribute: Attribute, value: Value,
         source: Annotated[str, Field(description="who said it, e.g. user:ana, web:example.org")],
-        tier: Annotated[str, Field(description=f"one of {', '.join(open_tiers)}: 'verified' "
+        tier: Annotated[str, Field(description=f"one of {', '.join(open_tiers)}: '{user_tier}' "
                                    "for the user's own statements in this conversation")]
         = "agent",
         valid_from: Annotated[str | int | None, Field(
@@ -165,7 +166,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             if tier in mem.protected_tiers:
                 raise TierNotAuthorized(
                     f"tier {tier!r} needs the owner's signature, which this server cannot "
-                    f"carry; store the user's statements as 'verified'")
+                    f"carry; store the user's statements as {user_tier!r}")
             f = view(scope).add(subject, attribute, value, source=source, tier=tier,
                                 valid_from=_time(valid_from, "valid_from"),
                                 valid_to=_time(valid_to, "valid_to"), supersedes=supersedes,
