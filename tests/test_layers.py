@@ -189,3 +189,36 @@ def test_the_route_from_the_cli_runs_down() -> None:
     pkg = Path(truthkeeper.__file__).parent
     assert "cli_memory" not in (pkg / "integrations" / "mcp.py").read_text()
     assert "def open_existing" not in (pkg / "cli_memory.py").read_text()
+
+
+def test_lazy_loading_sits_behind_the_store_interface() -> None:
+    """The store decides; loading slots on demand is the lazy store's alone: no Store method
+    brings slots in, and every Store method that reads slots from Prolog is one the lazy
+    store loads for first (a new one that forgot would answer from a half-loaded store)."""
+    import inspect
+
+    from truthkeeper.logic.lazystore import LazyStore
+    from truthkeeper.logic.store import Store
+
+    source = inspect.getsource(Store)
+    assert "self.need" not in source and "self.lazy" not in source
+    # what reads no slot: the handle's settings, the clock, undoing a write of this process
+    slotless = {"key", "declare", "guarded_tiers", "top_tier", "tiers", "due", "tick", "known_ids",
+                "close", "undo_add", "unretract", "unuse_nonce", "same_value", "need",
+                "need_all", "get", "slot_ids_of", "__init__"}
+    readers = {name for name, f in vars(Store).items()
+               if callable(f) and "bridge.ask" in inspect.getsource(f)} | {"__len__"}
+    loaded = {name for name in vars(LazyStore) if callable(vars(LazyStore)[name])}
+    assert readers - slotless <= loaded, readers - slotless - loaded
+    assert "facts" in loaded and "get" not in vars(LazyStore)  # get reads through facts
+
+
+def test_the_reliability_layer_takes_its_tier_order_from_prolog() -> None:
+    """Prolog ranks the tiers (larger rank: more authoritative); the reliability book's
+    tier index (0: the top) is that order, asked of the store, and its prior means fall
+    with rank."""
+    with Memory(tiers=("gold", "silver", "bronze"), protected_tiers=()) as mem:
+        ranked = mem._store.tiers()
+        assert ranked == ("gold", "silver", "bronze") == mem._p.rel.tiers
+        means = [mem._p.rel.book.tier_prior[t][0] for t in ranked]
+        assert means == sorted(means, reverse=True) and len(set(means)) == 3

@@ -80,32 +80,31 @@ class LazyLoad:
 
     # ------------------------------------------------------------------ open
 
-    def open(self, ledger: Ledger) -> bool:
+    def open(self, ledger: Ledger) -> tuple[int, str, int] | None:
         """Apply the events of no slot (rules, erasures, outcomes, keys: each reads the
-        slots it names); False (nothing applied) when the journal must be replayed in full
-        because its index cannot be updated or one of those events is damaged (a full
-        replay refuses it, or reads a read-only journal up to it)."""
+        slots it names) and return the journal's tail ``(seq, hash, last recorded_at)``,
+        where the ledger stands from now on; None (nothing applied) when the journal must be
+        replayed in full because its index cannot be updated or one of those events is
+        damaged (a full replay refuses it, or reads a read-only journal up to it)."""
         self.ledger = ledger
         if not self.journal.index_sync():
-            return False
+            return None
         seq, h, last_ra = self.journal.tail()
         try:
             events = [ev for _, ev in self.journal.slot_events([GLOBAL], seq)]
         except JournalCorrupt:  # replayed in full: refused there, or read up to the damage
-            return False
+            return None
         self.erasures = any(ev.kind == "erase" for ev in events)
         self._synced, self.partial = seq, {}
         try:
             for ev in events:  # a slot an event needs is loaded up to that event
                 self._upto = ev.seq
-                ledger._apply_run([ev])
+                ledger.apply_run([ev])
             self._upto = seq  # then brought up to the tail
             self._load(list(self.partial))
         finally:
             self._upto, self.partial = None, None
-        ledger.seq, ledger.hash = seq, h
-        ledger.last_ra = max(ledger.last_ra, last_ra)
-        return True
+        return seq, h, last_ra
 
     def check_in_background(self) -> None:
         """Compare the whole index with the chain on another connection, in a thread; a

@@ -18,6 +18,7 @@ from .events import Applier
 from .journal import Journal, open_journal
 from .journal.ledger import Ledger, now_us
 from .lazy import INDEX_CHECKS, LazyLoad
+from .logic.lazystore import LazyStore
 from .logic.rules import Reasoner
 from .logic.store import Store, policy_config
 from .reliability.categorical import check_categories
@@ -26,7 +27,7 @@ from .reliability.similarity import check_similarity
 from .reliability.state import Reliability
 from .schema import Declaration, Declarer, Schema, check_declaration
 from .signing import Guard
-from .validation import check_bool, check_choice, check_clock
+from .validation import check_bool, check_choice, check_clock, check_discount
 from .values import FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
 
 __all__ = ["CACHE_SIZE", "Answers", "Parts", "check_schema"]
@@ -51,8 +52,8 @@ class Parts:
         self.lock, self.closed = threading.RLock(), False
         self.guard = Guard(g("trusted_keys"))
         try:
-            self.rel, categories = (Reliability(self.tiers, g("discount")),
-                                    check_categories(g("categories")))
+            self.discount, categories = (check_discount(g("discount")),
+                                         check_categories(g("categories")))
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
         journal = g("journal") or open_journal(self.path, synchronous=g("synchronous"),
@@ -70,7 +71,9 @@ class Parts:
               schema: Mapping[str, Declaration]) -> None:
         self.policy = config["policy"]
         self.builder, self.audit = FactBuilder(self.tiers), AuditLog()
-        self.store = Store(self.policy, self.tiers, self.protected)
+        lazy = lazy and journal.indexed
+        self.store = (LazyStore if lazy else Store)(self.policy, self.tiers, self.protected)
+        self.rel = Reliability(self.store.tiers(), self.discount)  # the store's tier order
         self.guard.guarded = frozenset(self.store.guarded_tiers())
         self.guarded = tuple(t for t in self.tiers if t in self.guard.guarded)  # in order
         self.store.tick(self.now())
@@ -80,7 +83,7 @@ class Parts:
                               self.audit, config, self.answers.clear, self.now,
                               Declarer(self.store, Schema()))
         loader = LazyLoad(journal, self.store, self.events.replay, self.audit) \
-            if lazy and journal.indexed else None
+            if lazy else None
         self.store.lazy = loader
         self.ledger = Ledger(journal, self.events.replay if loader is None else loader.apply)
         self.ledger.start(config, loader)

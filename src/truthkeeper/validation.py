@@ -319,6 +319,14 @@ def check_clock(clock: object) -> Callable[[], datetime] | None:
     return clock
 
 
+def check_discount(discount: object) -> float:
+    """The reliability book's geometric decay of old evidence: a number in (0, 1]."""
+    if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
+        msg = f"discount must be a number in (0, 1], got {discount!r}"
+        raise InvalidFact(msg)
+    return float(discount)
+
+
 def check_bool(value: object, name: str = "correct") -> bool:
     """A flag that must be a bool (not a truthy value)."""
     if not isinstance(value, bool):

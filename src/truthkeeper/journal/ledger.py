@@ -99,7 +99,10 @@ class Ledger:
         self.seen = self.journal.version()
         self.lazy = lazy
         if lazy is not None:
-            if lazy.open(self):
+            tail = lazy.open(self)
+            if tail is not None:  # the events of no slot applied: the rest is read on demand
+                self.seq, self.hash = tail[0], tail[1]
+                self.last_ra = max(self.last_ra, tail[2])
                 return
             lazy.done = True
         self.catch_up()
@@ -128,12 +131,12 @@ class Ledger:
                 for ev in self.journal.read_checked(self.seq, self.hash):
                     if run and (ev.kind != "fact" or run[-1].kind != "fact"
                                 or len(run) >= RUN):
-                        self._apply_run(run)
+                        self.apply_run(run)
                         run = []
                     run.append(ev)
             finally:
                 pending, run = run, []
-                self._apply_run(pending)  # what was read so far verified
+                self.apply_run(pending)  # what was read so far verified
         except PolicyError:
             raise
         except TruthkeeperError as exc:
@@ -147,7 +150,8 @@ class Ledger:
             raise exc from None
         return self.seq - before
 
-    def _apply_run(self, run: list[Event]) -> None:
+    def apply_run(self, run: list[Event]) -> None:
+        """Apply verified events in order and move this ledger's position past them."""
         if not run:
             return
         self._apply(run)

@@ -15,7 +15,6 @@ from typing import Any
 from ..errors import PolicyError, TruthkeeperError
 from ..journal.base import Journal
 from ..journal.codec import ERASED_ATTRIBUTE, ERASED_PAYLOAD, erased_slot, payload, row_fact
-from ..journal.slotindex import slot_key
 from ..values import (
     Fact,
     Resolution,
@@ -103,8 +102,9 @@ class Store:
     """
 
     lazy: Any = None
-    """A :class:`~truthkeeper.lazy.LazyLoad` when the memory was opened lazily: every
-    method first brings in the slots it reads (all of them for what ranges over all)."""
+    """The :class:`~truthkeeper.lazy.LazyLoad` of a store opened lazily
+    (:class:`~truthkeeper.logic.lazystore.LazyStore`); None here: this store holds every
+    slot of its journal."""
 
     def __init__(self, policy: str, tiers: Sequence[str], protected: Sequence[str] = ()) -> None:
         self.h = bridge.new_handle()
@@ -136,13 +136,16 @@ class Store:
         above the lowest of them."""
         return list(bridge.ask("tk_guarded_tiers(M, Ts)", {"M": self.h})["Ts"])
 
+    def tiers(self) -> tuple[str, ...]:
+        """The tiers by rank, most authoritative first (Prolog's order)."""
+        return tuple(bridge.ask("tk_tiers(M, Ts)", {"M": self.h})["Ts"])
+
     def top_tier(self, *, protected: bool) -> str:
         """The most authoritative protected tier, or unprotected one (Prolog's order)."""
         return str(bridge.ask("tk_top_tier(M, P, T)", {"M": self.h, "P": protected})["T"])
 
     def attribute_used(self, attribute: str) -> bool:
         """Whether any fact (of any scope, live or not) has this attribute."""
-        self.need_all()
         return bool(bridge.ask("tk_attribute_used(M, A, U)",
                                {"M": self.h, "A": attribute})["U"])
 
@@ -174,24 +177,16 @@ class Store:
 
     def need(self, slots: Iterable[tuple[str, str]] = (), ids: Iterable[str | None] = (),
              keys: Iterable[str] = ()) -> None:
-        """Bring these slots (store keys) and those of these fact ids into the store."""
-        if self.lazy is not None and not self.lazy.done:
-            self.lazy.need([slot_key(s, a) for s, a in slots],
-                           [*("i:" + i for i in ids if isinstance(i, str)), *keys])
-            # a slot loaded now may hold a fact that began or ended between the clock's
-            # last move and the time the memory last asked at: move it as catching up
-            # would have, had the slot been in the store then
-            if self.asked_at is not None and self.due(self.asked_at):
-                self.tick(self.asked_at)
+        """Bring these slots (store keys), those of these fact ids and these index keys
+        into the store before a call that reads them directly: nothing to do here, where
+        every slot is in (a :class:`~truthkeeper.logic.lazystore.LazyStore` loads them)."""
 
     def known_ids(self, ids: list[str]) -> set[str]:
         """The ids among ``ids`` of facts the store holds."""
         return set(bridge.ask("tk_known_ids(M, Is, K)", {"M": self.h, "Is": ids})["K"])
 
     def need_all(self) -> None:
-        """Bring every slot into the store."""
-        if self.lazy is not None and not self.lazy.done and not self.lazy.busy:
-            self.lazy.load_all()
+        """Bring every slot into the store (see :meth:`need`)."""
 
     def close(self) -> None:
         """Drop this memory's Prolog state."""
@@ -206,10 +201,6 @@ class Store:
         their ``recorded_at``. Raises the mapped error (nothing changed) when refused.
         ``now`` (a live write: the memory's clock) first moves the store's clock there, so
         a fact that begins now is not taken for one that begins later."""
-        if self.lazy is not None and not self.lazy.done:
-            self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
-                      [x for f in facts for x in (f.id, f.supersedes)],
-                      [x for f in facts for x in _fact_keys(f)])
         rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
                 for f, ra in zip(facts, ras, strict=True)]
         clock = None
@@ -234,14 +225,12 @@ class Store:
 
     def retract(self, fid: str, ra: int, reason: str) -> None:
         """Retract a live fact (UnknownFact, or InvalidFact when already retracted)."""
-        self.need(ids=[fid])
         bridge.ask("tk_retract(M, Id, RA, R)", {"M": self.h, "Id": fid, "RA": ra, "R": reason})
 
     def end(self, fid: str, valid_to: int | None) -> None:
         """The fact stopped being true at ``valid_to`` (None: it did not; the undo of an
         end). UnknownFact; InvalidFact when it is retracted or ``valid_to`` is not after
         its ``valid_from``."""
-        self.need(ids=[fid])
         bridge.ask("tk_end(M, Id, VT)", {"M": self.h, "Id": fid, "VT": valid_to})
         if valid_to is not None:
             self._due_at([valid_to])
@@ -256,8 +245,6 @@ class Store:
         f = self.get(fid)
         subject, attribute = (f.subject, f.attribute) if f.attribute == ERASED_ATTRIBUTE \
             else erased_slot(f.subject, f.attribute)
-        if self.lazy is not None:  # supersedes links may cross slots from now on
-            self.lazy.erasures = True
         bridge.ask("tk_erase(M, Id, RA, P, S, A)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})
@@ -267,14 +254,11 @@ class Store:
         """Bind a source named by an outcome recorded in ``scope`` (None: shared) to its
         tier (TierNotAuthorized if it has another there); ``restore``: a binding the
         journal made, recorded as it was (a lazy memory loading it)."""
-        if not restore:
-            self.need(keys=source_keys(scope, source))
         bridge.ask("tk_bind_source(M, Sc, S, T, R)",
                    {"M": self.h, "Sc": scope or "", "S": source, "T": tier, "R": restore})
 
     def source_tier(self, source: str, scope: str | None = None) -> str | None:
         """The tier a source is bound to in ``scope``'s view, or None."""
-        self.need(keys=source_keys(scope, source))
         t = bridge.ask("tk_source_tier(M, Sc, S, T)",
                        {"M": self.h, "Sc": scope or "", "S": source})["T"]
         return None if t is None else str(t)
@@ -282,13 +266,11 @@ class Store:
     def sources(self, scope: str | None = None) -> list[tuple[str, str]]:
         """The sources of the facts ``scope``'s view sees (None: the shared layer's), with
         their tiers."""
-        self.need_all()
         return [(s, t) for s, t in bridge.ask("tk_sources(M, Sc, Ps)",
                                               {"M": self.h, "Sc": scope or ""})["Ps"]]
 
     def use_nonce(self, nonce: str, owner: str) -> None:
         """Record a signature nonce (TierNotAuthorized when it was used before)."""
-        self.need(keys=["n:" + nonce])
         bridge.ask("tk_use_nonce(M, N, O)", {"M": self.h, "N": nonce, "O": owner})
 
     def unuse_nonce(self, nonce: str) -> None:
@@ -298,12 +280,10 @@ class Store:
     # ------------------------------------------------------------------ reads
 
     def __len__(self) -> int:
-        self.need_all()
         return int(bridge.ask("tk_count(M, N)", {"M": self.h})["N"])
 
     def count(self, scope: str | None) -> int:
         """The facts a view of ``scope`` sees: the shared layer's and its own."""
-        self.need_all()
         return int(bridge.ask("tk_count_scope(M, S, N)", {"M": self.h, "S": scope})["N"])
 
     def get(self, fid: str) -> Fact:
@@ -320,29 +300,22 @@ class Store:
 
     def facts(self, ids: Sequence[str]) -> list[Fact]:
         """The facts with these ids, in order."""
-        self.need(ids=ids)
         rows = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": list(ids)})["Rs"]
         return [row_fact(r) for r in rows]
 
     def all_facts(self) -> list[tuple[Fact, str]]:
         """Every fact with its status (head, superseded, retracted), in recording order."""
-        self.need_all()
         rows = bridge.ask("tk_all_facts(M, Rs)", {"M": self.h})["Rs"]
         return [(row_fact(r), r[-1] if isinstance(r[-1], str) else r[-1][0]) for r in rows]
 
     def status(self, fid: str) -> tuple[str, int | None, str | None]:
         """``("head" | "superseded", None, None)`` or ``("retracted", at, reason)``."""
-        self.need(ids=[fid])
         st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
         return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
 
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
         """Every slot that holds a fact (of the subject with this store key, or all), as
         store keys ``(subject key, attribute)``, sorted."""
-        if subject is None:
-            self.need_all()
-        elif self.lazy is not None and not self.lazy.done:
-            self.lazy.need_subject(subject)
         return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]
                 if subject in (None, s) and a != ERASED_ATTRIBUTE]
 
@@ -352,7 +325,6 @@ class Store:
         under the slot asked about."""
         scope, plain = unscoped(subject)
         hidden = scoped(scope, erased_slot(plain, attribute)[0])
-        self.need([(subject, attribute), (hidden, ERASED_ATTRIBUTE)])
         out = []
         for key, attr in ((subject, attribute), (hidden, ERASED_ATTRIBUTE)):
             rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
@@ -368,8 +340,6 @@ class Store:
         """The slot's status (unknown, resolved, conflict) and its heads grouped by value,
         newest first, from one call; ``as_of`` asks at a valid and a transaction time;
         ``layers`` (subject keys: a scope's and the shared one) resolves their union."""
-        self.need([(subject, attribute)] if layers is None else
-                  [(k, attribute) for k in layers])
         if layers is not None:
             r = bridge.ask("tk_resolve_union(M, Ss, A, K, V, St, Gs)",
                            {"M": self.h, "Ss": list(layers), "A": attribute, "K": known_at,
@@ -396,25 +366,21 @@ class Store:
 
     def links(self, fid: str) -> tuple[list[str], list[str]]:
         """(live facts that dominate ``fid``, live facts it dominates)."""
-        self.need(ids=[fid])
         r = bridge.ask("tk_links(M, Id, Ds, Dd)", {"M": self.h, "Id": fid})
         return list(r["Ds"]), list(r["Dd"])
 
     def dominance_pairs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """The (winner, loser) pairs among these live facts (any slots, any layers)."""
-        self.need(ids=ids)
         return [tuple(x) for x in bridge.ask("tk_dominance_pairs(M, Ids, Ps)",
                                              {"M": self.h, "Ids": list(ids)})["Ps"]]
 
     def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """For each id: (head | retracted | dominated, dominating id, rule)."""
-        self.need(ids=ids)
         return [tuple(v) for v in bridge.ask("tk_filter_ids(M, Ids, Vs)",
                                              {"M": self.h, "Ids": list(ids)})["Vs"]]
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts), sorted."""
-        self.need_all()
         return [tuple(x) for x in bridge.ask("tk_conflicts(M, Ss)", {"M": self.h})["Ss"]]
 
     def same_value(self, a: object, b: object) -> bool:
@@ -425,7 +391,6 @@ class Store:
     def match_heads(self, subject: str, attribute: str, value: object,
                     ) -> tuple[list[str], list[str]]:
         """The heads of a slot that hold ``value`` and those that do not."""
-        self.need([(subject, attribute)])
         r = bridge.ask("tk_match_heads(M, S, A, K, R, W)",
                        {"M": self.h, "S": subject, "A": attribute,
                         "K": self.key(attribute, value)})
@@ -436,20 +401,6 @@ class Store:
         """Per slot: each source's latest claim as a value index, the number of values,
         the index of the confirmed value (or -1), the values' keys and the slot's attribute.
         For learning from agreement."""
-        self.need_all()
         rows = bridge.ask("tk_claims(M, G, Is)", {"M": self.h, "G": list(gold)})["Is"]
         return [(list(s), list(i), int(n), int(g), list(v), str(a))
                 for s, i, n, g, v, a in rows]
-
-
-def _fact_keys(f: Fact) -> list[str]:
-    """The index keys a new fact must not collide with: its nonce; and its source's tier."""
-    nonce = f.signature.get("nonce") if f.signature else None
-    return source_keys(f.scope, f.source) + (["n:" + nonce] if isinstance(nonce, str)
-                                             else [])
-
-
-def source_keys(scope: str | None, source: str) -> list[str]:
-    """The slot index keys of a source's bindings a view of ``scope`` must know: the
-    shared layer's and, in a scope, the scope's own (``s:<scope><sep><source>``)."""
-    return ["s:" + source] + ([] if scope is None else ["s:" + scoped(scope, source)])

@@ -28,6 +28,7 @@
             slot_live/4,        % +M, +S, +A, -Ids
             fact_count/2,       % +M, -Count
             top_tier/3,         % +M, +Protected, -Tier
+            tiers_by_rank/2,    % +M, -Tiers (most authoritative first)
             count_scope/3,      % +M, +Scope, -Count
             set_status/6,       % +M, +S, +A, +KnownAt, +Status0, -Status
             bind_source/4,      % +M, +Layer-Source, +Tier, +BoundBy
@@ -48,7 +49,8 @@
 :- use_module(policies, [policy/1, tier_ranks/2]).
 :- use_module(library(error), [must_be/2, domain_error/2, existence_error/2,
                               permission_error/3]).
-:- use_module(library(lists), [member/2]).
+:- use_module(library(lists), [member/2, reverse/2]).
+:- use_module(library(pairs), [pairs_values/2]).
 
 /** <module> The fact store: the one copy of every fact
 
@@ -103,6 +105,7 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 :- det(drop_memory/1).
 :- det(slot_live/4).
 :- det(fact_count/2).
+:- det(tiers_by_rank/2).
 :- det(top_tier/3).
 :- det(guarded_tiers/2).
 :- det(count_scope/3).
@@ -200,6 +203,16 @@ guarded_tier(M, T) :-
 guarded_tiers(M, Ts) :-
     findall(T, guarded_tier(M, T), Ts0),
     sort(Ts0, Ts).
+
+%!  tiers_by_rank(+M, -Tiers) is det.
+%
+%   The memory's tiers by rank, the most authoritative (the largest rank) first:
+%   the order every layer uses (the reliability model's tier index included).
+tiers_by_rank(M, Tiers) :-
+    findall(R-T, tier_rank(M, T, R), Pairs),
+    keysort(Pairs, Ascending),
+    pairs_values(Ascending, Up),
+    reverse(Up, Tiers).
 
 %!  top_tier(+M, +Protected, -Tier) is det.
 %

@@ -18,6 +18,7 @@
             tk_protect/2,         % +M, +Tiers
             tk_top_tier/3,        % +M, +Protected, -Tier
             tk_guarded_tiers/2,   % +M, -Tiers
+            tk_tiers/2,           % +M, -Tiers
             tk_attribute_used/3,  % +M, +Attribute, -Used
             tk_slots/2,           % +M, -Slots
             tk_quote/2,           % +Atom, -Text
@@ -60,13 +61,12 @@
                       protect_tiers/2, attribute_used/2, known_ids/3, slots/2, fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
-                      protected_tier/2, guarded_tiers/2, top_tier/3, count_scope/3,
+                      protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
                       set_status/6]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
-                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6, heads_union/6,
-                          dominance_pairs/3,
-                          ended/3]).
+                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6,
+                          heads_union/6, dominance_pairs/3, ended/3]).
 :- use_module(clock, [advance/3, end_fact/3]).
 :- use_module(phi, [phi_candidates/3, phi_store/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3]).
@@ -101,7 +101,7 @@ with tk_error/2 and maps it to the error family in one table.
 :- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
         tk_add/3, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
-        tk_guarded_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
+        tk_guarded_tiers/2, tk_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
         tk_undo_facts/2, tk_erase/6, tk_slots/2, tk_quote/2, tk_unretract/2, tk_bind_source/5,
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
@@ -361,16 +361,17 @@ tk_protect(M, Ts0) :-
     maplist(atom_in, Ts0, Ts),
     protect_tiers(M, Ts).
 
+%!  tk_tiers(+M, -Tiers) is det.
+%   store:tiers_by_rank/2: the tiers, most authoritative first.
+tk_tiers(M, Tiers) :- tiers_by_rank(M, Tiers).
+
 %!  tk_top_tier(+M, +Protected, -Tier) is det.
-%
 %   store:top_tier/3: the most authoritative guarded (true) or other (false) tier.
-tk_top_tier(M, P, Tier) :-
-    top_tier(M, P, Tier).
+tk_top_tier(M, P, Tier) :- top_tier(M, P, Tier).
 
 %!  tk_guarded_tiers(+M, -Tiers) is det.
 %   The tiers whose writes need a signature (store:guarded_tier/2), sorted.
-tk_guarded_tiers(M, Ts) :-
-    guarded_tiers(M, Ts).
+tk_guarded_tiers(M, Ts) :- guarded_tiers(M, Ts).
 
 %!  tk_attribute_used(+M, +Attribute, -Used) is det.
 tk_attribute_used(M, A0, Used) :-
@@ -515,7 +516,6 @@ tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
 tk_claims(M, Gold0, Items) :-
     maplist(atom_in, Gold0, Gold),
     claims(M, Gold, Items).
-
 
 % ---------------------------------------------------------------- rules
 

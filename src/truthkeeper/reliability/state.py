@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidFact
+from ..validation import check_discount
 from ..values import SourceReliability, value_key
 from .book import ReliabilityBook
 from .categorical import Confusion, fit_confusions
@@ -49,17 +50,14 @@ class Reliability:
     Parameters
     ----------
     tiers
-        Tier names, most authoritative first.
+        Tier names, most authoritative first: the store's order (``Store.tiers``).
     discount
         Geometric decay of old evidence per new outcome (1.0: none).
     """
 
     def __init__(self, tiers: tuple[str, ...], discount: float = 1.0) -> None:
-        if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
-            msg = f"discount must be a number in (0, 1], got {discount!r}"
-            raise InvalidFact(msg)
         self.tiers = tiers
-        self.book = ReliabilityBook(tiers, discount=float(discount))
+        self.book = ReliabilityBook(tiers, discount=check_discount(discount))
         self.version = 0
         self.confirmed: dict[tuple[str, str], str] = {}  # slot -> id of a fact confirmed right
         self.scoped: dict[str, list[Mapping[str, Any]]] = {}  # a scope's own outcomes

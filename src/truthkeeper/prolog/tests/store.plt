@@ -5,6 +5,11 @@
 test(tiers_ranked, Rs == [h-2, v-1, a-0]) :-
     new_memory(-9001, temporal, [h, v, a]),
     findall(T-R, tier_rank(-9001, T, R), Rs).
+test(tiers_by_rank, Ts == [h, v, a]) :-
+    new_memory(-9001, temporal, [h, v, a]),
+    retract(store:tier_rank(-9001, h, 2)),   % asserted last, still ranked first
+    assertz(store:tier_rank(-9001, h, 2)),
+    tiers_by_rank(-9001, Ts).
 test(unknown_policy, error(domain_error(policy, nope))) :-
     new_memory(-9001, nope, [h]).
 test(live_and_retracted, Live == [f1]) :-

@@ -1,0 +1,174 @@
+"""A store opened lazily: each call first brings in, from the journal's slot index, the
+slots it reads (all of them for what ranges over all), then answers as :class:`Store` does.
+
+The loading is this class's only concern; the loader (:class:`~truthkeeper.lazy.LazyLoad`)
+reads and verifies the slots' events, and :class:`Store` holds and decides. A store whose
+loader has read everything (or that had to replay the journal in full) answers as a
+:class:`Store` at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..journal.codec import ERASED_ATTRIBUTE, erased_slot
+from ..journal.slotindex import slot_key
+from ..values import Fact, Resolution, scoped, unscoped
+from .store import Store
+
+__all__ = ["LazyStore", "source_keys"]
+
+
+def _fact_keys(f: Fact) -> list[str]:
+    """The index keys a new fact must not collide with: its nonce; and its source's tier."""
+    nonce = f.signature.get("nonce") if f.signature else None
+    return source_keys(f.scope, f.source) + (["n:" + nonce] if isinstance(nonce, str)
+                                             else [])
+
+
+def source_keys(scope: str | None, source: str) -> list[str]:
+    """The slot index keys of a source's bindings a view of ``scope`` must know: the
+    shared layer's and, in a scope, the scope's own (``s:<scope><sep><source>``)."""
+    return ["s:" + source] + ([] if scope is None else ["s:" + scoped(scope, source)])
+
+
+class LazyStore(Store):
+    """A :class:`Store` whose slots come in when first read (``Memory(lazy=True)``, the
+    default for a journal with a slot index). ``lazy`` is set once the loader exists."""
+
+    lazy: Any
+
+    def need(self, slots: Iterable[tuple[str, str]] = (), ids: Iterable[str | None] = (),
+             keys: Iterable[str] = ()) -> None:
+        """Bring these slots (store keys), those of these fact ids and these index keys
+        into the store."""
+        if self.lazy is not None and not self.lazy.done:
+            self.lazy.need([slot_key(s, a) for s, a in slots],
+                           [*("i:" + i for i in ids if isinstance(i, str)), *keys])
+            # a slot loaded now may hold a fact that began or ended between the clock's
+            # last move and the time the memory last asked at: move it as catching up
+            # would have, had the slot been in the store then
+            if self.asked_at is not None and self.due(self.asked_at):
+                self.tick(self.asked_at)
+
+    def need_all(self) -> None:
+        """Bring every slot into the store."""
+        if self.lazy is not None and not self.lazy.done and not self.lazy.busy:
+            self.lazy.load_all()
+
+    # ------------------------------------------------------------------ writes
+
+    def add(self, facts: Sequence[Fact], ras: Sequence[int], now: int | None = None,
+            ) -> list[Fact]:
+        if self.lazy is not None and not self.lazy.done:
+            self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
+                      [x for f in facts for x in (f.id, f.supersedes)],
+                      [x for f in facts for x in _fact_keys(f)])
+        return super().add(facts, ras, now)
+
+    def retract(self, fid: str, ra: int, reason: str) -> None:
+        self.need(ids=[fid])
+        super().retract(fid, ra, reason)
+
+    def end(self, fid: str, valid_to: int | None) -> None:
+        self.need(ids=[fid])
+        super().end(fid, valid_to)
+
+    def erase(self, fid: str, ra: int) -> None:
+        if self.lazy is not None:  # supersedes links may cross slots from now on
+            self.lazy.erasures = True
+        super().erase(fid, ra)
+
+    def bind_source(self, source: str, tier: str, scope: str | None = None, *,
+                    restore: bool = False) -> None:
+        if not restore:
+            self.need(keys=source_keys(scope, source))
+        super().bind_source(source, tier, scope, restore=restore)
+
+    def use_nonce(self, nonce: str, owner: str) -> None:
+        self.need(keys=["n:" + nonce])
+        super().use_nonce(nonce, owner)
+
+    # ------------------------------------------------------------------ reads of some slots
+
+    def source_tier(self, source: str, scope: str | None = None) -> str | None:
+        self.need(keys=source_keys(scope, source))
+        return super().source_tier(source, scope)
+
+    def facts(self, ids: Sequence[str]) -> list[Fact]:
+        self.need(ids=ids)
+        return super().facts(ids)
+
+    def status(self, fid: str) -> tuple[str, int | None, str | None]:
+        self.need(ids=[fid])
+        return super().status(fid)
+
+    def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
+        if subject is None:
+            self.need_all()
+        elif self.lazy is not None and not self.lazy.done:
+            self.lazy.need_subject(subject)
+        return super().slots(subject)
+
+    def history(self, subject: str, attribute: str) -> list[Fact]:
+        scope, plain = unscoped(subject)
+        self.need([(subject, attribute),
+                   (scoped(scope, erased_slot(plain, attribute)[0]), ERASED_ATTRIBUTE)])
+        return super().history(subject, attribute)
+
+    def resolve(self, subject: str, attribute: str, *, known_at: int | None = None,
+                valid_at: int | None = None, as_of: bool = False,
+                layers: Sequence[str] | None = None) -> Resolution:
+        self.need([(subject, attribute)] if layers is None else
+                  [(k, attribute) for k in layers])
+        return super().resolve(subject, attribute, known_at=known_at, valid_at=valid_at,
+                               as_of=as_of, layers=layers)
+
+    def links(self, fid: str) -> tuple[list[str], list[str]]:
+        self.need(ids=[fid])
+        return super().links(fid)
+
+    def dominance_pairs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        self.need(ids=ids)
+        return super().dominance_pairs(ids)
+
+    def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        self.need(ids=ids)
+        return super().verdicts(ids)
+
+    def match_heads(self, subject: str, attribute: str, value: object,
+                    ) -> tuple[list[str], list[str]]:
+        self.need([(subject, attribute)])
+        return super().match_heads(subject, attribute, value)
+
+    # ------------------------------------------------------------------ reads of every slot
+
+    def attribute_used(self, attribute: str) -> bool:
+        self.need_all()
+        return super().attribute_used(attribute)
+
+    def sources(self, scope: str | None = None) -> list[tuple[str, str]]:
+        self.need_all()
+        return super().sources(scope)
+
+    def __len__(self) -> int:
+        self.need_all()
+        return super().__len__()
+
+    def count(self, scope: str | None) -> int:
+        self.need_all()
+        return super().count(scope)
+
+    def all_facts(self) -> list[tuple[Fact, str]]:
+        self.need_all()
+        return super().all_facts()
+
+    def conflicts(self) -> list[tuple[str, str]]:
+        self.need_all()
+        return super().conflicts()
+
+    def claims(self, gold: Sequence[str],
+               ) -> list[tuple[list[str], list[int], int, int, list[Any], str]]:
+        self.need_all()
+        return super().claims(gold)
