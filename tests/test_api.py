@@ -241,6 +241,31 @@ def test_filter_store_facts_and_candidates() -> None:
         mem.filter([42])
 
 
+def test_a_drop_names_the_memorys_fact_that_wins_and_stays_immutable() -> None:
+    """A head that dominates a candidate is reported as the memory's Fact (made when the
+    drop is first read), the same object for every drop it wins; a Drop cannot change."""
+    import dataclasses
+    import json
+
+    mem = Memory(policy="temporal")
+    head = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(5), text="moved")
+    res = mem.filter([Candidate("ana", "city", "Berlin", T(1)),
+                      Candidate("ana", "city", "Paris", T(2))])
+    assert res.kept == ()
+    first, second = res.dropped
+    assert first.dominated_by == head == mem.get(head.id)
+    assert first.dominated_by is second.dominated_by
+    assert first.dominated_by.text == "moved" and first.rule == "temporal"
+    assert first != second and len({first, second, first}) == 2
+    assert "dominated_by=Fact(" in repr(first)
+    assert json.loads(json.dumps(res.to_dict()))["dropped"][0]["dominated_by"]["value"] \
+        == "Lisbon"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.rule = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.dominated_by = None  # type: ignore[misc]
+
+
 def test_filter_with_kappa_callable() -> None:
     mem = Memory(policy="temporal")
     items = [Candidate("ctx", "text", "Ana lives in Berlin", T(1)),

@@ -53,7 +53,7 @@ class ToDict:
 
 def jsonable(x: Any) -> Any:
     """``x`` as JSON-ready data: results and facts as dicts, times as ISO 8601 strings."""
-    if isinstance(x, Fact):
+    if isinstance(x, (Fact, Drop)):
         return x.to_dict()
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: jsonable(getattr(x, f.name)) for f in dataclasses.fields(x)
@@ -194,13 +194,61 @@ class Resolution(ToDict):
         return self._why()
 
 
-@dataclass(frozen=True, slots=True)
 class Drop(ToDict):
-    """An item ``filter`` removed, the item that dominates it and the rule that applied."""
+    """An item ``filter`` removed, the item that dominates it and the rule that applied.
+
+    Immutable, compared and hashed by ``(item, dominated_by, rule)``. A memory's fact
+    that dominates is made into a :class:`Fact` when ``dominated_by`` is first read, so a
+    caller that keeps only ``FilterResult.kept`` never pays for the winners' Facts.
+    """
+
+    __slots__ = ("_by", "_make", "item", "rule")
+    __match_args__ = ("item", "dominated_by", "rule")
 
     item: Any
-    dominated_by: Any
     rule: str
+    _by: Any
+    _make: Callable[[], Any] | None
+
+    def __init__(self, item: Any, dominated_by: Any, rule: str, *,
+                 make: Callable[[], Any] | None = None) -> None:
+        for name, v in (("item", item), ("_by", dominated_by), ("rule", rule),
+                        ("_make", make)):
+            object.__setattr__(self, name, v)
+
+    @property
+    def dominated_by(self) -> Any:
+        """The item or fact that dominates ``item`` (None when it ended or was retracted)."""
+        make = self._make
+        if make is not None:
+            object.__setattr__(self, "_by", make())
+            object.__setattr__(self, "_make", None)
+        return self._by
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        msg = f"cannot assign to field {name!r}"
+        raise dataclasses.FrozenInstanceError(msg)
+
+    def __delattr__(self, name: str) -> None:
+        msg = f"cannot delete field {name!r}"
+        raise dataclasses.FrozenInstanceError(msg)
+
+    def _fields(self) -> tuple[Any, Any, str]:
+        return (self.item, self.dominated_by, self.rule)
+
+    def __eq__(self, other: object) -> bool:
+        return other._fields() == self._fields() if type(other) is Drop else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Drop(item={self.item!r}, dominated_by={self.dominated_by!r}, rule={self.rule!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of this drop."""
+        return {"item": jsonable(self.item), "dominated_by": jsonable(self.dominated_by),
+                "rule": self.rule}
 
 
 @dataclass(frozen=True, slots=True)

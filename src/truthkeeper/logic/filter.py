@@ -41,6 +41,59 @@ def _layers(slots: dict[str, list[tuple[str, str, str]]], scope: str | None, s: 
         slots[key] = [(key, s, a)] + ([(key, shared, a)] if scope is not None else [])
 
 
+def _winner(made: dict[str, Fact], row: tuple[Any, ...]) -> Callable[[], Fact]:
+    """The Fact of a head's row, made once for every drop it wins."""
+    def make() -> Fact:
+        fid = row[0]
+        return made.get(fid) or made.setdefault(fid, row_fact(row))
+    return make
+
+
+def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: list[str],
+               scope: str | None, judged: bool, drops: dict[int, Drop],
+               by_id: dict[str, Fact], rows: list[tuple[Any, ...]],
+               slots: dict[str, list[tuple[str, str, str]]]) -> set[str]:
+    """The items that name facts of the store: Prolog's verdict on each (one call, with the
+    rows of the facts that dominate them, made into Facts when first read); the live ones
+    become rows when they are ``judged`` against other items (foreign items, a view's two
+    layers, or a kappa). Returns the ids of these facts and of those that dominate them."""
+    try:
+        verdicts = store.verdicts(store_ids)
+    except UnknownFact as exc:
+        msg = f"an item is not a fact of this memory: {exc}"
+        raise UnknownFact(msg) from None
+    given = [(i, item) for i in store_idx if isinstance(item := items[i], Fact)]
+    if given:  # a Fact must be the memory's, as it is now
+        for (i, item), f in zip(given, store.facts([f.id for _, f in given]), strict=True):
+            if replace(item, status=None) != f:
+                msg = f"items[{i}] is not a fact of this memory: {item!r}"
+                raise UnknownFact(msg)
+    live: list[tuple[int, str]] = []
+    seen = set(store_ids)
+    for i, fid, (s, a, status, by, rule) in zip(store_idx, store_ids, verdicts, strict=True):
+        layer = unscoped(s)[0]
+        if layer not in (scope, None) or (scope is None and layer is not None):
+            msg = f"items[{i}] is not a fact of this memory: {items[i]!r}"
+            raise UnknownFact(msg)
+        if status in ("retracted", "ended"):
+            drops[i] = Drop(items[i], None, status)
+        elif status == "dominated":
+            seen.add(by[0])
+            drops[i] = Drop(items[i], None, rule, make=_winner(by_id, by))
+        else:
+            if scope is not None:  # a view: judged against the union of its layers
+                _layers(slots, scope, scoped(scope, unscoped(s)[1]), a)
+            live.append((i, fid))
+    if judged and live:
+        for (i, _), f in zip(live, store.facts([fid for _, fid in live]), strict=True):
+            by_id[f.id] = f
+            rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}",
+                         store.key(f.attribute, f.value, f.present),
+                         to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source,
+                         None if f.valid_to is None else to_us(f.valid_to)))
+    return seen
+
+
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
                  kappa: Callable[[Any, Any], bool] | None = None,
                  scope: str | None = None,
@@ -78,34 +131,11 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
             raise InvalidFact(msg)
+    given: set[str] = set()
     if store_ids:
-        try:
-            facts = store.facts(store_ids)
-        except UnknownFact as exc:
-            msg = f"an item is not a fact of this memory: {exc}"
-            raise UnknownFact(msg) from None
-        by_id.update({f.id: f for f in facts})
-        for i, f in zip(store_idx, facts, strict=True):
-            item = items[i]
-            if (isinstance(item, Fact) and replace(item, status=None) != f) or \
-                    f.scope not in (scope, None) or (scope is None and f.scope is not None):
-                msg = f"items[{i}] is not a fact of this memory: {item!r}"
-                raise UnknownFact(msg)
-        verdicts = store.verdicts(store_ids)
-        dominators = [v[1] for v in verdicts if v[0] == "dominated"]
-        by_id.update({f.id: f for f in store.facts(dominators)} if dominators else {})
-        for i, f, (status, by, rule) in zip(store_idx, facts, verdicts, strict=True):
-            if status in ("retracted", "ended"):
-                drops[i] = Drop(items[i], None, status)
-            elif status == "dominated":
-                drops[i] = Drop(items[i], by_id[by], rule)
-            else:
-                if scope is not None:  # a view: judged against the union of its layers
-                    _layers(slots, scope, scoped(scope, f.subject), f.attribute)
-                rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}",
-                             store.key(f.attribute, f.value, f.present),
-                             to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source,
-                             None if f.valid_to is None else to_us(f.valid_to)))
+        given = _judge_ids(store, items, store_idx, store_ids, scope, kappa is not None or
+                   len(store_idx) < len(items) or scope is not None, drops, by_id, rows,
+                   slots)
     rows.sort(key=lambda r: r[0])
     store.need([(s, a) for layers in slots.values() for _, s, a in layers])
     # chain heads never dominate each other: Phi_T is needed only with foreign items (and
@@ -120,14 +150,12 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
                 if j == "ended":
                     drops[i] = Drop(items[i], None, "ended")
                     continue
-                if isinstance(j, tuple):
-                    winner = by_id.get(j[1][0]) or by_id.setdefault(j[1][0], row_fact(j[1]))
+                if isinstance(j, tuple):  # a head: its Fact is made when first asked for
+                    drops[i] = Drop(items[i], None, store.policy, make=_winner(by_id, j[1]))
                 else:
-                    winner = items[j]
-                drops[i] = Drop(items[i], winner, store.policy)
+                    drops[i] = Drop(items[i], items[j], store.policy)
     else:
         # the memory's heads of the candidates' slots take part, as Facts, after the items
-        given = {f.id for f in by_id.values()}
         pool: list[Any] = list(items)
         if rows:
             for i in bridge.ask("tk_ended_rows(M, Cs, Is)", {"M": store.h, "Cs": rows})["Is"]:

@@ -133,7 +133,7 @@ class LazyStore(Store):
         self.need(ids=ids)
         return super().dominance_pairs(ids)
 
-    def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
+    def verdicts(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
         self.need(ids=ids)
         return super().verdicts(ids)
 

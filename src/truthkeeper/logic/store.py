@@ -374,8 +374,11 @@ class Store:
         return [tuple(x) for x in bridge.ask("tk_dominance_pairs(M, Ids, Ps)",
                                              {"M": self.h, "Ids": list(ids)})["Ps"]]
 
-    def verdicts(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
-        """For each id: (head | retracted | dominated, dominating id, rule)."""
+    def verdicts(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """For each id: ``(subject key, attribute, status, by, rule)``, the status head,
+        retracted, ended, future or dominated, ``by`` the row of the fact that dominates it
+        (:func:`~truthkeeper.journal.codec.row_fact`; ``""`` when none does) under
+        ``rule`` (supersedes or the policy)."""
         return [tuple(v) for v in bridge.ask("tk_filter_ids(M, Ids, Vs)",
                                              {"M": self.h, "Ids": list(ids)})["Vs"]]
 

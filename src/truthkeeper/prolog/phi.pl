@@ -1,6 +1,5 @@
 :- module(phi,
           [ phi_filter/3,         % +Policy, +Candidates, -Drops
-            phi_candidates/3,     % +M, +TimedCandidates, -Drops
             phi_store/4,          % +M, +TimedCandidates, +Slots, -Drops
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
             verdict/3,            % +M, +Id, -Verdict
@@ -35,7 +34,6 @@ checked pairwise within each slot.
 */
 
 :- det(phi_filter/3).
-:- det(phi_candidates/3).
 :- det(phi_store/4).
 :- det(live_candidates/4).
 :- det(verdict/3).
@@ -47,32 +45,55 @@ checked pairwise within each slot.
 phi_filter(Policy, Cands, Drops) :-
     findall((K-NT)-R, ( member(c(_, K, R), Cands), arg(3, R, T), NT is -T ), Keyed),
     keysort(Keyed, Sorted),                       % by slot, then newest first
-    slots(Sorted, Policy, Drops0),
+    slots(Sorted, Policy, Drops0, []),
     sort(1, @<, Drops0, Drops).
 
-slots([], _, []).
-slots([(K-_)-R|Rest], P, Drops) :-
+% slots(+Sorted, +Policy, -Drops, ?Tail): the drops of every slot, as a difference list
+slots([], _, D, D).
+slots([(K-_)-R|Rest], P, D0, D) :-
     take_slot(Rest, K, Rs, Rest1),
-    slot_drops(P, [R|Rs], D0),
-    slots(Rest1, P, D1),
-    append(D0, D1, Drops).
+    slot_drops(P, [R|Rs], D0, D1),
+    slots(Rest1, P, D1, D).
 
 take_slot([(K0-_)-R|Rest], K, [R|Rs], Rest1) :-
     K0 == K, !,
     take_slot(Rest, K, Rs, Rest1).
 take_slot(Rest, _, [], Rest).
 
-% slot_drops(+Policy, +RecordsNewestFirst, -Drops)
-slot_drops(P, Rs, Drops) :-
-    (   monotone(P),
-        \+ ( member(R, Rs), arg(2, R, m(_, _)) ),  % a set's members: pairwise
-        \+ ( member(R, Rs), arg(6, R, Src), confirmation_source(Src) )  % and confirmations
+% slot_drops(+Policy, +RecordsNewestFirst, -Drops, ?Tail): each record with its first
+% dominator (newest first) among the slot's frontier
+slot_drops(_, [_], D0, D) :- !,                   % one record: nothing dominates it
+    D0 = D.
+slot_drops(P, Rs, D0, D) :-
+    (   Rs = [_, _, _, _, _|_],                   % a few records: pairwise is cheaper
+        monotone(P),
+        \+ ( member(R, Rs), pairwise(R) )
     ->  frontier(Rs, Front)
     ;   Front = Rs
     ),
-    findall(I-J, ( member(G, Rs), arg(1, G, I),
-                   once(( member(F, Front), arg(1, F, J), J \== I,
-                          policy_dominates(P, F, G) )) ), Drops).
+    drops(Rs, Front, P, D0, D).
+
+drops([], _, _, D, D).
+drops([G|Gs], Front, P, D0, D) :-
+    arg(1, G, I),
+    (   dominator(Front, I, G, P, J)
+    ->  D0 = [I-J|D1]
+    ;   D0 = D1
+    ),
+    drops(Gs, Front, P, D1, D).
+
+dominator([F|Fs], I, G, P, J) :-
+    arg(1, F, J0),
+    (   J0 \== I,
+        policy_dominates(P, F, G)
+    ->  J = J0
+    ;   dominator(Fs, I, G, P, J)
+    ).
+
+% pairwise(+Record): a record the frontier's shortcut does not hold for: a set's member
+% (members never conflict) or a confirmation (it dominates by rank, whatever the times).
+pairwise(R) :- arg(2, R, m(_, _)), !.
+pairwise(R) :- arg(6, R, Src), confirmation_source(Src).
 
 %!  live_candidates(+M, +Timed, -Live, -Ended) is det.
 %
@@ -87,15 +108,6 @@ live_candidates(M, Timed, Live, Ended) :-
 
 ended_by(Now, VT-_) :-
     Now \== none, number(VT), VT =< Now.
-
-%!  phi_candidates(+M, +Timed, -Drops) is det.
-%
-%   Phi_T over retrieved candidates alone, under the memory's policy.
-phi_candidates(M, Timed, Drops) :-
-    once(mem_policy(M, Policy)),
-    live_candidates(M, Timed, Cands, Ended),
-    phi_filter(Policy, Cands, Drops0),
-    append(Ended, Drops0, Drops).
 
 %!  phi_store(+M, +Timed, +Slots, -Drops) is det.
 %
@@ -113,8 +125,10 @@ phi_store(M, Timed, Slots, Drops) :-
             Heads),
     append(Cands, Heads, All),
     phi_filter(Policy, All, Drops0),
-    include([I-_]>>integer(I), Drops0, Drops1),
+    include(candidate_drop, Drops0, Drops1),
     append(Ended, Drops1, Drops).
+
+candidate_drop(I-_) :- integer(I).
 
 %!  verdict(+M, +Id, -Verdict) is det.
 %

@@ -39,7 +39,6 @@
             tk_count/2,           % +M, -Count
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
             tk_filter_ids/3,      % +M, +Ids, -Verdicts
-            tk_phi/3,             % +M, +Candidates, -Drops
             tk_phi_store/4,       % +M, +Candidates, +Slots, -Drops
             tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
@@ -68,7 +67,7 @@
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6,
                           heads_union/6, dominance_pairs/3, ended/3]).
 :- use_module(clock, [advance/3, end_fact/3]).
-:- use_module(phi, [phi_candidates/3, phi_store/4, live_candidates/4, verdict/3,
+:- use_module(phi, [phi_store/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
 :- use_module(errors, [error_data/2]).
@@ -105,7 +104,7 @@ with tk_error/2 and maps it to the error family in one table.
         tk_undo_facts/2, tk_erase/6, tk_slots/2, tk_quote/2, tk_unretract/2, tk_bind_source/5,
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
-        tk_filter_ids/3, tk_phi/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
+        tk_filter_ids/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
         tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4,
         tk_drop_rule/2, tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
@@ -432,11 +431,17 @@ tk_links(M, Id0, Dominators, Dominated) :-
 
 %!  tk_filter_ids(+M, +Ids, -Verdicts) is det.
 %
-%   For each id -(Status, By, Rule): head, retracted, or dominated by By (a
-%   head that dominates it when there is one) under Rule (supersedes or policy).
+%   For each id -(S, A, Status, By, Rule): its slot and phi:verdict/3, By as the
+%   tk_facts/3 row of the fact that dominates it ('' when none dominates it).
+%   @error existence_error(fact, Id) for an id the memory does not hold.
 tk_filter_ids(M, Ids0, Verdicts) :-
     maplist(atom_in, Ids0, Ids),
-    maplist(verdict(M), Ids, Verdicts).
+    maplist(id_verdict(M), Ids, Verdicts).
+
+id_verdict(M, Id, -(S, A, Status, ByRow, Rule)) :-
+    verdict(M, Id, -(Status, By, Rule)),
+    fact(M, Id, S, A, _, _, _, _, _, _), !,
+    ( By == '' -> ByRow = '' ; fact_row(M, By, ByRow) ).
 
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo);
 % Cand is ValidTo-c(Index, SlotKey, Record), ValidTo none when open.
@@ -456,11 +461,6 @@ tk_ended_rows(M, Rows, Is) :-
     maplist(cand_in(M), Rows, Timed),
     live_candidates(M, Timed, _, Ended),
     pairs_keys_values(Ended, Is, _).
-
-%!  tk_phi(+M, +Candidates, -Drops) is det.
-tk_phi(M, Rows, Drops) :-
-    maplist(cand_in(M), Rows, Timed),
-    phi_candidates(M, Timed, Drops).
 
 %!  tk_phi_store(+M, +Candidates, +Slots, -Drops) is det.
 %
