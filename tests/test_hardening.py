@@ -654,3 +654,15 @@ def test_a_tier_above_a_protected_one_is_protected_and_an_unsigned_confirm_goes_
         assert (head.value, head.tier) == ("Bo", "agent")
         asked = bridge.ask("tk_guarded_tiers(M, Ts)", {"M": mem._store.h})["Ts"]
         assert sorted(asked) == ["human", "verified"]
+
+
+def test_files_that_cannot_be_read_or_written_raise_journal_errors(tmp_path) -> None:
+    """Exporting to a folder that does not exist, or opening a journal that is not there,
+    is a JournalError (a TruthkeeperError), not a bare OSError; nothing is created."""
+    mem = Memory()
+    mem.add("ana", "city", "Lisbon", source="s")
+    with pytest.raises(JournalError, match="cannot write"):
+        mem.export_jsonl(tmp_path / "missing" / "x.jsonl")
+    with pytest.raises(JournalError, match="no memory file"):
+        Memory.open(str(tmp_path / "none.db"))
+    assert list(tmp_path.iterdir()) == []

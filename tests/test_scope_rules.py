@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truthkeeper import Memory, PolicyError, ScopeError, UnknownFact, UnknownRule
+from truthkeeper import Memory, ScopeError, UnknownFact, UnknownRule
 
 
 def _two_users() -> tuple[Memory, Memory, Memory, str]:
@@ -101,11 +101,11 @@ def test_what_if_in_a_view_answers_for_that_view_only() -> None:
 
 def test_export_and_import_are_the_owners(tmp_path) -> None:
     mem, _ana, bob, _ = _two_users()
-    with pytest.raises(PolicyError, match="owner"):
+    with pytest.raises(ScopeError, match="owner"):
         bob.export_jsonl(tmp_path / "x.jsonl")
     assert not (tmp_path / "x.jsonl").exists()
     mem.export_jsonl(tmp_path / "all.jsonl")
-    with pytest.raises(PolicyError, match="owner"):
+    with pytest.raises(ScopeError, match="owner"):
         bob.import_jsonl(tmp_path / "all.jsonl")
 
 

@@ -354,7 +354,7 @@ def test_declarations_are_journalled_and_guarded(tmp_path: Path) -> None:
         with pytest.raises(InvalidFact, match="not a number"):
             mem.declare("city", value_type="number")
         mem.declare("city", value_type="string")  # every stored value is one already
-        with pytest.raises(PolicyError, match="owner"):
+        with pytest.raises(ScopeError, match="owner"):
             mem.scope("user:ana").declare("tag", cardinality="many")
         with pytest.raises(InvalidFact, match="cardinality"):
             mem.declare("tag", cardinality="several")

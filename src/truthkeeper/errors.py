@@ -47,7 +47,8 @@ class UnknownRule(UnknownFact):
 
 class ScopeError(TruthkeeperError, PermissionError):
     """A scope's view (or a server bound to a scope) reaching outside its scope: writing to
-    the shared layer or to another scope, erasing another scope."""
+    the shared layer or to another scope, erasing another scope, or an act that is the
+    memory owner's (declare, export, import, fitting or learning reliability)."""
 
 
 class SupersessionError(TruthkeeperError, ValueError):

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import caller_scope
-from .errors import PolicyError, TruthkeeperError
+from .errors import ScopeError, TruthkeeperError
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
@@ -130,10 +130,37 @@ class Memory:
     @classmethod
     def open(cls, target: str, *, readonly: bool = True, create: bool = False,
              **settings: Any) -> Memory:
-        """Open an existing journal (a file or a ``postgresql://`` URL) with the policy,
-        tiers and protected tiers it was created with; ``create`` makes a missing file;
-        ``settings``: more of ``Memory``'s arguments (e.g. ``lazy=False``).
+        """Open an existing journal with the settings it was created with.
 
+        Parameters
+        ----------
+        target
+            A journal file or a ``postgresql://`` URL.
+        readonly
+            Open it for reading only (the default): nothing is written, not even a
+            configuration event.
+        create
+            Make a missing file (as ``Memory(target)`` would).
+        **settings
+            More of ``Memory``'s arguments (e.g. ``lazy=False``); the policy, tiers and
+            protected tiers come from the journal.
+
+        Returns
+        -------
+        Memory
+            The opened memory.
+
+        Raises
+        ------
+        JournalError
+            The target is missing (and not ``create``), holds no memory, or cannot be opened.
+        JournalCorrupt
+            The journal is damaged.
+        PolicyError
+            The journal names a policy this process cannot register.
+
+        Examples
+        --------
         >>> import tempfile, os
         >>> path = os.path.join(tempfile.mkdtemp(), "m.db")
         >>> Memory(path, policy="temporal").close()
@@ -157,6 +184,10 @@ class Memory:
     def close(self) -> None:
         """Release the journal and the Prolog state; a closed memory answers nothing.
 
+        A view (``scope``) shares its memory's state: closing a view closes nothing.
+
+        Examples
+        --------
         >>> mem = Memory(); mem.close()
         >>> len(mem)
         Traceback (most recent call last):
@@ -177,6 +208,25 @@ class Memory:
             self.close()
 
     def __len__(self) -> int:
+        """The number of facts this memory sees (a scope's view: its scope's and the shared
+        layer's), erased and retracted ones included.
+
+        Returns
+        -------
+        int
+            How many facts the view holds.
+
+        Raises
+        ------
+        TruthkeeperError
+            The memory is closed.
+
+        Examples
+        --------
+        >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> len(mem), len(mem.scope("user:bo"))
+        (1, 1)
+        """
         with self._open():
             return self._store.count(self._scope)
 
@@ -189,8 +239,22 @@ class Memory:
             yield
 
     def refresh(self) -> int:
-        """Apply the events other processes appended to the journal; returns how many.
+        """Apply the events other processes appended to the journal.
 
+        Reads catch up by themselves; ``refresh`` does it now, and says how much came in.
+
+        Returns
+        -------
+        int
+            How many events were applied.
+
+        Raises
+        ------
+        JournalCorrupt
+            An appended event is damaged (nothing after it is applied).
+
+        Examples
+        --------
         >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), "m.db")
         >>> writer, reader = Memory(path), Memory(path)
         >>> _ = writer.add("ana", "city", "Lisbon", source="s")
@@ -200,10 +264,24 @@ class Memory:
         return self._p.refresh(self._open)
 
     def verify(self, *, checkpoint: Mapping[str, Any] | None = None) -> Verification:
-        """Check the hash chain, every signature, and the chain against the owner's signed
-        ``checkpoint`` (else the last one journalled): a rewrite or a cut tail shows. Then
-        the slot index (SQLite, PostgreSQL) against the chain, rebuilt when it differs.
+        """Check the journal: the hash chain, every signature, and the chain against the
+        owner's signed checkpoint; then the slot index against the chain (rebuilt when it
+        differs). A rewrite or a cut tail shows.
 
+        Parameters
+        ----------
+        checkpoint
+            A checkpoint the owner signed (``Signer.sign_checkpoint``); default: the last
+            one journalled.
+
+        Returns
+        -------
+        Verification
+            ``ok``, the number of events, the head hash and what was wrong (a malformed
+            ``checkpoint`` too: ``ok`` is False with the reason).
+
+        Examples
+        --------
         >>> Memory().verify().ok
         True
         """
@@ -211,9 +289,24 @@ class Memory:
             return self._events.verify(self._ledger.journal, self._p.guard.verifier(), checkpoint)
 
     def add_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
-        """Trust a new key from now on; ``signature`` is a trusted key's
-        ``sign_action("key", {"key": <hex>, "action": "added"})``.
+        """Trust a new key from now on (journalled).
 
+        Parameters
+        ----------
+        public_key
+            An Ed25519 public key (or its raw bytes or hex).
+        signature
+            A trusted key's ``sign_action("key", {"key": <hex>, "action": "added"})``.
+
+        Raises
+        ------
+        TierNotAuthorized
+            The signature is missing, wrong, or by a key that is not trusted.
+        InvalidFact
+            ``public_key`` is not a key.
+
+        Examples
+        --------
         >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         >>> from truthkeeper import Signer
         >>> owner, deputy = (Signer(Ed25519PrivateKey.generate()) for _ in range(2))
@@ -229,6 +322,22 @@ class Memory:
     def revoke_key(self, public_key: Any, *, signature: Mapping[str, str]) -> None:
         """Revoke a key: it signs nothing from now on; what it signed stays verifiable.
 
+        Parameters
+        ----------
+        public_key
+            The trusted key to revoke (an Ed25519 public key, its raw bytes or hex).
+        signature
+            A trusted key's ``sign_action("key", {"key": <hex>, "action": "revoked"})``.
+
+        Raises
+        ------
+        TierNotAuthorized
+            The signature is missing, wrong, or by a key that is not trusted.
+        InvalidFact
+            ``public_key`` is not a key.
+
+        Examples
+        --------
         >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         >>> from truthkeeper import Signer
         >>> owner, old = (Signer(Ed25519PrivateKey.generate()) for _ in range(2))
@@ -249,9 +358,21 @@ class Memory:
             self._events.key(w, body)
 
     def checkpoint(self, checkpoint: Mapping[str, Any]) -> None:
-        """Journal a checkpoint the owner signed (``Signer.sign_checkpoint``): ``verify``
-        then checks the chain against it.
+        """Journal a checkpoint the owner signed: ``verify`` then checks the chain
+        against it.
 
+        Parameters
+        ----------
+        checkpoint
+            ``Signer.sign_checkpoint(events, head_hash)`` by a trusted key.
+
+        Raises
+        ------
+        TierNotAuthorized
+            The checkpoint is malformed, or not signed by a trusted key.
+
+        Examples
+        --------
         >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         >>> from truthkeeper import Signer
         >>> owner = Signer(Ed25519PrivateKey.generate())
@@ -353,15 +474,35 @@ class Memory:
     def declare(self, attribute: str, *, cardinality: str = "one",
                 value_type: str | None = None,
                 categories: Sequence[Any] | None = None) -> None:
-        """Declare an attribute for the whole memory (journalled): ``cardinality="many"``
-        makes it a set (each value has its own chain; a value leaves the set by
-        retraction, ``end``, or a newer fact with ``present=False``); ``value_type``
-        (``"number"``, ``"string"``, ``"boolean"``, ``"date"``) coerces values as they
-        come in (``"135"`` -> 135) or refuses them; ``categories`` (a list) restricts the
-        attribute to those values, each source's confusion between them deciding its
-        conflicts (as ``Memory(categories=...)``; ``[]`` removes it). The owner's act: a
-        scope's view cannot declare. A cardinality is fixed once the attribute holds a fact.
+        """Declare an attribute for the whole memory (journalled).
 
+        A cardinality is fixed once the attribute holds a fact. The owner's act: a scope's
+        view cannot declare.
+
+        Parameters
+        ----------
+        attribute
+            The attribute.
+        cardinality
+            ``"one"`` (a value at a time) or ``"many"``: a set, each value with its own
+            chain; a value leaves the set by retraction, ``end``, or a newer fact with
+            ``present=False``.
+        value_type
+            ``"number"``, ``"string"``, ``"boolean"`` or ``"date"``: values are coerced as
+            they come in (``"135"`` -> 135) or refused.
+        categories
+            The attribute's closed set of values, each source's confusion between them
+            deciding its conflicts (as ``Memory(categories=...)``); ``[]`` removes it.
+
+        Raises
+        ------
+        InvalidFact
+            A malformed declaration, or a cardinality change of an attribute that holds facts.
+        ScopeError
+            Called on a scope's view.
+
+        Examples
+        --------
         >>> mem = Memory(); mem.declare("pet", cardinality="many")
         >>> _ = mem.add("ana", "pet", "cat", source="user:ana", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "pet", "dog", source="user:ana", valid_from="2026-02-01")
@@ -380,11 +521,18 @@ class Memory:
     def _owner_only(self, act: str) -> None:
         if self._view:
             msg = f"{act} is the memory owner's act: call it on the Memory, not a scope's view"
-            raise PolicyError(msg)
+            raise ScopeError(msg)
 
     def declarations(self) -> dict[str, Declaration]:
         """Every declared attribute with its declaration.
 
+        Returns
+        -------
+        dict[str, Declaration]
+            By attribute: cardinality and value type.
+
+        Examples
+        --------
         >>> mem = Memory(schema={"price": {"value_type": "number"}})
         >>> mem.declarations()["price"].value_type
         'number'
@@ -462,8 +610,22 @@ class Memory:
             self._events.retract(w, fid, why, signature)
 
     def add_rule(self, text: str) -> None:
-        """Add a rule over ``holds(Subject, Attribute, Value)`` (README: how rules see values).
+        """Add a rule over ``holds(Subject, Attribute, Value)`` (journalled): its beliefs
+        follow the facts (README: how rules see values). In a scope's view the rule
+        belongs to that scope.
 
+        Parameters
+        ----------
+        text
+            One Prolog clause, ``head :- body``, over ``holds/3`` and the allowed builtins.
+
+        Raises
+        ------
+        UnsafeRule
+            The text does not parse, calls what rules may not call, or names a reserved head.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "location", "Home", source="s")
         >>> mem.add_rule("needs_vpn(U) :- holds(U, location, home)")
@@ -475,8 +637,20 @@ class Memory:
             self._events.rule(w, text, self._scope)
 
     def remove_rule(self, text: str) -> None:
-        """Remove the rule with this text (as ``rules()`` lists it).
+        """Remove the rule with this text (as ``rules()`` lists it); journalled.
 
+        Parameters
+        ----------
+        text
+            The rule's text.
+
+        Raises
+        ------
+        UnknownRule
+            No rule of this view has that text.
+
+        Examples
+        --------
         >>> mem = Memory(); mem.add_rule("p(X) :- holds(X, a, b)")
         >>> mem.remove_rule("p(X) :- holds(X, a, b)"); mem.rules()
         []
@@ -491,8 +665,30 @@ class Memory:
 
     def record_outcome(self, fact_id: str, *, correct: bool,
                        signature: Mapping[str, str] | None = None) -> None:
-        """Feedback that a fact was right or wrong (about a protected source: signed).
+        """Feedback that a fact was right or wrong: the reliability of its source learns
+        from it (journalled).
 
+        Parameters
+        ----------
+        fact_id
+            The fact the feedback is about.
+        correct
+            Whether it was right.
+        signature
+            ``Signer.sign_action("outcome", ...)``: required when the fact's source is
+            bound to a protected tier.
+
+        Raises
+        ------
+        UnknownFact
+            No such fact in this view.
+        InvalidFact
+            ``correct`` is not a bool.
+        TierNotAuthorized
+            A protected source's outcome without a valid signature.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> mem.record_outcome(mem.add("ana", "city", "Lisbon", source="crm").id, correct=True)
         >>> [(r.source, r.n) for r in mem.reliability()]
@@ -505,10 +701,32 @@ class Memory:
     def record_source_outcome(self, source: str, *, correct: bool, tier: str = "agent",
                               signature: Mapping[str, str] | None = None,
                               confidence: float | None = None) -> None:
-        """Feedback on a source without facts here (a context, ``"model:parametric"``);
-        ``confidence``: what the source stated (the model's), so that ``resolve_context``
-        learns how far to trust its stated confidences.
+        """Feedback on a source without facts here (a retrieved context,
+        ``"model:parametric"``), journalled.
 
+        Parameters
+        ----------
+        source
+            The source.
+        correct
+            Whether what it said was right.
+        tier
+            The tier the source is bound to (its first outcome binds it).
+        signature
+            Required at a protected tier, as for ``record_outcome``.
+        confidence
+            What the source stated (a model's confidence), so that ``resolve_context``
+            learns how far to trust its stated confidences.
+
+        Raises
+        ------
+        InvalidFact
+            A malformed source, tier, ``correct`` or ``confidence``.
+        TierNotAuthorized
+            The source is bound to another tier, or a protected one without a signature.
+
+        Examples
+        --------
         >>> mem = Memory(); mem.record_source_outcome("web", correct=False)
         >>> mem.reliability()[0].n
         1
@@ -563,9 +781,31 @@ class Memory:
 
     def fit_reliability(self, *, method: str = "nuts", rng_seed: int = 0,
                         num_samples: int = 500) -> dict[str, tuple[float, float]]:
-        """Refit the tier hyperparameters on the outcomes (NUTS or SVI); journalled.
-        Returns each tier's Beta prior, (a, b).
+        """Refit the tier hyperparameters on the outcomes (journalled).
 
+        Parameters
+        ----------
+        method
+            ``"nuts"`` (MCMC) or ``"svi"`` (variational, faster).
+        rng_seed
+            The sampler's seed.
+        num_samples
+            Posterior draws (NUTS) or optimisation steps' draws (SVI).
+
+        Returns
+        -------
+        dict[str, tuple[float, float]]
+            Each tier's Beta prior ``(a, b)``.
+
+        Raises
+        ------
+        InvalidFact
+            An unknown method or a bad number of samples.
+        ScopeError
+            Called on a scope's view (the tiers' priors are the owner's).
+
+        Examples
+        --------
         >>> mem = Memory(); f = mem.add("acme", "total", 4500, source="billing")
         >>> mem.record_outcome(f.id, correct=True)
         >>> prior = mem.fit_reliability(method="svi", num_samples=50)
@@ -580,16 +820,36 @@ class Memory:
 
     def learn_from_agreement(self, *, apply: bool = True, dependence: bool = False,
                              correlation: bool = True) -> dict[str, float]:
-        """Each source's accuracy from agreement, without labels (one-coin Dawid-Skene);
-        ``apply`` journals the estimates as the sources' prior means. ``dependence`` also
-        finds sources that copy each other (ACCU's test, judged by the other sources) and
-        journals them: a chorus of copies then counts about as one source. ``correlation``
-        (without ``dependence``, which models correlated sources itself) also learns how
-        correlated the claims about one slot are (rho, chosen so that each claim is best
-        predicted from the others): a conflict's n claims then count as
-        n / (1 + (n - 1) rho) independent ones, which keeps its probabilities from being
-        overconfident when sources err together.
+        """Each source's accuracy from agreement, without labels (Dawid-Skene).
 
+        Parameters
+        ----------
+        apply
+            Journal the estimates as the sources' prior means.
+        dependence
+            Also find sources that copy each other (ACCU's test, judged by the other
+            sources) and journal them: a chorus of copies then counts about as one source.
+        correlation
+            Without ``dependence`` (which models correlated sources itself): also learn how
+            correlated the claims about one slot are (rho, chosen so that each claim is best
+            predicted from the others); a conflict's n claims then count as
+            n / (1 + (n - 1) rho) independent ones, which keeps its probabilities from being
+            overconfident when sources err together.
+
+        Returns
+        -------
+        dict[str, float]
+            Each source's estimated accuracy.
+
+        Raises
+        ------
+        InvalidFact
+            ``dependence`` or ``correlation`` is not a bool.
+        ScopeError
+            Called on a scope's view.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> for s, v in [("a", 1), ("b", 1), ("c", 2)]:
         ...     _ = mem.add("x", "n", v, source=s, valid_from="2026-01-01")
@@ -607,11 +867,27 @@ class Memory:
         return est
 
     def scope(self, name: str) -> Memory:
-        """A view bound to a scope (``"user:ana"``): it writes to that scope and reads it
-        over the shared (unscoped) layer, so one journal keeps many users' or agents'
-        memories apart. Rules and outcomes added in the view stay in it; the shared ones
-        apply in every view.
+        """A view bound to a scope: it writes to that scope and reads it over the shared
+        (unscoped) layer, so one journal keeps many users' or agents' memories apart.
+        Rules and outcomes added in the view stay in it; the shared ones apply in every view.
 
+        Parameters
+        ----------
+        name
+            The scope, e.g. ``"user:ana"``.
+
+        Returns
+        -------
+        Memory
+            The view (it shares this memory's state and lock).
+
+        Raises
+        ------
+        InvalidFact
+            A malformed scope name.
+
+        Examples
+        --------
         >>> mem = Memory(); ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
         >>> _ = ana.add("me", "city", "Lisbon", source="chat")
         >>> ana.current("me", "city").value, bob.current("me", "city").status
@@ -623,9 +899,26 @@ class Memory:
         return view
 
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
-        """Every slot (of ``subject``, or all) holding a fact this memory sees (a scope's
-        view: its scope's and the shared layer's), sorted.
+        """Every slot holding a fact this memory sees (a scope's view: its scope's and the
+        shared layer's), sorted.
 
+        Parameters
+        ----------
+        subject
+            Only this subject's slots (default: all).
+
+        Returns
+        -------
+        list[tuple[str, str]]
+            ``(subject, attribute)`` pairs, normalised.
+
+        Raises
+        ------
+        InvalidFact
+            A malformed subject.
+
+        Examples
+        --------
         >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
         >>> mem.slots()
         [('ana', 'city')]
@@ -635,8 +928,25 @@ class Memory:
             return view_slots(self._store, self._scope, want)
 
     def about(self, subject: str) -> dict[str, Resolution]:
-        """Every slot of a subject with its current resolution, by attribute.
+        """Every slot of a subject with its current resolution.
 
+        Parameters
+        ----------
+        subject
+            The subject.
+
+        Returns
+        -------
+        dict[str, Resolution]
+            By attribute, what ``current`` answers.
+
+        Raises
+        ------
+        InvalidFact
+            A malformed subject.
+
+        Examples
+        --------
         >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
         >>> {a: r.value for a, r in mem.about("ana").items()}
         {'city': 'Lisbon'}
@@ -694,9 +1004,28 @@ class Memory:
         return ids
 
     def export_jsonl(self, path: str | os.PathLike[str]) -> int:
-        """Write every event but the configuration as JSON Lines; returns the line count.
-        The owner's act on the whole memory: a scope's view cannot export nor import.
+        """Write every event but the configuration as JSON Lines. The owner's act on the
+        whole memory: a scope's view cannot export nor import.
 
+        Parameters
+        ----------
+        path
+            The file to write (replaced).
+
+        Returns
+        -------
+        int
+            The number of lines written.
+
+        Raises
+        ------
+        ScopeError
+            Called on a scope's view.
+        JournalError
+            The file cannot be written.
+
+        Examples
+        --------
         >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), "m.jsonl")
         >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
         >>> mem.export_jsonl(path), Memory().import_jsonl(path)
@@ -710,6 +1039,26 @@ class Memory:
     def import_jsonl(self, path: str | os.PathLike[str]) -> int:
         """Import an ``export_jsonl`` file, all or nothing; events held already are skipped.
 
+        Parameters
+        ----------
+        path
+            The file to read.
+
+        Returns
+        -------
+        int
+            The number of lines read.
+
+        Raises
+        ------
+        InvalidFact
+            The file cannot be read, a line is malformed, or an event would be refused as a
+            write is (nothing is imported).
+        ScopeError
+            Called on a scope's view.
+
+        Examples
+        --------
         >>> import os, tempfile; path = os.path.join(tempfile.mkdtemp(), "m.jsonl")
         >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
         >>> _ = mem.export_jsonl(path)
@@ -767,8 +1116,25 @@ class Memory:
                                  self._scope, fact_id, own=True)
 
     def superseded_by(self, fact_id: str) -> list[Fact]:
-        """The facts that explicitly supersede ``fact_id`` (the reverse of ``supersedes``).
+        """The facts that explicitly supersede a fact (the reverse of ``supersedes``).
 
+        Parameters
+        ----------
+        fact_id
+            The superseded fact.
+
+        Returns
+        -------
+        list[Fact]
+            The facts whose ``supersedes`` names it, oldest first.
+
+        Raises
+        ------
+        UnknownFact
+            No such fact in this view.
+
+        Examples
+        --------
         >>> mem = Memory(); old = mem.add("ana", "city", "Lisbon", source="s")
         >>> new = mem.add("ana", "city", "Porto", source="s", supersedes=old.id)
         >>> [f.value for f in mem.superseded_by(old.id)]
@@ -869,8 +1235,15 @@ class Memory:
                                            valid_at=va)
 
     def conflicts(self) -> list[tuple[str, str]]:
-        """The slots whose heads disagree (residual conflicts).
+        """The slots whose heads disagree (residual conflicts), sorted.
 
+        Returns
+        -------
+        list[tuple[str, str]]
+            ``(subject, attribute)`` of each slot in conflict in this view.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
         >>> _ = mem.add("ana", "city", "Porto", source="b", valid_from="2026-01-01")
@@ -928,6 +1301,13 @@ class Memory:
         """The texts of the rules that apply here, in the order they were added: the shared
         ones (added to the unscoped memory) and, in a scope's view, the scope's own.
 
+        Returns
+        -------
+        list[str]
+            The rules' texts.
+
+        Examples
+        --------
         >>> mem = Memory(); _ = mem.add_rule("local(X) :- holds(X, city, lisbon)")
         >>> mem.rules()
         ['local(X) :- holds(X, city, lisbon)']
@@ -936,10 +1316,23 @@ class Memory:
             return [t for _, t, _ in self._reasoner.rules(self._scope)]
 
     def beliefs(self) -> list[Belief]:
-        """Every belief the rules derive from the current facts (kept current incrementally).
-        In a scope's view, the shared rules and the scope's own over the view's facts (its
-        scope's and the shared layer's); the unscoped memory's: shared rules, shared facts.
+        """Every belief the rules derive from the current facts (kept current
+        incrementally). In a scope's view, the shared rules and the scope's own over the
+        view's facts (its scope's and the shared layer's); the unscoped memory's: shared
+        rules, shared facts.
 
+        Returns
+        -------
+        list[Belief]
+            Each derived atom; ``why(belief.text)`` explains it.
+
+        Raises
+        ------
+        RuleEvaluationError
+            A rule ran out of its time or memory limit.
+
+        Examples
+        --------
         >>> mem = Memory(); _ = mem.add_rule("local(X) :- holds(X, city, lisbon)")
         >>> _ = mem.add("ana", "city", "Lisbon", source="s")
         >>> [b.text for b in mem.beliefs()]
@@ -981,6 +1374,25 @@ class Memory:
                 retract: Iterable[str] = ()) -> WhatIf:
         """Which heads and beliefs would change; nothing is written.
 
+        Parameters
+        ----------
+        add
+            Facts to suppose added (dicts of ``add``'s fields, or Facts).
+        retract
+            Ids of facts to suppose retracted.
+
+        Returns
+        -------
+        WhatIf
+            ``changed``, and the heads and beliefs that would appear or go.
+
+        Raises
+        ------
+        InvalidFact, UnknownFact
+            A supposed fact is malformed, or an id names no fact of this view.
+
+        Examples
+        --------
         >>> mem = Memory()
         >>> f = mem.add("ana", "city", "Lisbon", source="s")
         >>> mem.what_if(retract=[f.id]).changed, len(mem)
@@ -994,8 +1406,15 @@ class Memory:
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra, now, self._scope)
 
     def reliability(self) -> list[SourceReliability]:
-        """Per-source posterior summaries: mean, 90% interval, outcomes, tier.
+        """Per-source posterior summaries.
 
+        Returns
+        -------
+        list[SourceReliability]
+            For each source this view knows: mean, 90% interval, outcomes seen, tier.
+
+        Examples
+        --------
         >>> mem = Memory(); f = mem.add("acme", "total", 4500, source="billing")
         >>> mem.record_outcome(f.id, correct=True)
         >>> [(r.source, r.n) for r in mem.reliability()]
@@ -1038,8 +1457,39 @@ class Memory:
                         parametric_value: Any, parametric_confidence: float,
                         context_tier: str = "unverified", alternatives: int | None = None,
                         utility: Utility | None = None) -> Decision:
-        """Decide between a retrieved context and the model's own answer (one of ``alternatives``).
+        """Decide between a retrieved context and the model's own answer.
 
+        Parameters
+        ----------
+        question
+            What was asked (a label for the decision).
+        context_value
+            The value the retrieved context gives.
+        context_source
+            Where the context came from (its reliability is learned from outcomes).
+        parametric_value
+            The model's own answer.
+        parametric_confidence
+            The model's stated confidence in it, in [0, 1].
+        context_tier
+            The tier of the context's source.
+        alternatives
+            How many answers were possible (None: open-ended).
+        utility
+            The payoffs of answering right, wrong, and abstaining (default: accuracy).
+
+        Returns
+        -------
+        Decision
+            The value to use (or an abstention), with its probability.
+
+        Raises
+        ------
+        InvalidFact
+            A malformed argument (confidence outside [0, 1], unknown tier, ...).
+
+        Examples
+        --------
         >>> Memory().resolve_context(question="capital?", context_value="Lyon",
         ...     context_source="web", parametric_value="Paris", parametric_confidence=0.9).value
         'Paris'
@@ -1055,8 +1505,15 @@ class Memory:
                 agree=self._store.same_value(context_value, parametric_value))
 
     def graph(self) -> Any:
-        """A ``networkx.DiGraph`` of facts and beliefs: supersedes, conflicts, supports.
+        """The memory as a graph of facts and beliefs.
 
+        Returns
+        -------
+        networkx.DiGraph
+            Facts and beliefs as nodes; supersedes, conflicts and supports as edges.
+
+        Examples
+        --------
         >>> mem = Memory(); old = mem.add("ana", "city", "Lisbon", source="s")
         >>> new = mem.add("ana", "city", "Porto", source="s", supersedes=old.id)
         >>> mem.graph().has_edge(new.id, old.id)
@@ -1069,6 +1526,13 @@ class Memory:
         """The drop log of ``filter`` and the refused writes, oldest first: those made in
         this memory's scope (a view of another scope sees none of them).
 
+        Returns
+        -------
+        list[AuditEntry]
+            The newest entries kept (a bounded log).
+
+        Examples
+        --------
         >>> mem = Memory(policy="temporal")
         >>> _ = mem.filter([Candidate("ana", "city", "Lisbon", "2026-01-01"),
         ...                 Candidate("ana", "city", "Porto", "2026-06-01")], query="city?")

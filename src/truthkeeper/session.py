@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from .audit import AuditLog
-from .errors import InvalidFact, PolicyError, TruthkeeperError
+from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError
 from .events import Applier
 from .journal import Journal, open_journal
 from .journal.ledger import Ledger, now_us
@@ -205,13 +205,13 @@ class Answers:
 def recorded_settings(target: str, *, readonly: bool, create: bool) -> dict[str, Any]:
     """``Memory``'s arguments for a journal: the settings it was created with (policy,
     tiers, protected tiers, from its configuration event) and ``readonly`` (never for a
-    PostgreSQL URL, whose readers share the server). TruthkeeperError for a missing file
+    PostgreSQL URL, whose readers share the server). JournalError for a missing file
     (unless ``create``: then the defaults) or an empty journal."""
     url = target.startswith(("postgresql://", "postgres://"))
     if not url and not os.path.exists(target):
         if create:
             return {}
-        raise TruthkeeperError(f"no memory file at {target!r}")
+        raise JournalError(f"no memory file at {target!r}")
     journal = open_journal(target, readonly=readonly)
     try:
         first = journal.first()
@@ -219,7 +219,7 @@ def recorded_settings(target: str, *, readonly: bool, create: bool) -> dict[str,
         journal.close()
     cfg = first.body if first is not None and first.kind == "config" else {}
     if not cfg and not create:
-        raise TruthkeeperError(f"{target!r} holds no memory yet (no configuration event)")
+        raise JournalError(f"{target!r} holds no memory yet (no configuration event)")
     return {"readonly": readonly and not url,
             **{k: cfg[k] for k in ("policy", "tiers", "protected_tiers") if k in cfg}}
 

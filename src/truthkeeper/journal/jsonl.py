@@ -7,20 +7,25 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import InvalidFact
+from ..errors import InvalidFact, JournalError
 from .codec import EVENT_KINDS, Event, jsonl_line
 
 __all__ = ["read_jsonl", "write_jsonl"]
 
 
 def write_jsonl(path: str | os.PathLike[str], events: Iterable[Event]) -> int:
-    """Write events (all but ``config``) as JSON Lines; returns the number of lines."""
+    """Write events (all but ``config``) as JSON Lines; returns the number of lines.
+    JournalError when the file cannot be written."""
     n = 0
-    with open(path, "w", encoding="utf-8") as fh:
-        for ev in events:
-            if ev.kind != "config":
-                fh.write(jsonl_line(ev.kind, ev.recorded_at, ev.body))
-                n += 1
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            for ev in events:
+                if ev.kind != "config":
+                    fh.write(jsonl_line(ev.kind, ev.recorded_at, ev.body))
+                    n += 1
+    except OSError as exc:
+        msg = f"cannot write {os.fspath(path)!r}: {exc}"
+        raise JournalError(msg) from None
     return n
 
 
