@@ -10,7 +10,7 @@ import pytest
 
 from truthkeeper import InvalidFact, Memory, PolicyError
 from truthkeeper.reliability.calibration import ece
-from truthkeeper.values import Utility
+from truthkeeper.results import Utility
 
 GRADES = ["G", "PG", "R", "X"]
 ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)  # always answer: score every item

@@ -284,7 +284,7 @@ def test_dependence_calibration_with_copying_sources(seed: int) -> None:
     against it: ECE .15-.21, mean p .76-.84."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
-    from truthkeeper.values import Utility
+    from truthkeeper.results import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
     result = {}
@@ -304,7 +304,7 @@ def _accuracy_by_dependence(facts: list[dict], n: int) -> dict[bool, tuple[float
     equal-width bins) of decide()'s probabilities, learned without and with dependence."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
-    from truthkeeper.values import Utility
+    from truthkeeper.results import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
     out = {}
@@ -415,7 +415,7 @@ def test_correlated_claims_are_calibrated(seed: int, tmp_path: Path) -> None:
     learned correlation is journalled."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
-    from truthkeeper.values import Utility
+    from truthkeeper.results import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
     facts = _shared_claims(seed)
@@ -473,7 +473,7 @@ def test_scattered_errors_are_read_as_such(seed: int, sources: int, right: float
     as copies. The size of the domain of false values is learned and journalled."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
-    from truthkeeper.values import Utility
+    from truthkeeper.results import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
     with Memory(tmp_path / "m.db") as mem:
@@ -499,7 +499,7 @@ def test_common_wrong_values_are_counted(common: int, seed: int) -> None:
     ECE .27, mean p .58 at accuracy .84."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
-    from truthkeeper.values import Utility
+    from truthkeeper.results import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
     with Memory() as mem:
@@ -596,7 +596,7 @@ def test_each_attribute_learns_its_own_domain_of_false_values(seed: int,
     what it gets alone (ECE .06-.08 either way)."""
     from truthkeeper import Memory
     from truthkeeper.reliability.calibration import ece
-    from truthkeeper.values import Utility
+    from truthkeeper.results import Utility
 
     answer = Utility(correct=1.0, wrong=0.0, abstain=-1.0)
     few = [{"subject": f"q{i}", "attribute": "nickname", "value": "x", "source": f"s{s}",

@@ -27,24 +27,26 @@ from .logic.policy import Policy
 from .logic.store import policies
 from .memory import Memory
 from .reliability.similarity import Similarity
-from .signing import Signer
-from .values import (
+from .results import (
     Alternative,
     AuditEntry,
+    Decision,
+    HeadChange,
+    SourceReliability,
+    Utility,
+    Verification,
+    WhatIf,
+)
+from .signing import Signer
+from .values import (
     Belief,
     Candidate,
-    Decision,
     Drop,
     Fact,
     FilterResult,
-    HeadChange,
     Justification,
     Resolution,
-    SourceReliability,
-    Utility,
     ValueSupport,
-    Verification,
-    WhatIf,
 )
 
 __all__ = [

@@ -17,7 +17,8 @@ from typing import Any
 
 from .errors import InvalidFact
 from .journal.codec import is_erased
-from .values import AuditEntry, Candidate, Drop, Fact, normalise_key
+from .results import AuditEntry
+from .values import Candidate, Drop, Fact, normalise_key
 
 __all__ = ["AuditLog", "caller_scope", "current_scope"]
 

@@ -7,8 +7,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from .errors import TierNotAuthorized
 from .logic.store import policies
 from .memory import Memory
+from .results import Utility
 from .signing import Signer
-from .values import Candidate, Resolution, Utility
+from .values import Candidate, Resolution
 
 
 def _h(title: str) -> None:

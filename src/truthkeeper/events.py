@@ -32,18 +32,10 @@ from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner
 from .logic.store import Store
 from .reliability.state import Reliability
+from .results import Verification
 from .schema import Declaration, Declarer, Schema
 from .signing import EVER, Guard, KeyRing, apply_key_event, nonce_owner
-from .values import (
-    Fact,
-    FactBuilder,
-    Verification,
-    from_us,
-    normalise_key,
-    parse_time,
-    scoped,
-    to_us,
-)
+from .values import Fact, FactBuilder, from_us, normalise_key, parse_time, scoped, to_us
 
 __all__ = ["MAX_RULES", "Applier"]
 

@@ -24,23 +24,18 @@ from .reliability.categorical import check_categories
 from .reliability.context import decide_context
 from .reliability.decision import decide_slot
 from .reliability.similarity import Similarity
+from .results import AuditEntry, Decision, SourceReliability, Utility, Verification, WhatIf
 from .schema import Declaration, check_declaration
 from .session import Parts, id_list, recorded_settings
 from .signing import public_key_hex
 from .validation import check_bool, check_probability, check_utility
 from .values import (
-    AuditEntry,
     Belief,
     Candidate,
-    Decision,
     Fact,
     FilterResult,
     Justification,
     Resolution,
-    SourceReliability,
-    Utility,
-    Verification,
-    WhatIf,
     check_label,
     check_scope,
     check_source,

@@ -26,7 +26,8 @@ from .keys import (
 )
 
 if TYPE_CHECKING:
-    from .values import Fact, Utility
+    from .results import Utility
+    from .values import Fact
 
 __all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_alternatives", "check_bool", "check_choice",
            "check_clock", "check_probability", "check_utility", "check_label", "check_meta",
@@ -284,7 +285,7 @@ class FactBuilder:
 
 def check_utility(u: object) -> Utility:
     """The utility to use (the default when ``None``)."""
-    from .values import Utility  # the types module imports this one
+    from .results import Utility
 
     if u is None:
         return Utility()

@@ -18,22 +18,14 @@ from .errors import InvalidFact
 __all__ = [
     "MAX_KEY_CHARS",
     "MAX_VALUE_BYTES",
-    "Alternative",
-    "AuditEntry",
     "Belief",
     "Candidate",
-    "Decision",
     "Drop",
     "Fact",
     "FilterResult",
-    "HeadChange",
     "Justification",
     "Resolution",
-    "SourceReliability",
-    "Utility",
     "ValueSupport",
-    "Verification",
-    "WhatIf",
 ]
 
 
@@ -73,13 +65,40 @@ def jsonable(x: Any) -> Any:
 class Fact:
     """One assertion about a slot. Immutable once written.
 
-    ``status`` is filled in by queries that report it (``history``): ``"head"``,
-    ``"superseded"``, ``"retracted"``, ``"ended"`` (its ``valid_to`` has passed, and no
-    newer fact superseded it) or ``"future"`` (its ``valid_from`` has not come yet, at
-    the memory's clock); it is ``None`` on the object ``add`` returns.
     An erased fact (``Memory.erase``) keeps its slot, source, tier and times; its value,
-    text and meta are gone (``None``) and its status is ``"erased"``. ``scope`` is the
-    scope it was written in (``Memory.scope``), ``None`` for the memory's own.
+    text and meta are gone (``None``) and its status is ``"erased"``.
+
+    Attributes
+    ----------
+    id, subject, attribute, value
+        The fact's id and what it says (subject and attribute normalised).
+    valid_from, valid_to
+        When it became true and stopped being true (``valid_to`` None: still true).
+    recorded_at
+        When the memory recorded it (transaction time).
+    source, tier
+        Who said it and the tier that source is bound to.
+    supersedes
+        The id of the fact it explicitly replaces, or None.
+    text, meta, signature
+        Free text, a JSON object of metadata, and the signature of a protected tier.
+    status
+        Filled by queries that report it (``history``): ``"head"``, ``"superseded"``,
+        ``"retracted"``, ``"ended"`` (its ``valid_to`` has passed and no newer fact
+        superseded it), ``"future"`` (its ``valid_from`` has not come yet) or
+        ``"erased"``; None on the object ``add`` returns.
+    scope
+        The scope it was written in (``Memory.scope``); None for the memory's own.
+    present
+        False for a fact that says its value is *no longer* a member of a set attribute
+        (``declare(attribute, cardinality="many")``): it ends that member's chain.
+
+    Examples
+    --------
+    >>> from truthkeeper import Memory
+    >>> f = Memory().add("ana", "City", "Lisbon", source="crm", valid_from="2026-01-01")
+    >>> f.slot, f.value, f.tier, f.valid_from.year
+    (('ana', 'city'), 'Lisbon', 'agent', 2026)
     """
 
     id: str
@@ -98,8 +117,6 @@ class Fact:
     status: str | None = field(default=None, compare=False)
     scope: str | None = None
     present: bool = True
-    """False for a fact that says its value is *no longer* a member of a set attribute
-    (``declare(attribute, cardinality="many")``): it ends that member's chain."""
 
     @property
     def slot(self) -> tuple[str, str]:
@@ -129,7 +146,32 @@ class Fact:
 
 @dataclass(frozen=True, slots=True)
 class Candidate(ToDict):
-    """A retrieved item that is not (necessarily) a fact of this memory, for ``filter``."""
+    """A retrieved item that is not (necessarily) a fact of this memory, for
+    ``Memory.filter``.
+
+    Attributes
+    ----------
+    subject, attribute, value
+        What the retrieved statement says.
+    valid_from
+        When it became true (a datetime or an ISO 8601 string).
+    tier, source
+        Its source's tier (keyword) and name, if known.
+    text
+        The retrieved text, kept as it is.
+    valid_to
+        When it stopped being true: at or before the memory's clock, the candidate is
+        stale (dropped with rule ``"ended"``).
+
+    Examples
+    --------
+    >>> from truthkeeper import Candidate, Memory
+    >>> res = Memory(policy="temporal").filter([
+    ...     Candidate("ana", "city", "Lisbon", "2026-01-01", text="Ana lives in Lisbon"),
+    ...     Candidate("ana", "city", "Porto", "2026-06-01", text="Ana moved to Porto")])
+    >>> [c.text for c in res.kept]
+    ['Ana moved to Porto']
+    """
 
     subject: str
     attribute: str
@@ -140,16 +182,34 @@ class Candidate(ToDict):
     source: str | None = None
     text: str | None = None
     valid_to: datetime | str | None = None
-    """When the retrieved statement stopped being true: at or before the memory's clock,
-    the candidate is stale (dropped with rule ``"ended"``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ValueSupport(ToDict):
     """One candidate value of a slot, with the head facts and sources that support it.
 
-    ``p`` (posterior probability that this value is the truth) and ``interval`` are filled
-    by the Bayesian layer; they are ``None`` when it has not been consulted.
+    Attributes
+    ----------
+    value
+        The value.
+    fact_ids, sources
+        The head facts that state it and their sources.
+    p, interval
+        The Bayesian layer's posterior probability that this value is the truth and its
+        90% interval; None when it was not consulted (a resolved slot).
+    best
+        Whether it is the most probable value of a conflict.
+    present
+        In a set (``cardinality="many"``): False for the facts that say ``value`` left it.
+
+    Examples
+    --------
+    >>> from truthkeeper import Memory
+    >>> mem = Memory()
+    >>> _ = mem.add("ana", "city", "Lisbon", source="a", valid_from="2026-01-01")
+    >>> _ = mem.add("ana", "city", "Porto", source="b", valid_from="2026-01-01")
+    >>> sorted((c.value, c.sources) for c in mem.current("ana", "city").candidates)
+    [('Lisbon', ('a',)), ('Porto', ('b',))]
     """
 
     value: Any
@@ -159,19 +219,39 @@ class ValueSupport(ToDict):
     interval: tuple[float, float] | None = None
     best: bool = False
     present: bool = True
-    """In a set (``cardinality="many"``): False for the facts that say ``value`` left it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Resolution(ToDict):
-    """What a slot's current value is: ``status`` is resolved, conflict or unknown.
+    """What a slot's current value is.
 
-    ``value`` is set only when resolved; a conflict never silently picks a winner, the
-    candidates carry every value with its support. ``best`` and ``best_p``: in a conflict,
-    the value the Bayesian layer finds most probable and its probability (None otherwise):
-    a reading an agent may use, apart from ``value``, which stays None. A set's ``value``
-    (``cardinality="many"``) is the tuple of its members; ``heads`` name the ``layer``
-    each came from in a scope's view (``Fact.scope``: None for the shared layer).
+    A conflict never silently picks a winner: ``value`` stays None and the candidates
+    carry every value with its support.
+
+    Attributes
+    ----------
+    subject, attribute
+        The slot.
+    status
+        ``"resolved"``, ``"conflict"`` or ``"unknown"``.
+    value
+        The value when resolved (a set's: the tuple of its members), else None.
+    heads
+        The chain heads, newest first; in a scope's view each names its layer
+        (``Fact.scope``: None for the shared layer).
+    candidates
+        Every value with its support (:class:`ValueSupport`).
+    best, best_p
+        In a conflict, the value the Bayesian layer finds most probable and its
+        probability (None otherwise): a reading an agent may use, apart from ``value``.
+
+    Examples
+    --------
+    >>> from truthkeeper import Memory
+    >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+    >>> r = mem.current("ana", "city")
+    >>> r.status, r.value, len(r.heads)
+    ('resolved', 'Lisbon', 1)
     """
 
     subject: str
@@ -200,6 +280,24 @@ class Drop(ToDict):
     Immutable, compared and hashed by ``(item, dominated_by, rule)``. A memory's fact
     that dominates is made into a :class:`Fact` when ``dominated_by`` is first read, so a
     caller that keeps only ``FilterResult.kept`` never pays for the winners' Facts.
+
+    Attributes
+    ----------
+    item
+        The dropped item, as given.
+    dominated_by
+        The item or fact that dominates it (None when it ended or was retracted).
+    rule
+        The policy, ``"supersedes"``, ``"kappa"``, ``"ended"`` or ``"retracted"``.
+
+    Examples
+    --------
+    >>> from truthkeeper import Candidate, Memory
+    >>> mem = Memory(policy="temporal")
+    >>> f = mem.add("ana", "city", "Porto", source="s", valid_from="2026-06-01")
+    >>> d = mem.filter([Candidate("ana", "city", "Lisbon", "2026-01-01")]).dropped[0]
+    >>> d.dominated_by == f, d.rule
+    (True, 'temporal')
     """
 
     __slots__ = ("_by", "_make", "item", "rule")
@@ -253,7 +351,23 @@ class Drop(ToDict):
 
 @dataclass(frozen=True, slots=True)
 class FilterResult(ToDict):
-    """The kept items (in input order) and the drops."""
+    """What ``Memory.filter`` kept and dropped.
+
+    Attributes
+    ----------
+    kept
+        The kept items, in input order.
+    dropped
+        A :class:`Drop` for each removed item, in input order.
+
+    Examples
+    --------
+    >>> from truthkeeper import Candidate, Memory
+    >>> res = Memory(policy="temporal").filter([Candidate("a", "b", 1, "2026-01-01"),
+    ...                                         Candidate("a", "b", 2, "2026-02-01")])
+    >>> [c.value for c in res.kept], [d.item.value for d in res.dropped]
+    ([2], [1])
+    """
 
     kept: tuple[Any, ...]
     dropped: tuple[Drop, ...]
@@ -261,7 +375,25 @@ class FilterResult(ToDict):
 
 @dataclass(frozen=True, slots=True)
 class Belief(ToDict):
-    """A derived belief, e.g. ``needs_vpn(ana)``."""
+    """A belief the rules derive, e.g. ``needs_vpn(ana)``; ``str(belief)`` is its text.
+
+    Attributes
+    ----------
+    predicate
+        The rule head's name.
+    args
+        Its arguments.
+    text
+        The belief as text (what ``why`` accepts).
+
+    Examples
+    --------
+    >>> from truthkeeper import Memory
+    >>> mem = Memory(); mem.add_rule("local(X) :- holds(X, city, lisbon)")
+    >>> _ = mem.add("ana", "city", "Lisbon", source="s")
+    >>> b = mem.beliefs()[0]; b.predicate, b.args, str(b)
+    ('local', ('ana',), 'local(ana)')
+    """
 
     predicate: str
     args: tuple[Any, ...]
@@ -273,7 +405,28 @@ class Belief(ToDict):
 
 @dataclass(frozen=True, slots=True)
 class Justification(ToDict):
-    """A node of a justification tree; ``str(j)`` renders the whole tree as text."""
+    """A node of a justification tree (``Memory.why``); ``str(j)`` renders the whole
+    tree as indented text.
+
+    Attributes
+    ----------
+    kind
+        What the node is: a fact, a belief, a rule, a dominance, ...
+    label
+        Its one-line description.
+    details
+        Its data (ids, the rule, the facts it dominates ...).
+    children
+        The nodes it rests on.
+
+    Examples
+    --------
+    >>> from truthkeeper import Memory
+    >>> mem = Memory(); old = mem.add("ana", "city", "Lisbon", source="s")
+    >>> new = mem.add("ana", "city", "Porto", source="s", supersedes=old.id)
+    >>> j = mem.why(new.id); j.kind, len(j.lines()) > 1
+    ('fact', True)
+    """
 
     kind: str
     label: str
@@ -289,95 +442,6 @@ class Justification(ToDict):
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
-
-
-@dataclass(frozen=True, slots=True)
-class HeadChange(ToDict):
-    """A slot whose heads a hypothetical change would alter."""
-
-    subject: str
-    attribute: str
-    heads_before: tuple[str, ...]
-    heads_after: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class WhatIf(ToDict):
-    """The result of ``what_if``: what would change; nothing was written."""
-
-    heads: tuple[HeadChange, ...]
-    beliefs_gained: tuple[Belief, ...]
-    beliefs_lost: tuple[Belief, ...]
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.heads or self.beliefs_gained or self.beliefs_lost)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Utility(ToDict):
-    """Gain for a right answer, loss for a wrong one, value of abstaining."""
-
-    correct: float = 1.0
-    wrong: float = -1.0
-    abstain: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Alternative(ToDict):
-    """One possible answer with its probability and expected utility."""
-
-    value: Any
-    p: float
-    expected_utility: float
-    interval: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Decision(ToDict):
-    """``action`` is ``"answer"`` or ``"abstain"``; ``value`` and ``p`` are the chosen (or,
-    when abstaining, the most probable) answer; ``alternatives`` every candidate, best first."""
-
-    action: str
-    value: Any
-    p: float
-    expected_utility: float
-    alternatives: tuple[Alternative, ...]
-    reason: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SourceReliability(ToDict):
-    """Posterior summary of one source's reliability: mean, 90% interval, outcomes, tier."""
-
-    source: str
-    tier: str
-    mean: float
-    low: float
-    high: float
-    n: int
-
-
-@dataclass(frozen=True, slots=True)
-class Verification(ToDict):
-    """The result of ``Memory.verify()``: ``ok``, events checked, the first bad event (its
-    seq) and why, and the hash of the last good event (record it elsewhere to anchor the
-    chain)."""
-
-    ok: bool
-    events: int
-    first_bad: int | None
-    reason: str | None
-    head_hash: str
-
-
-@dataclass(frozen=True, slots=True)
-class AuditEntry(ToDict):
-    """One line of the audit log: a drop made by ``filter`` or a rejected write."""
-
-    kind: str
-    at: datetime
-    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 # --------------------------------------------------------------------------- re-exports

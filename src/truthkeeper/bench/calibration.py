@@ -23,7 +23,7 @@ from ..memory import Memory
 from ..reliability.book import ReliabilityBook
 from ..reliability.calibration import brier, ece, ece_if_calibrated, reliability_diagram
 from ..reliability.crowd import CrowdData
-from ..values import Utility
+from ..results import Utility
 
 __all__ = ["crowd_stages", "evaluate_decide", "interval_coverage", "outcomes_to_separate",
            "prior_predictive", "prior_sensitivity"]

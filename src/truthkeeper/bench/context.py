@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..memory import Memory
-from ..values import Utility
+from ..results import Utility
 
 __all__ = ["CALIBRATED", "OPEN_ANSWERS", "STRATEGIES", "calibration", "run", "stream"]
 

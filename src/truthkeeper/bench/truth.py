@@ -36,7 +36,7 @@ from ..errors import TruthkeeperError
 from ..memory import Memory
 from ..reliability.calibration import brier, ece, ece_if_calibrated
 from ..reliability.similarity import Similarity
-from ..values import Utility
+from ..results import Utility
 from .truth_data import (
     Claims,
     find_truth_sets,

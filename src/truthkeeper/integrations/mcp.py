@@ -27,7 +27,8 @@ from pydantic import BaseModel, Field
 
 from ..errors import InvalidFact, ScopeError, TierNotAuthorized, TruthkeeperError
 from ..memory import Memory
-from ..values import Utility, jsonable
+from ..results import Utility
+from ..values import jsonable
 
 __all__ = ["TOKEN_ENV", "ContextItem", "build_server", "serve"]
 

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from ..errors import JournalCorrupt
-from ..values import Verification
+from ..results import Verification
 from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body, row_event
 
 __all__ = ["FORMAT", "READABLE", "Journal", "Txn", "format_refusal"]

@@ -9,8 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import TierNotAuthorized
+from ..results import Verification
 from ..signing import EVER, Guard
-from ..values import Verification
 from .base import Journal
 from .codec import Event, is_erased
 

@@ -13,17 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidFact, UnknownFact, UnsafeRule
-from ..values import (
-    Belief,
-    Fact,
-    HeadChange,
-    Justification,
-    Resolution,
-    WhatIf,
-    check_nesting,
-    from_us,
-    unscoped,
-)
+from ..results import HeadChange, WhatIf
+from ..values import Belief, Fact, Justification, Resolution, check_nesting, from_us, unscoped
 from . import bridge
 from .store import Store, _row
 

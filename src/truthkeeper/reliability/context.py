@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..results import Decision, Utility
 from ..validation import check_alternatives, check_probability
-from ..values import Decision, Utility
 from .book import ReliabilityBook
 from .decision import decide
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..values import Alternative, Decision, Resolution, Utility
+from ..results import Alternative, Decision, Utility
+from ..values import Resolution
 from .book import ReliabilityBook
 
 __all__ = ["decide", "decide_slot"]

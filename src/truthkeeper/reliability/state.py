@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidFact
+from ..results import SourceReliability
 from ..validation import check_discount
-from ..values import SourceReliability, value_key
+from ..values import value_key
 from .book import ReliabilityBook
 from .categorical import Confusion, fit_confusions
 from .similarity import Similarity, kernel
