@@ -500,3 +500,42 @@ def test_every_method_of_memory_has_numpydoc_sections() -> None:
         if params:
             described = doc.split("Parameters\n")[1].split("Examples\n")[0]
             assert all(p in described for p in params), (name, params)
+
+
+def test_every_public_name_has_numpydoc_sections() -> None:
+    """Beyond Memory: each public class documents its fields (Attributes) or arguments
+    (Parameters) with an example, and each of its public methods (and each public function)
+    its parameters, what it returns and an example, all run as doctests."""
+    import inspect
+
+    def sections(doc: str) -> set[str]:
+        return {s for s in ("Parameters", "Attributes", "Returns", "Raises", "Examples")
+                if f"{s}\n{'-' * len(s)}" in doc}
+
+    def check_callable(where: str, fn: object) -> None:
+        doc = inspect.getdoc(fn) or ""
+        sig = inspect.signature(fn)  # type: ignore[arg-type]
+        params = [p for p in sig.parameters if p not in ("self", "cls")]
+        want = {"Examples"} | ({"Parameters"} if params else set())
+        if sig.return_annotation not in (None, "None"):
+            want.add("Returns")
+        assert want <= sections(doc), (where, want - sections(doc))
+
+    for name in truthkeeper.__all__:
+        obj = getattr(truthkeeper, name)
+        if name == "Memory" or (inspect.isclass(obj) and issubclass(obj, BaseException)):
+            continue
+        if not inspect.isclass(obj):
+            check_callable(name, obj)
+            continue
+        found = sections(inspect.getdoc(obj) or "")
+        assert "Examples" in found and found & {"Attributes", "Parameters"}, name
+        for attr, member in vars(obj).items():
+            if attr.startswith("_"):
+                continue
+            if isinstance(member, (classmethod, staticmethod)):
+                check_callable(f"{name}.{attr}", getattr(obj, attr))
+            elif inspect.isfunction(member):
+                check_callable(f"{name}.{attr}", member)
+            elif isinstance(member, property):
+                assert inspect.getdoc(member), f"{name}.{attr}"

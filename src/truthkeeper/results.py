@@ -72,6 +72,7 @@ class WhatIf(ToDict):
 
     @property
     def changed(self) -> bool:
+        """Whether any head or belief would change."""
         return bool(self.heads or self.beliefs_gained or self.beliefs_lost)
 
 

@@ -49,6 +49,16 @@ def public_key_hex(key: Ed25519PublicKey | bytes | str) -> str:
 class Signer:
     """Signs facts and actions with an Ed25519 private key (the owner's channel).
 
+    Parameters
+    ----------
+    private_key
+        An ``Ed25519PrivateKey`` or its 32 raw bytes (InvalidFact otherwise).
+
+    Attributes
+    ----------
+    public_key, public_key_hex
+        The key a memory trusts (``Memory(trusted_keys=[...])``), and as hex.
+
     Examples
     --------
     >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -71,10 +81,34 @@ class Signer:
         self.public_key_hex = public_key_hex(self.public_key)
 
     def sign(self, fact: Mapping[str, Any]) -> dict[str, Any]:
-        """A copy of ``fact`` (a dict as ``add_many`` takes it) with a ``signature`` block.
+        """A copy of a fact with a ``signature`` block, for a protected tier.
 
         ``valid_from`` is required (it is signed). The nonce is fresh random bytes, so a
         signature cannot be replayed.
+
+        Parameters
+        ----------
+        fact
+            A dict as ``add_many`` takes it.
+
+        Returns
+        -------
+        dict
+            The fact with ``signature``: ``{"key", "nonce", "sig"}``.
+
+        Raises
+        ------
+        InvalidFact
+            The fact has no ``valid_from``.
+
+        Examples
+        --------
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> signer = Signer(Ed25519PrivateKey.generate())
+        >>> signed = signer.sign({"subject": "acme", "attribute": "ceo", "value": "Ana",
+        ...     "source": "user:ana", "tier": "human", "valid_from": "2026-01-01"})
+        >>> signed["signature"]["key"] == signer.public_key_hex
+        True
         """
         if fact.get("valid_from") is None:
             msg = "a signed fact needs an explicit valid_from"
@@ -84,16 +118,65 @@ class Signer:
         return {**fact, "signature": {"key": self.public_key_hex, "nonce": nonce, "sig": sig}}
 
     def sign_action(self, action: str, payload: Mapping[str, Any]) -> dict[str, str]:
-        """A signature over an action: ``"retract"`` ``{"id", "reason"}``, ``"outcome"``
-        ``{"id", "source", "correct"}``, ``"confirm"`` ``{"subject", "attribute", "value"}``,
-        ``"key"`` ``{"key", "action"}``, ``"checkpoint"`` ``{"seq", "hash"}``."""
+        """A signature over an action that needs one at a protected tier.
+
+        Parameters
+        ----------
+        action
+            ``"retract"``, ``"end"``, ``"erase"``, ``"outcome"``, ``"confirm"``, ``"key"`` or
+            ``"checkpoint"``.
+        payload
+            What the action is about: ``"retract"`` ``{"id", "reason"}``, ``"outcome"``
+            ``{"id", "source", "correct"}``, ``"confirm"`` ``{"subject", "attribute",
+            "value"}``, ``"key"`` ``{"key", "action"}``, ``"checkpoint"`` ``{"seq", "hash"}``.
+
+        Returns
+        -------
+        dict[str, str]
+            ``{"key", "nonce", "sig"}``: pass it as the call's ``signature``.
+
+        Examples
+        --------
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> from truthkeeper import Memory
+        >>> owner = Signer(Ed25519PrivateKey.generate())
+        >>> mem = Memory(trusted_keys=[owner.public_key])
+        >>> f = mem.add_many([owner.sign({"subject": "acme", "attribute": "ceo", "value": "Ana",
+        ...     "source": "user:ana", "tier": "human", "valid_from": "2026-01-01"})])[0]
+        >>> mem.retract(f.id, reason="typo", signature=owner.sign_action(
+        ...     "retract", {"id": f.id, "reason": "typo"}))
+        >>> mem.current("acme", "ceo").status
+        'unknown'
+        """
         nonce = os.urandom(16).hex()
         sig = self._key.sign(action_bytes(action, payload, nonce)).hex()
         return {"key": self.public_key_hex, "nonce": nonce, "sig": sig}
 
     def sign_checkpoint(self, seq: int, head_hash: str) -> dict[str, Any]:
-        """A signed checkpoint of the chain head (``Memory.verify()`` gives both); keep it
-        outside the memory and pass it to ``verify(checkpoint=...)``."""
+        """A signed checkpoint of the chain head: keep it outside the memory and pass it to
+        ``verify(checkpoint=...)``, or journal it with ``Memory.checkpoint``.
+
+        Parameters
+        ----------
+        seq
+            The number of events (``Verification.events``).
+        head_hash
+            The hash of the last event (``Verification.head_hash``).
+
+        Returns
+        -------
+        dict
+            ``{"seq", "hash", "signature"}``.
+
+        Examples
+        --------
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> from truthkeeper import Memory
+        >>> owner = Signer(Ed25519PrivateKey.generate())
+        >>> mem = Memory(trusted_keys=[owner.public_key]); v = mem.verify()
+        >>> mem.verify(checkpoint=owner.sign_checkpoint(v.events, v.head_hash)).ok
+        True
+        """
         payload = {"seq": seq, "hash": head_hash}
         return {**payload, "signature": self.sign_action("checkpoint", payload)}
 

@@ -124,7 +124,21 @@ class Fact:
         return (self.subject, self.attribute)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (times as ISO 8601 strings)."""
+        """A JSON-ready dict of the fact.
+
+        Returns
+        -------
+        dict
+            Its fields, times as ISO 8601 strings; ``scope``, ``status`` and ``present`` only
+            when set.
+
+        Examples
+        --------
+        >>> from truthkeeper import Memory
+        >>> d = Memory().add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01").to_dict()
+        >>> d["value"], d["valid_from"]
+        ('Lisbon', '2026-01-01T00:00:00+00:00')
+        """
         return {
             "id": self.id,
             "subject": self.subject,
@@ -267,7 +281,25 @@ class Resolution(ToDict):
     )
 
     def why(self) -> Justification:
-        """The justification of this answer (its head facts and what they dominate)."""
+        """The justification of this answer: its head facts and what they dominate.
+
+        Returns
+        -------
+        Justification
+            The tree (``str`` renders it).
+
+        Raises
+        ------
+        InvalidFact
+            The Resolution was not made by a memory (it carries no justification).
+
+        Examples
+        --------
+        >>> from truthkeeper import Memory
+        >>> mem = Memory(); _ = mem.add("ana", "city", "Lisbon", source="s")
+        >>> mem.current("ana", "city").why().kind
+        'resolution'
+        """
         if self._why is None:
             msg = "this Resolution carries no justification"
             raise InvalidFact(msg)
@@ -344,7 +376,21 @@ class Drop(ToDict):
         return f"Drop(item={self.item!r}, dominated_by={self.dominated_by!r}, rule={self.rule!r})"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this drop."""
+        """A JSON-ready dict of this drop.
+
+        Returns
+        -------
+        dict
+            ``item``, ``dominated_by`` (as dicts when they are results or facts) and ``rule``.
+
+        Examples
+        --------
+        >>> from truthkeeper import Candidate, Memory
+        >>> res = Memory(policy="temporal").filter([Candidate("a", "b", 1, "2026-01-01"),
+        ...                                         Candidate("a", "b", 2, "2026-02-01")])
+        >>> res.dropped[0].to_dict()["rule"]
+        'temporal'
+        """
         return {"item": jsonable(self.item), "dominated_by": jsonable(self.dominated_by),
                 "rule": self.rule}
 
@@ -434,7 +480,24 @@ class Justification(ToDict):
     children: tuple[Justification, ...] = ()
 
     def lines(self, depth: int = 0) -> list[str]:
-        """The tree as indented lines."""
+        """The tree as indented lines.
+
+        Parameters
+        ----------
+        depth
+            The indentation of this node (two spaces a level).
+
+        Returns
+        -------
+        list[str]
+            This node's label, then its children's lines, one level deeper.
+
+        Examples
+        --------
+        >>> from truthkeeper import Justification
+        >>> Justification("belief", "b", children=(Justification("fact", "f"),)).lines()
+        ['b', '  f']
+        """
         out = ["  " * depth + self.label]
         for child in self.children:
             out.extend(child.lines(depth + 1))

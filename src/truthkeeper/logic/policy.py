@@ -23,7 +23,17 @@ __all__ = ["Policy"]
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """A custom policy: its name, its Prolog text and the meta keys it reads.
+    """A custom policy: its name, its Prolog text and the meta keys it reads. Made by
+    :meth:`from_prolog`, which checks and registers it.
+
+    Attributes
+    ----------
+    name
+        What ``Memory(policy=...)`` takes; a journal keeps the text under it.
+    text
+        The clauses ``dominates(F, G) :- Body`` in the policy language.
+    meta_keys
+        The fact ``meta`` keys the policy reads (keyword).
 
     Examples
     --------
@@ -47,7 +57,36 @@ class Policy:
 
     @classmethod
     def from_prolog(cls, name: str, text: str, *, meta_keys: Sequence[str] = ()) -> Policy:
-        """Parse, check and register a policy (PolicyError when it is refused)."""
+        """Parse, check and register a policy in the Prolog registry.
+
+        Parameters
+        ----------
+        name
+            The policy's name (what ``Memory(policy=...)`` takes); not a shipped one's.
+        text
+            One or more clauses ``dominates(F, G) :- Body`` in the policy language (README:
+            custom policies).
+        meta_keys
+            The fact ``meta`` keys the policy reads with ``meta(F, Key, Value)``.
+
+        Returns
+        -------
+        Policy
+            The registered policy.
+
+        Raises
+        ------
+        PolicyError
+            The text does not parse, calls what a policy may not call, or the name is taken
+            by another text.
+
+        Examples
+        --------
+        >>> p = Policy.from_prolog("newest_first", "dominates(F, G) :- newer(F, G).")
+        >>> from truthkeeper import Memory
+        >>> Memory(policy=p).policy
+        'newest_first'
+        """
         try:
             name = check_label(name, "policy name")
             if not isinstance(text, str) or not text.strip() or len(text) > 65536:
@@ -62,7 +101,18 @@ class Policy:
         return policy
 
     def register(self) -> None:
-        """Register this policy in the Prolog registry (idempotent for the same text)."""
+        """Register this policy in the Prolog registry (idempotent for the same text).
+
+        Raises
+        ------
+        PolicyError
+            The registry refuses it (another text under this name).
+
+        Examples
+        --------
+        >>> p = Policy.from_prolog("newest_again", "dominates(F, G) :- newer(F, G).")
+        >>> p.register()  # again, with the same text: nothing changes
+        """
         try:
             bridge.ask("tk_register_policy(N, T, K)",
                        {"N": self.name, "T": self.text, "K": list(self.meta_keys)})

@@ -31,8 +31,19 @@ __all__ = ["Store", "policies"]
 
 
 def policies() -> tuple[str, ...]:
-    """The names of the registered policies (Prolog's registry): the shipped ones, then
-    those registered with ``Policy.from_prolog``."""
+    """The names of the registered policies (Prolog's registry).
+
+    Returns
+    -------
+    tuple[str, ...]
+        The shipped ones, then those registered with ``Policy.from_prolog``.
+
+    Examples
+    --------
+    >>> from truthkeeper import policies
+    >>> policies()[:3]
+    ('temporal', 'authority_first', 'temporal_within_authority')
+    """
     return tuple(bridge.ask("tk_policies(Ps)", {})["Ps"])
 
 

@@ -37,6 +37,7 @@ checked pairwise within each slot.
 :- det(phi_store/4).
 :- det(live_candidates/4).
 :- det(verdict/3).
+:- det(order_pairs/3).
 
 %!  phi_filter(+Policy, +Candidates, -Drops) is det.
 %

@@ -20,6 +20,9 @@
 :- use_module(library(apply), [maplist/3]).
 
 :- det(register_policy/3).
+:- det(tier_ranks/2).
+:- det(newest_first/2).
+:- det(frontier/2).
 
 /** <module> The policy registry: every supersession policy, the tier order and the tie rule
 

@@ -80,24 +80,53 @@ source_tier/4 binds each source name to one tier per layer ('' shared, or a
 scope; by the first fact or outcome that names it there); nonce/3 holds every signature nonce used.
 */
 
+%!  fact(?M, ?Id, ?S, ?A, ?Key, ?VF, ?VT, ?RA, ?Tier, ?Src) is nondet.
 :- dynamic fact/10.
+%!  payload(?M, ?Id, ?Json) is nondet.
 :- dynamic payload/3.
+%!  fact_meta(?M, ?Id, ?Pairs) is nondet.
+%   Meta the memory's policy reads.
 :- dynamic fact_meta/3.
+%!  sup(?M, ?F, ?G) is nondet.
+%   F explicitly supersedes G.
 :- dynamic sup/3.
+%!  retracted(?M, ?Id, ?RA, ?Reason) is nondet.
 :- dynamic retracted/4.
+%!  nonce(?M, ?Nonce, ?Id) is nondet.
 :- dynamic nonce/3.
+%!  source_tier(?M, ?Source, ?Layer, ?Tier, ?BoundBy) is nondet.
 :- dynamic source_tier/5.
+%!  head(?M, ?S, ?A, ?Id) is nondet.
 :- dynamic head/4.
+%!  front(?M, ?S, ?A, ?Records) is nondet.
+%   The slot's frontier.
 :- dynamic front/4.
+%!  linked(?M, ?S, ?A) is nondet.
+%   Explicit supersedes links or a confirmation.
 :- dynamic linked/3.
+%!  holds(?M, ?S, ?A, ?Key) is nondet.
+%   Incremental: beliefs depend on it.
 :- dynamic holds/4 as incremental.
+%!  conflict(?M, ?S, ?A) is nondet.
 :- dynamic conflict/3.
+%!  timed(?M, ?S, ?A) is nondet.
+%   A fact of the slot ends or begins later.
 :- dynamic timed/3.
+%!  many_attr(?M, ?A) is nondet.
+%   The attribute holds a set: declared many.
 :- dynamic many_attr/2.
+%!  protected_tier(?M, ?Tier) is nondet.
+%   Declared protected.
 :- dynamic protected_tier/2.
+%!  store_now(?M, ?Now) is nondet.
+%   The memory's clock as last advanced, or none.
 :- dynamic store_now/2.
+%!  tier_rank(?M, ?Tier, ?Rank) is nondet.
 :- dynamic tier_rank/3.
+%!  mem_policy(?M, ?Policy) is nondet.
 :- dynamic mem_policy/2.
+%!  mem_gen(?M, ?Generation) is nondet.
+%   Incremental: bumped by every write.
 :- dynamic mem_gen/2 as incremental.
 
 :- det(new_memory/3).

@@ -47,8 +47,11 @@ is refused.
 */
 
 :- dynamic rule/4 as incremental.       % M, RuleId, Head, Body
+%!  rule_text(?M, ?RuleId, ?Text) is nondet.
 :- dynamic rule_text/3.
-:- dynamic rule_scope/3.                % M, RuleId, Scope ('' shared)
+%!  rule_scope(?M, ?RuleId, ?Scope) is nondet.
+%   M, RuleId, Scope ('' shared).
+:- dynamic rule_scope/3.
 
 :- table belief/3 as incremental.
 

@@ -33,10 +33,19 @@ _WORD = re.compile(r"\w+")
 
 
 class Similarity:
-    """A value similarity: ``Similarity.numbers(rel_tol)``, ``Similarity.tokens()``,
-    ``Similarity.strings()``, or ``Similarity(fn)`` for a callable ``fn(a, b) -> float`` in
-    [0, 1].
+    """A value similarity, the reliability model's soft evidence
+    (``Memory(similarity=...)``): it never changes which values the symbolic layer
+    treats as equal.
 
+    Parameters
+    ----------
+    fn
+        ``fn(a, b) -> float`` in [0, 1] (1: one value); equal values are 1 without a call.
+    name
+        How it is shown (keyword).
+
+    Examples
+    --------
     >>> Similarity.numbers(0.01)(292648, 292650), Similarity.numbers(0.01)(1, 2)
     (1.0, 0.0)
     >>> round(Similarity.tokens()("donald e knuth", "donald knuth"), 3)
@@ -66,7 +75,28 @@ class Similarity:
 
     @classmethod
     def numbers(cls, rel_tol: float = 0.001) -> Similarity:
-        """Numbers within ``rel_tol`` of each other (relative to the larger) are one value."""
+        """Numbers within a relative tolerance of each other are one value.
+
+        Parameters
+        ----------
+        rel_tol
+            The tolerance, relative to the larger of the two, in [0, 1).
+
+        Returns
+        -------
+        Similarity
+            1.0 for numbers that near, else 0.0 (and for anything that is not a number).
+
+        Raises
+        ------
+        InvalidFact
+            ``rel_tol`` outside [0, 1).
+
+        Examples
+        --------
+        >>> Similarity.numbers(0.01)(292648, 292650), Similarity.numbers(0.01)(1, 2)
+        (1.0, 0.0)
+        """
         if not (isinstance(rel_tol, (int, float)) and 0 <= rel_tol < 1):
             raise InvalidFact(f"rel_tol must be in [0, 1), got {rel_tol!r}")
 
@@ -81,7 +111,18 @@ class Similarity:
     @classmethod
     def tokens(cls) -> Similarity:
         """Strings by the Jaccard similarity of their word sets (order and punctuation
-        ignored)."""
+        ignored).
+
+        Returns
+        -------
+        Similarity
+            The share of words the two strings have in common.
+
+        Examples
+        --------
+        >>> round(Similarity.tokens()("donald e knuth", "knuth, donald"), 3)
+        0.667
+        """
         def jaccard(a: Any, b: Any) -> float:
             if not (isinstance(a, str) and isinstance(b, str)):
                 return 0.0
@@ -92,7 +133,18 @@ class Similarity:
 
     @classmethod
     def strings(cls) -> Similarity:
-        """Strings equal once everything but letters and digits is dropped."""
+        """Strings equal once everything but letters and digits is dropped.
+
+        Returns
+        -------
+        Similarity
+            1.0 for such strings, else 0.0.
+
+        Examples
+        --------
+        >>> Similarity.strings()("AA-123", "AA 123"), Similarity.strings()("AA-123", "AA-124")
+        (1.0, 0.0)
+        """
         def same(a: Any, b: Any) -> float:
             if not (isinstance(a, str) and isinstance(b, str)):
                 return 0.0
