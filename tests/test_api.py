@@ -539,3 +539,15 @@ def test_every_public_name_has_numpydoc_sections() -> None:
                 check_callable(f"{name}.{attr}", member)
             elif isinstance(member, property):
                 assert inspect.getdoc(member), f"{name}.{attr}"
+
+
+def test_why_names_the_rule_by_which_each_fact_dominates() -> None:
+    """The rule in ``why``'s lines is Prolog's (phi:dominance_rule/4): an explicit link is
+    named as such, a newer value by the policy."""
+    mem = Memory(policy="temporal")
+    a = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(1))
+    b = mem.add("ana", "city", "Porto", source="s", valid_from=T(2), supersedes=a.id)
+    c = mem.add("ana", "city", "Faro", source="s", valid_from=T(3))
+    lines = str(mem.why(b.id)).splitlines()
+    assert any(f"dominates {a.id}" in x and "(explicit supersedes)" in x for x in lines)
+    assert any(f"dominated by {c.id}" in x and "(policy temporal)" in x for x in lines)

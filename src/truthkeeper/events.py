@@ -249,11 +249,8 @@ class Applier(Erasing):
         return body
 
     def _check_outcome(self, body: Mapping[str, Any], at: int | None) -> None:
-        bound = self.store.source_tier(body["source"], body.get("scope"))
-        if bound is not None and bound != body["tier"]:
-            msg = (f"source {body['source']!r} belongs to tier {bound!r}: a source name keeps "
-                   "one tier (outcomes about it name that tier)")
-            raise TierNotAuthorized(msg)
+        # a source keeps one tier: Prolog's rule (store:bind_source/4), checked, not bound
+        self.store.bind_source(body["source"], body["tier"], body.get("scope"), check=True)
         if body["tier"] not in self.guard.guarded:
             return
         signed = body.get("signed") or {}

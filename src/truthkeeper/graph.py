@@ -28,7 +28,7 @@ def memory_graph(store: Store, reasoner: Reasoner, scope: str | None = None,
                    source=f.source, tier=f.tier, retracted=status == "retracted",
                    layer=f.scope)
         if status != "retracted":
-            for d in store.links(f.id)[1]:
+            for d, _rule in store.links(f.id)[1]:
                 g.add_edge(f.id, d, kind="supersedes")
     if view is not None:  # across the two layers: the union's supersessions and conflicts
         for s, a in view.slots():

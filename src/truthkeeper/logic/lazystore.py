@@ -81,10 +81,10 @@ class LazyStore(Store):
         super().erase(fid, ra)
 
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
-                    restore: bool = False) -> None:
+                    restore: bool = False, check: bool = False) -> None:
         if not restore:
             self.need(keys=source_keys(scope, source))
-        super().bind_source(source, tier, scope, restore=restore)
+        super().bind_source(source, tier, scope, restore=restore, check=check)
 
     def use_nonce(self, nonce: str, owner: str) -> None:
         self.need(keys=["n:" + nonce])
@@ -125,7 +125,7 @@ class LazyStore(Store):
         return super().resolve(subject, attribute, known_at=known_at, valid_at=valid_at,
                                as_of=as_of, layers=layers)
 
-    def links(self, fid: str) -> tuple[list[str], list[str]]:
+    def links(self, fid: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         self.need(ids=[fid])
         return super().links(fid)
 

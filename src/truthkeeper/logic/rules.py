@@ -110,7 +110,9 @@ class Reasoner:
         """Who asserted a fact, when, what it dominates and what dominates it."""
         f = self.store.get(fid)
         status, r_at, reason = self.store.status(fid)
-        dominators, dominated = self.store.links(fid)
+        over, under = self.store.links(fid)
+        rules = dict(over) | dict(under)  # Prolog's rule for each pair (phi:dominance_rule/4)
+        dominators, dominated = [d for d, _ in over], [d for d, _ in under]
         label = (f"fact {fid}: {f.subject}.{f.attribute} = {f.value!r} ({status}); "
                  f"said by {f.source} [{f.tier}], valid from {f.valid_from.isoformat()}, "
                  f"recorded {f.recorded_at.isoformat()}")
@@ -126,11 +128,11 @@ class Reasoner:
                 {"reason": reason}))
         shown_over, shown_under = dominators[:WHY_LIMIT], dominated[:WHY_LIMIT]
         others = {g.id: g for g in self.store.facts(shown_over + shown_under)}
-        for kind, ids, over in (("dominated_by", shown_over, True),
-                                ("dominates", shown_under, False)):
+        for kind, ids in (("dominated_by", shown_over), ("dominates", shown_under)):
             for d in ids:
                 g = others[d]
-                rule = self._rule_name(g, f) if over else self._rule_name(f, g)
+                rule = ("explicit supersedes" if rules[d] == "supersedes"
+                        else f"policy {rules[d]}")
                 children.append(Justification(
                     kind, f"{kind.replace('_', ' ')} {d}: {g.value!r} from {g.source} "
                     f"[{g.tier}], valid from {g.valid_from.isoformat()} ({rule})", {"fact": g}))
@@ -142,10 +144,6 @@ class Reasoner:
         return Justification("fact", label, {
             "fact": f, "status": status, "dominated_by": tuple(dominators),
             "dominates": tuple(dominated)}, tuple(children))
-
-    def _rule_name(self, winner: Fact, loser: Fact) -> str:
-        return ("explicit supersedes" if winner.supersedes == loser.id
-                else f"policy {self.store.policy}")
 
     def why_resolution(self, subject: str, attribute: str, status: str, value: Any,
                        ids: Sequence[str]) -> Justification:

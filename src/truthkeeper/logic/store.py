@@ -261,12 +261,14 @@ class Store:
                     "S": scoped(f.scope, subject), "A": attribute})
 
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
-                    restore: bool = False) -> None:
+                    restore: bool = False, check: bool = False) -> None:
         """Bind a source named by an outcome recorded in ``scope`` (None: shared) to its
         tier (TierNotAuthorized if it has another there); ``restore``: a binding the
-        journal made, recorded as it was (a lazy memory loading it)."""
+        journal made, recorded as it was (a lazy memory loading it); ``check``: only
+        check that the binding would be allowed (Prolog's one rule), recording nothing."""
+        how = "$restore" if restore else "$check" if check else "$outcome"
         bridge.ask("tk_bind_source(M, Sc, S, T, R)",
-                   {"M": self.h, "Sc": scope or "", "S": source, "T": tier, "R": restore})
+                   {"M": self.h, "Sc": scope or "", "S": source, "T": tier, "R": how})
 
     def source_tier(self, source: str, scope: str | None = None) -> str | None:
         """The tier a source is bound to in ``scope``'s view, or None."""
@@ -375,10 +377,11 @@ class Store:
             value = heads[0].value if r["St"] == "resolved" else None
         return Resolution(unscoped(subject)[1], attribute, r["St"], value, heads, cands)
 
-    def links(self, fid: str) -> tuple[list[str], list[str]]:
-        """(live facts that dominate ``fid``, live facts it dominates)."""
+    def links(self, fid: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """(live facts that dominate ``fid``, live facts it dominates), each as ``(id,
+        rule)``: ``"supersedes"`` for an explicit link, else the policy's name."""
         r = bridge.ask("tk_links(M, Id, Ds, Dd)", {"M": self.h, "Id": fid})
-        return list(r["Ds"]), list(r["Dd"])
+        return [tuple(x) for x in r["Ds"]], [tuple(x) for x in r["Dd"]]
 
     def dominance_pairs(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """The (winner, loser) pairs among these live facts (any slots, any layers)."""

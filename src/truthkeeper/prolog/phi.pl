@@ -4,7 +4,8 @@
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
             verdict/3,            % +M, +Id, -Verdict
             not_current/3,        % +M, +Id, -Why
-            order_pairs/3         % +M, +Candidates, -Pairs
+            order_pairs/3,        % +M, +Candidates, -Pairs
+            dominance_rule/4      % +M, +Winner, +Loser, -Rule
           ]).
 :- use_module(dominance, [dominates/3, dominators/3, ended/3]).
 :- use_module(store, [head/4, record/3, mem_policy/2, store_now/2, fact/10, retracted/4,
@@ -38,6 +39,7 @@ checked pairwise within each slot.
 :- det(live_candidates/4).
 :- det(verdict/3).
 :- det(order_pairs/3).
+:- det(dominance_rule/4).
 
 %!  phi_filter(+Policy, +Candidates, -Drops) is det.
 %
@@ -149,11 +151,20 @@ verdict(M, Id, V) :-
         ->  By = H
         ;   dominators(M, Id, [By|_])
         ),
-        ( sup(M, By, Id) -> Rule = supersedes ; mem_policy(M, Rule) ),
+        dominance_rule(M, By, Id, Rule),
         V = -(dominated, By, Rule)
     ), !.
 verdict(_, Id, _) :-
     existence_error(fact, Id).
+
+%!  dominance_rule(+M, +Winner, +Loser, -Rule) is det.
+%
+%   Why Winner dominates Loser: supersedes (an explicit link), or the memory's policy.
+dominance_rule(M, W, L, Rule) :-
+    (   sup(M, W, L)
+    ->  Rule = supersedes
+    ;   once(mem_policy(M, Rule))
+    ).
 
 %!  not_current(+M, +Id, -Why) is semidet.
 %

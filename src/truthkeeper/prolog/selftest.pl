@@ -3,6 +3,7 @@
           ]).
 :- use_module(library(plunit), [run_tests/2]).
 :- use_module(library(lists), [member/2, sum_list/2]).
+:- use_module(library(aggregate), [aggregate_all/3]).
 
 /** <module> The plunit suites shipped with truthkeeper, run through janus
 
@@ -10,6 +11,15 @@ Loaded only when the suites are run (truthkeeper:tk_run_tests/2).
 */
 
 :- det(run_suites/2).
+
+% An error while loading a suite (a malformed test is left out by plunit, which only
+% prints the error) counts as a failed test.
+:- dynamic load_error/1.
+:- multifile user:message_hook/3.
+user:message_hook(Term, error, _) :-
+    nb_current(tk_loading_suites, true),
+    assertz(load_error(Term)),
+    fail.
 
 %!  run_suites(-Passed, -Failed) is det.
 %
@@ -20,10 +30,14 @@ run_suites(Passed, Failed) :-
     file_directory_name(File, Dir),
     directory_file_path(Dir, 'tests/*.plt', Pattern),
     expand_file_name(Pattern, Files),
-    forall(member(F, Files), load_files(F, [if(changed)])),
+    retractall(load_error(_)),
+    setup_call_cleanup(nb_setval(tk_loading_suites, true),
+                       forall(member(F, Files), load_files(F, [if(changed)])),
+                       nb_setval(tk_loading_suites, false)),
+    aggregate_all(count, load_error(_), LoadErrors),
     findall(U, ( member(F, Files), file_base_name(F, B), file_name_extension(U, plt, B) ),
             Units),
     plunit:run_tests(Units, [summary(Summary)]),
     Passed = Summary.passed,
-    Bad = [Summary.failed, Summary.timeout, Summary.blocked],
+    Bad = [LoadErrors, Summary.failed, Summary.timeout, Summary.blocked],
     sum_list(Bad, Failed).

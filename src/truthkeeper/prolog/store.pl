@@ -305,7 +305,9 @@ set_status(_, _, _, _, Status, Status).
 %   binding holds, else the shared layer's (a source the shared layer bound
 %   first keeps that tier there too); no write is refused for what another scope
 %   holds. With By = '$restore' (a lazy memory loading a binding the journal
-%   made) the binding is recorded as it was made, unchecked.
+%   made) the binding is recorded as it was made, unchecked; with By = '$check'
+%   nothing is recorded: the binding is only checked (an outcome validated before
+%   anything changes).
 %   @error permission_error(bind, source_tier, Source-Tier) for another tier
 bind_source(M, Layer-Src, Tier, By) :-
     (   source_tier(M, Src, Layer, T0, _)
@@ -317,6 +319,8 @@ bind_source(M, Layer-Src, Tier, By) :-
         )
     ;   By \== '$restore', Layer \== '', source_tier(M, Src, '', T0, _), T0 \== Tier
     ->  permission_error(bind, source_tier, Src-T0)
+    ;   By == '$check'
+    ->  true
     ;   assertz(source_tier(M, Src, Layer, Tier, By))
     ).
 

@@ -67,7 +67,7 @@
                           slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6,
                           heads_union/6, dominance_pairs/3, ended/3]).
 :- use_module(clock, [advance/3, end_fact/3]).
-:- use_module(phi, [phi_store/4, live_candidates/4, verdict/3,
+:- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
 :- use_module(errors, [error_data/2]).
@@ -198,7 +198,6 @@ tk_policy_meta_keys(P0, Keys) :-
 % ---------------------------------------------------------------- writes
 
 %!  tk_add(+M, +Facts, +Clock) is det.
-%
 %   Add a batch. Clock (or @(none)) first moves the memory's clock there: the
 %   caller knows that no fact begins or ends between the clock and Clock (else
 %   it advances with tk_advance/3), so no slot's heads change by the move, and a
@@ -215,7 +214,6 @@ tk_retract(M, Id0, RA, Reason0) :-
     retract_fact(M, Id, RA, Reason).
 
 %!  tk_erase(+M, +Id, +RA, +Payload, +S, +A) is det.
-%
 %   Erase a fact's content for good: retract it (reason erased) unless it is
 %   retracted already, replace its payload by Payload and its value key and
 %   policy meta by '$erased', and move it to the slot S, A (its placeholder's,
@@ -263,15 +261,15 @@ tk_unretract(M, Id0) :-
     atom_in(Id0, Id),
     unretract(M, Id).
 
-%!  tk_bind_source(+M, +Scope, +Source, +Tier, +Restore) is det.
+%!  tk_bind_source(+M, +Scope, +Source, +Tier, +How) is det.
 %
 %   Bind a source named by an outcome recorded in Scope ("" shared) to its tier
-%   (see store:bind_source/4); Restore true: a binding the journal made,
-%   recorded unchecked (a lazy memory loading it).
-tk_bind_source(M, Sc0, Src0, Tier0, Restore) :-
-    atom_in(Sc0, Sc), atom_in(Src0, Src), atom_in(Tier0, Tier),
-    ( Restore == @(true) -> By = '$restore' ; By = '$outcome' ),
-    bind_source(M, Sc-Src, Tier, By).
+%   (store:bind_source/4). How: "$outcome"; "$restore", a binding the journal made,
+%   recorded unchecked (a lazy memory loading it); "$check", checked only.
+tk_bind_source(M, Sc0, Src0, Tier0, How0) :-
+    atom_in(Sc0, Sc), atom_in(Src0, Src), atom_in(Tier0, Tier), atom_in(How0, How),
+    must_be(oneof(['$outcome', '$restore', '$check']), How),
+    bind_source(M, Sc-Src, Tier, How).
 
 %!  tk_source_tier(+M, +Scope, +Source, -Tier) is det.
 %
@@ -424,10 +422,12 @@ tk_count(M, N) :-
     fact_count(M, N).
 
 %!  tk_links(+M, +Id, -Dominators, -Dominated) is det.
-tk_links(M, Id0, Dominators, Dominated) :-
-    atom_in(Id0, Id),
-    dominators(M, Id, Dominators),
-    dominated(M, Id, Dominated).
+%   Id-Rule pairs: the live facts that dominate Id, and those it dominates, each with
+%   the rule (phi:dominance_rule/4).
+tk_links(M, Id0, Over, Under) :-
+    atom_in(Id0, Id), dominators(M, Id, Ds), dominated(M, Id, Gs),
+    findall(D-R, ( member(D, Ds), dominance_rule(M, D, Id, R) ), Over),
+    findall(G-R, ( member(G, Gs), dominance_rule(M, Id, G, R) ), Under).
 
 %!  tk_filter_ids(+M, +Ids, -Verdicts) is det.
 %

@@ -10,6 +10,15 @@ test(tiers_by_rank, Ts == [h, v, a]) :-
     retract(store:tier_rank(-9001, h, 2)),   % asserted last, still ranked first
     assertz(store:tier_rank(-9001, h, 2)),
     tiers_by_rank(-9001, Ts).
+test(a_checked_binding_records_nothing, N == 0) :-
+    new_memory(-9001, temporal, [h, a]),
+    bind_source(-9001, ''-s, a, '$check'),
+    aggregate_all(count, source_tier(-9001, s, _, _, _), N).
+test(a_checked_binding_refuses_another_tier,
+     error(permission_error(bind, source_tier, s-h))) :-
+    new_memory(-9001, temporal, [h, a]),
+    bind_source(-9001, ''-s, h, f1),
+    bind_source(-9001, ''-s, a, '$check').
 test(unknown_policy, error(domain_error(policy, nope))) :-
     new_memory(-9001, nope, [h]).
 test(live_and_retracted, Live == [f1]) :-
