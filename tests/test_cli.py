@@ -32,6 +32,14 @@ def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert add["n"] == 2000 and len(add["runs"]) == 3  # the arguments were honoured
     assert add["median"] == sorted(add["runs"])[1]  # a median, not one run
     assert {"current_us", "filter_50_candidates_us", "filter_store_ids_us"} <= out.keys()
+    filters = out["filter_50_items_us"]
+    assert {f"{k}_{n}_slots_us" for k in ("candidates", "ids") for n in (10, 50)} <= \
+        filters.keys()
+    parts = filters["parts_of_candidates_50_slots_us"]
+    # the floor: the round trip of the inputs alone costs less than the call that decides
+    assert 0 < parts["janus_round_trip_of_the_inputs"] < parts["prolog_call"]
+    first = out["current_first_read_us"]
+    assert 0 < first["p50"] <= first["p99"] and first["slots"] == 400
     decide = out["decide_conflict_ms"]
     assert decide["open_values"] > 0 and decide["categorical"] > 0
 

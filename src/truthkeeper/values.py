@@ -539,3 +539,16 @@ __all__ += ["EPOCH", "FACT_KEYS", "MAX_NESTING", "SCOPE_SEP", "FactBuilder", "ch
             "check_meta", "check_nesting", "check_scope", "check_source", "check_text",
             "check_tiers", "from_us", "normalise_key", "parse_time", "scoped", "to_us", "unscoped",
             "value_key"]
+
+_MOVED = frozenset({"Alternative", "AuditEntry", "Decision", "HeadChange", "SourceReliability",
+                    "Utility", "Verification", "WhatIf"})
+
+
+def __getattr__(name: str) -> Any:
+    """The results that moved to :mod:`truthkeeper.results`, still importable from here."""
+    if name in _MOVED:
+        from . import results
+
+        return getattr(results, name)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -1,5 +1,8 @@
-"""``truthkeeper bench perf``: medians of current, filter of 50 candidates, add_many rate,
-and decide on a conflict (open values and categories) after learning from agreement."""
+"""``truthkeeper bench perf``: medians of current (warm, and a slot's first read: p50 and
+p99), filter of 50 items (Candidates or stored ids, in 10 or in 50 slots) with where one
+filter's time goes (marshalling the items in Python, the one Prolog call, and the janus
+round trip of the same inputs alone: the floor of this design), add_many rate, and decide
+on a conflict (open values and categories) after learning from agreement."""
 
 from __future__ import annotations
 
@@ -48,6 +51,64 @@ def _decide_ms(categorical: bool, repeat: int, slots: int = 200,
     return statistics.median(times)
 
 
+def _median_us(fn: Any, times: int) -> float:
+    out = []
+    for _ in range(times):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1e6)
+    return statistics.median(out)
+
+
+def _filters(repeat: int, n: int = 20_000) -> dict[str, Any]:
+    """filter of 50 items: Candidates or stored ids, in 10 or in 50 slots of a memory of
+    ``n`` facts (chains of 4); then the parts of one Candidates call."""
+    from ..logic import bridge
+    from ..logic.filter import candidate_rows
+
+    out: dict[str, Any] = {}
+    with Memory() as mem:
+        facts = mem.add_many(_facts(max(n, 400), slots=max(n, 400) // 4))
+        times = max(repeat * 10, 50)
+        for n_slots in (10, 50):
+            cands = [Candidate(f"s{i % n_slots}", "a", i % 3, f"2026-02-01T00:{i:02d}:00Z")
+                     for i in range(50)]
+            ids = [f.id for f in facts if int(f.subject[1:]) < n_slots][:50]
+            out[f"candidates_{n_slots}_slots_us"] = _median_us(lambda c=cands: mem.filter(c),
+                                                               times)
+            out[f"ids_{n_slots}_slots_us"] = _median_us(lambda i=ids: mem.filter(i), times)
+        p = mem._p  # the parts of one call, as Memory.filter makes it
+        store, coerce = p.store, p.events.declarer.schema.coerce
+
+        def marshal() -> Any:
+            return candidate_rows(store, p.builder, cands, None, coerce)
+
+        rows, slots, _, _ = marshal()
+        inputs = {"M": store.h, "Cs": rows,
+                  "Ss": [x for layers in slots.values() for x in layers]}
+        out["parts_of_candidates_50_slots_us"] = {
+            "marshal_in_python": _median_us(marshal, times),
+            "prolog_call": _median_us(
+                lambda: bridge.ask("tk_phi_store(M, Cs, Ss, Ds)", dict(inputs)), times),
+            "janus_round_trip_of_the_inputs": _median_us(
+                lambda: bridge.ask("true", dict(inputs)), times),
+        }
+    return out
+
+
+def _first_reads(n_slots: int = 20_000) -> dict[str, float]:
+    """``current`` of each slot once (nothing cached): p50 and p99, microseconds."""
+    with Memory() as mem:
+        mem.add_many(_facts(n_slots * 3, slots=n_slots))
+        out = []
+        for i in range(n_slots):
+            t = time.perf_counter()
+            mem.current(f"s{i}", "a")
+            out.append((time.perf_counter() - t) * 1e6)
+    out.sort()
+    return {"p50": out[len(out) // 2], "p99": out[int(len(out) * 0.99)], "slots": n_slots}
+
+
 def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
     """Run the in-memory performance benchmark; returns a JSON-ready dict."""
     add_rates = []
@@ -91,6 +152,8 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "filter_50_candidates_us": {"median": statistics.median(filt), "target": 50},
         "filter_store_ids_us": {"median": statistics.median(store_filter),
                                 "items": len(ids)},
+        "filter_50_items_us": _filters(repeat, min(n, 20_000)),
+        "current_first_read_us": _first_reads(max(n // 5, 100)),
         "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),
                                "categorical": _decide_ms(True, repeat), "sources": 9},
     }

@@ -28,7 +28,7 @@ from ..values import (
 from . import bridge
 from .store import Store
 
-__all__ = ["filter_items"]
+__all__ = ["candidate_rows", "filter_items"]
 
 
 def _layers(slots: dict[str, list[tuple[str, str, str]]], scope: str | None, s: str,
@@ -94,16 +94,13 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
     return seen
 
 
-def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
-                 kappa: Callable[[Any, Any], bool] | None = None,
-                 scope: str | None = None,
-                 coerce: Callable[[str, Any, str], Any] | None = None) -> FilterResult:
-    """Drop the stale items of ``items`` (see ``Memory.filter``); candidates are read in
-    ``scope`` (facts must be visible there) and their values coerced to the attribute's
-    declared type (``coerce(attribute, value, name)``), as ``add`` coerces them."""
-    items = list(items)
-    drops: dict[int, Drop] = {}
-    by_id: dict[str, Fact] = {}
+def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: str | None,
+                   coerce: Callable[[str, Any, str], Any] | None,
+                   ) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[str, str, str]]],
+                              list[int], list[str]]:
+    """The items as Prolog takes them: a row per Candidate (index, slot key, value key,
+    valid from, tier, recorded at, source, valid to), the store slots each is judged
+    against, and the positions and ids of the items that name facts of the store."""
     rows: list[tuple[Any, ...]] = []
     slots: dict[str, list[tuple[str, str, str]]] = {}
     store_idx: list[int] = []
@@ -131,6 +128,20 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
             raise InvalidFact(msg)
+    return rows, slots, store_idx, store_ids
+
+
+def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
+                 kappa: Callable[[Any, Any], bool] | None = None,
+                 scope: str | None = None,
+                 coerce: Callable[[str, Any, str], Any] | None = None) -> FilterResult:
+    """Drop the stale items of ``items`` (see ``Memory.filter``); candidates are read in
+    ``scope`` (facts must be visible there) and their values coerced to the attribute's
+    declared type (``coerce(attribute, value, name)``), as ``add`` coerces them."""
+    items = list(items)
+    drops: dict[int, Drop] = {}
+    by_id: dict[str, Fact] = {}
+    rows, slots, store_idx, store_ids = candidate_rows(store, builder, items, scope, coerce)
     given: set[str] = set()
     if store_ids:
         given = _judge_ids(store, items, store_idx, store_ids, scope, kappa is not None or
