@@ -22,8 +22,9 @@
                       record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       fact_count/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
+                          insert_newest/3,
                           confirmation_source/1]).
-:- use_module(library(lists), [member/2, list_to_set/2, append/3]).
+:- use_module(library(lists), [member/2, append/3]).
 :- use_module(library(assoc), [empty_assoc/1, put_assoc/4, get_assoc/3]).
 :- use_module(library(yall)).
 :- use_module(library(apply), [include/3, exclude/3, maplist/3, foldl/4]).
@@ -257,7 +258,7 @@ insert_front(M, P, S, A, Id) :-
     ->  true
     ;   assertz(head(M, S, A, Id))
     ),
-    newest_first([R|F0], Sorted),
+    insert_newest(R, F0, Sorted),                 % F0 is newest first already
     frontier(Sorted, F1),
     retractall(front(M, S, A, _)),
     assertz(front(M, S, A, F1)).
@@ -426,7 +427,7 @@ keys_holds(M, A, Ks0, Values, Contested) :-
     ->  sort(Ks0, Ks),
         findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), Values),
         ( member(m(C, 1), Ks), memberchk(m(C, 0), Ks) -> Contested = true ; Contested = false )
-    ;   list_to_set(Ks0, Ks),
+    ;   sort(Ks0, Ks),
         (   Ks = [K] -> Values = [K], Contested = false
         ;   Ks == [] -> Values = [], Contested = false
         ;   Values = [], Contested = true

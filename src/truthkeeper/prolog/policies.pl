@@ -13,7 +13,8 @@
             new_budget/1,         % +Budget
             confirmation_source/1, % +Source
             other_members/2,      % +KeyF, +KeyG
-            newest_first/2        % +Records, -Sorted
+            newest_first/2,       % +Records, -Sorted
+            insert_newest/3       % +Record, +SortedNewestFirst, -Sorted
           ]).
 :- use_module(library(lists), [nth1/3, member/2]).
 :- use_module(library(error), [domain_error/2, permission_error/3]).
@@ -22,6 +23,7 @@
 :- det(register_policy/3).
 :- det(tier_ranks/2).
 :- det(newest_first/2).
+:- det(insert_newest/3).
 :- det(frontier/2).
 
 /** <module> The policy registry: every supersession policy, the tier order and the tie rule
@@ -390,6 +392,27 @@ newest_first(Rs, Sorted) :-
                          ( integer(RA) -> NRA is -RA ; NRA = 0 ) ), Keyed),
     keysort(Keyed, KS),
     findall(R, member(_-R, KS), Sorted).
+
+%!  insert_newest(+Record, +Sorted0, -Sorted) is det.
+%
+%   newest_first([Record|Sorted0], Sorted) for a Sorted0 already newest first (a slot's
+%   frontier), in one pass: Record goes before the first record not strictly newer.
+insert_newest(R, Sorted0, Sorted) :-
+    order_key(R, KR),
+    insert_keyed(Sorted0, R, KR, Sorted).
+
+insert_keyed([], R, _, [R]).
+insert_keyed([X|Xs], R, KR, Out) :-
+    order_key(X, KX),
+    (   KX @< KR
+    ->  Out = [X|Out1],
+        insert_keyed(Xs, R, KR, Out1)
+    ;   Out = [R, X|Xs]
+    ).
+
+order_key(R, NT-NRA) :-
+    arg(3, R, T), NT is -T, arg(4, R, RA),
+    ( integer(RA) -> NRA is -RA ; NRA = 0 ).
 
 %!  frontier(+RecordsNewestFirst, -Frontier) is det.
 %

@@ -53,4 +53,12 @@ test(shipped_names_are_taken, error(permission_error(modify, policy, temporal)))
 test(a_raising_policy_is_stopped, error(rule_error(_))) :-
     register_policy(plunit_raises, "dominates(F, G) :- value(F, V), X is V / 0, X > 1.", []),
     policy_dominates(plunit_raises, r(a, 1, 10, 1, 0, s, []), r(b, 2, 20, 2, 0, s, [])).
+test(insert_newest_is_newest_first, forall(member(R-Rs, [
+        r(n, x, 5, 9, 0, s, [])-[],
+        r(n, x, 5, 9, 0, s, [])-[r(a, x, 7, 1, 0, s, []), r(b, y, 5, 9, 0, s, []), r(c, y, 5, 2, 0, s, [])],
+        r(n, x, 5, none, 0, s, [])-[r(a, x, 5, 1, 0, s, []), r(c, y, 1, 2, 0, s, [])],
+        r(n, x, 9, 1, 0, s, [])-[r(a, x, 5, 1, 0, s, [])]]))) :-
+    newest_first([R|Rs], Expected),
+    insert_newest(R, Rs, Got),
+    Got == Expected.
 :- end_tests(policies).
