@@ -226,11 +226,11 @@ class Memory:
             return self._store.count(self._scope)
 
     @contextlib.contextmanager
-    def _open(self, strict: bool = True) -> Iterator[None]:
+    def _open(self, strict: bool = True, poll: bool = True) -> Iterator[None]:
         with self._lock, caller_scope(self._scope):
             if self._p.closed:
                 raise TruthkeeperError("this Memory is closed")  # noqa: EM101
-            self._p.catch_up(strict)
+            self._p.catch_up(strict, poll)
             yield
 
     def refresh(self) -> int:
@@ -463,7 +463,8 @@ class Memory:
                      for f in facts]
         with caller_scope(self._scope):
             built = self._events.validate(facts)
-        with self._open(), self._ledger.write() as w:
+        # no poll first: the write catches up under the journal's lock (Ledger.write)
+        with self._open(poll=False), self._ledger.write() as w:
             return self._events.facts(w, built)
 
     def declare(self, attribute: str, *, cardinality: str = "one",

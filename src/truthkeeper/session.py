@@ -104,16 +104,19 @@ class Parts:
             return self.ledger.fresh() and not self.store.due(self.now()) and (
                 lazy is None or (lazy.broken is None and lazy.forged is None))
 
-    def catch_up(self, strict: bool = True) -> None:
+    def catch_up(self, strict: bool = True, poll: bool = True) -> None:
         """Before an answer: other connections' commits, then the clock's effects. A lazy
         memory that found its journal damaged raises; not ``strict`` (``verify``, which
-        reads the journal itself): it skips catching up instead."""
+        reads the journal itself): it skips catching up instead. Not ``poll``: before a
+        write that catches up under the journal's lock itself (``add_many``), the
+        journal is not asked whether another connection committed."""
         lazy = self.store.lazy
         if lazy is not None and (lazy.broken is not None or lazy.forged is not None):
             if not strict:
                 return
             lazy.raise_if_broken()
-        self.ledger.poll()
+        if poll:
+            self.ledger.poll()
         if self.store.tick(self.now()):  # a fact began or ended since the last call
             self.answers.clear()
 

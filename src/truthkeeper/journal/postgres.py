@@ -57,6 +57,26 @@ END $$;
 COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
 """
 _MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
+_INSERT_EVENTS = """
+    ev AS (INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash)
+           SELECT * FROM unnest(%(seq)s::bigint[], %(kind)s::text[], %(ra)s::bigint[],
+                                %(body)s::text[], %(prev)s::text[], %(hash)s::text[])
+           RETURNING seq)"""
+_APPEND_UNINDEXED = f"""WITH {_INSERT_EVENTS}
+SELECT (SELECT count(*) FROM ev), pg_notify('{_CHANNEL}', '')"""
+# The index is extended only when it covers every event before these (as SlotIndex.add):
+# the condition reads the state as it was before this statement, as every part does.
+_APPEND = f"""WITH {_INSERT_EVENTS},
+    ok AS (SELECT 1 FROM tk_index_state2 WHERE seq = %(before)s),
+    sl AS (INSERT INTO tk_index_slot(slot, seq)
+           SELECT * FROM unnest(%(slots)s::text[], %(slot_seqs)s::bigint[])
+           WHERE EXISTS (SELECT 1 FROM ok) ON CONFLICT DO NOTHING),
+    ky AS (INSERT INTO tk_index_key(key, slot)
+           SELECT * FROM unnest(%(keys)s::text[], %(key_slots)s::text[])
+           WHERE EXISTS (SELECT 1 FROM ok) ON CONFLICT DO NOTHING),
+    st AS (UPDATE tk_index_state2 SET seq = %(last_seq)s, hash = %(last_hash)s
+           WHERE EXISTS (SELECT 1 FROM ok))
+SELECT (SELECT count(*) FROM ev), pg_notify('{_CHANNEL}', '')"""
 
 
 def _psycopg() -> Any:
@@ -98,6 +118,7 @@ class PostgresJournal(IndexedJournal):
         self._writer_pid = -1  # the writing connection's backend (its NOTIFYs are its own)
         self._closed = False
         self._in_txn = False
+        self._notified_in_txn = False
         self._connect()
         try:
             exists = self._run(
@@ -231,13 +252,27 @@ class PostgresJournal(IndexedJournal):
         return row
 
     def _insert(self, rows: list[Row]) -> None:
+        """The rows, their slot index entries (when the index covers every event before
+        them) and the NOTIFY, in one statement: a write holds the lock for one round trip
+        here, not five."""
         psycopg = _psycopg()
+        if not rows:
+            return
         try:
-            with self._conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
-                    "VALUES (%s, %s, %s, %s, %s, %s)", rows)
-            self._index_new_rows(self._slot_index(PostgresDb(self._conn)), rows)
+            idx = self._slot_index(PostgresDb(self._conn))
+            if not self._indexed:
+                self._indexed = idx.exists() or None  # another process may create it later
+            slots, keys, last = idx.entries_for(rows) if self._indexed else ([], [], None)
+            cols = list(zip(*rows, strict=True))
+            self._conn.execute(_APPEND if self._indexed else _APPEND_UNINDEXED, {
+                "seq": list(cols[0]), "kind": list(cols[1]), "ra": list(cols[2]),
+                "body": list(cols[3]), "prev": list(cols[4]), "hash": list(cols[5]),
+                "before": rows[0][0] - 1, "slots": [x for x, _ in slots],
+                "slot_seqs": [q for _, q in slots], "keys": [k for k, _ in keys],
+                "key_slots": [v for _, v in keys],
+                "last_seq": None if last is None else last[0],
+                "last_hash": None if last is None else last[1]})
+            self._notified_in_txn = True
         except psycopg.Error as exc:
             msg = f"write to journal {self.path} failed: {exc}"
             raise JournalError(msg) from exc
@@ -331,10 +366,12 @@ class PostgresJournal(IndexedJournal):
                 msg = f"cannot start a write on journal {self.path}: {exc}"
                 raise JournalError(msg) from exc
             self._in_txn = True
+            self._notified_in_txn = False
             try:
                 txn = Txn(self)
                 yield txn
-                conn.execute(f"NOTIFY {_CHANNEL}")
+                if not self._notified_in_txn:  # an append notifies in its own statement
+                    conn.execute(f"NOTIFY {_CHANNEL}")
                 conn.commit()
             except psycopg.Error as exc:
                 with contextlib.suppress(psycopg.Error):

@@ -277,7 +277,11 @@ class SlotIndex:
             return
         self._index(rows)
 
-    def _index(self, rows: Iterable[tuple[int, str, int, str, str, str]]) -> None:
+    def entries_for(self, rows: Iterable[tuple[int, str, int, str, str, str]],
+                    ) -> tuple[list[tuple[str, int]], list[tuple[str, str]],
+                               tuple[int, str] | None]:
+        """What indexing ``rows`` writes: (slot, seq) per row, the new (key, slot) entries,
+        and the index's new position (None for no rows)."""
         pending: dict[str, str] = {}
 
         def lookup(key: str) -> str | None:
@@ -290,10 +294,14 @@ class SlotIndex:
             for k, v in keys:
                 pending.setdefault(k, v)
             last = (seq, h)
+        return slots, list(pending.items()), last
+
+    def _index(self, rows: Iterable[tuple[int, str, int, str, str, str]]) -> None:
+        slots, keys, last = self.entries_for(rows)
         self.db.many("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                      "ON CONFLICT DO NOTHING", slots)
         self.db.many("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                     pending.items())
+                     keys)
         if last is not None:
             self.db.rows("INSERT INTO tk_index_state2(one, seq, hash) VALUES (1, ?, ?) "
                          "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, "
