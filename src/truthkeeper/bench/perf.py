@@ -13,6 +13,7 @@ from typing import Any
 
 from ..memory import Memory
 from ..values import Candidate
+from . import median_time
 
 
 def _facts(n: int, slots: int) -> list[dict[str, Any]]:
@@ -52,12 +53,7 @@ def _decide_ms(categorical: bool, repeat: int, slots: int = 200,
 
 
 def _median_us(fn: Any, times: int) -> float:
-    out = []
-    for _ in range(times):
-        t = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t) * 1e6)
-    return statistics.median(out)
+    return median_time(fn, times, unit=1e6)
 
 
 def _filters(repeat: int, n: int = 20_000) -> dict[str, Any]:

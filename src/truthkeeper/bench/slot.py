@@ -8,17 +8,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..memory import Memory
+from . import median_time
 
 _BASE = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _ms(fn: Any, repeat: int) -> float:
-    runs = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        runs.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(runs)
+    return median_time(fn, repeat)
 
 
 def _measure(n: int, repeat: int) -> dict[str, Any]:
