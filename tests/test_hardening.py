@@ -666,3 +666,27 @@ def test_files_that_cannot_be_read_or_written_raise_journal_errors(tmp_path) -> 
     with pytest.raises(JournalError, match="no memory file"):
         Memory.open(str(tmp_path / "none.db"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_rule_that_fails_in_one_memory_leaves_the_others_tables() -> None:
+    """A rule error abandons the failing memory's tables only: another memory's beliefs,
+    tabled already, are not thrown away (before, every memory's tables were)."""
+    from truthkeeper.logic import bridge
+
+    other = Memory()
+    other.add_rule("local(X) :- holds(X, city, lisbon)")
+    other.add("ana", "city", "Lisbon", source="s")
+    assert [b.text for b in other.beliefs()] == ["local(ana)"]
+
+    def tabled() -> int:
+        return int(bridge.ask("aggregate_all(count, (current_table(tms:_V, _), "
+                              "_V = belief(M, _, _)), N)", {"M": other._store.h})["N"])
+
+    before = tabled()
+    mem = Memory()
+    mem.add_rule("late(X) :- holds(X, hours, H), R is 1 / H, R > 0")  # raises only with data
+    mem.add("ana", "hours", 0, source="s")
+    with pytest.raises(RuleEvaluationError):
+        mem.beliefs()
+    assert before > 0 and tabled() == before
+    assert [b.text for b in other.beliefs()] == ["local(ana)"]

@@ -224,17 +224,18 @@ read_clause_text(Text, T, Singletons) :-
 %   policies:budget_bytes/1.
 rule_limits(4_000_000, 10).
 
-%!  limited(:Goal) is det.
+%!  limited(+M, :Goal) is det.
 %
 %   Run Goal once within the budgets. Exceeding one, or any error while
-%   evaluating rules, abandons the tables and raises rule_error/1.
-limited(G) :-
+%   evaluating rules, abandons memory M's tables (no other memory's) and raises
+%   rule_error/1.
+limited(M, G) :-
     rule_limits(L, Secs),
     new_budget(tk_rule_budget),
     catch(call_with_time_limit(Secs, call_with_inference_limit(G, L, R)), E, true),
     (   var(E), R \== inference_limit_exceeded
     ->  true
-    ;   abolish_all_tables,
+    ;   abolish_table_subgoals(belief(M, _, _)),
         (   E == time_limit_exceeded
         ->  format(string(Msg), "evaluating the rules took more than ~w s; remove the \c
                    rule that does not end with remove_rule", [Secs]),
@@ -311,7 +312,7 @@ rule_ids(M, Ids) :-
 beliefs(M, Sc, Beliefs) :-
     findall(N/A, ( rule(M, Id, H, _), rule_applies(M, Id, Sc), functor(H, N, A) ), PIs0),
     sort(PIs0, PIs),
-    limited(findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, Sc, G) ), Gs0)),
+    limited(M, findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, Sc, G) ), Gs0)),
     sort(Gs0, Gs),
     maplist(belief_out, Gs, Beliefs).
 
@@ -333,7 +334,7 @@ arg_out(X, S) :- term_string(X, S).
 explain_belief(M, Sc, Text, Proof) :-
     catch(term_string(G, Text), _, fail),
     callable(G),
-    limited(once(( belief(M, Sc, G), prove_belief(M-Sc, G, [G], P) ; P = none ))),
+    limited(M, once(( belief(M, Sc, G), prove_belief(M-Sc, G, [G], P) ; P = none ))),
     !,
     Proof = P.
 explain_belief(_, _, _, none).
