@@ -330,6 +330,34 @@ def test_revealed_gold_calibrates_probabilities_under_correlated_workers(seed: i
     assert np.allclose(fit.reference.sum(1), 1.0)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_reference_that_agrees_with_the_crowd_keeps_the_identity(seed: int) -> None:
+    """Where the revealed labels are the truth the workers see, the perception matrix is
+    shrunk all the way to the identity (its off-diagonal mass, learned from 100 labels,
+    would only make confident answers less sure than they are right); where the reference
+    disagrees with what the crowd perceives (the test above), it is kept."""
+    rng = np.random.default_rng(seed)
+    n_items, n_workers = 1000, 20
+    truth = rng.integers(0, 2, n_items)
+    acc = rng.uniform(0.65, 0.9, n_workers)
+    ii, ww, ll = [], [], []
+    for i in range(n_items):
+        for w in rng.choice(n_workers, 7, replace=False):
+            ii.append(i)
+            ww.append(w)
+            ll.append(int(truth[i]) if rng.random() < acc[w] else 1 - int(truth[i]))
+    data = CrowdData("agreeing", [str(i) for i in range(n_items)],
+                     [str(w) for w in range(n_workers)], ["0", "1"],
+                     np.array(ii), np.array(ww), np.array(ll),
+                     {i: int(truth[i]) for i in range(n_items)})
+    shown = rng.choice(n_items, size=100, replace=False)
+    fit = vb_dawid_skene(data, gold={int(i): int(truth[i]) for i in shown})
+    assert np.allclose(fit.perception, np.eye(2))
+    held = np.setdiff1d(np.arange(n_items), shown)
+    p = fit.reference[held]
+    assert ece(p.max(1), p.argmax(1) == truth[held]) <= 0.04
+
+
 def _shared_perception(seed: int, k: int, n_items: int = 2000, n_workers: int = 40,
                        per: int = 15):
     """Correlated answers of a kind the answers reveal: every item has its own answer

@@ -18,7 +18,11 @@ where the reference disagrees with what the crowd perceives (ambiguous ordinal c
 reference labels drawn from a different mix of classes than the crowd's items), the
 probabilities of the *reference* label, ``posterior @ perception``, say so. This is where the
 unsupervised model's overconfidence against a reference comes from on real data, and the
-only part of it the answers alone cannot reveal.
+only part of it the answers alone cannot reveal. Where the reference agrees with the crowd,
+a matrix learned from a few labels only makes confident answers less sure than they are
+right, so the matrix reported is shrunk towards the identity, ``w A + (1 - w) I``, with w on a
+fixed grid chosen by how well it predicts each revealed label from its item's answers alone
+(leave one out): only the revealed labels decide, one configuration for every set.
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ class DSFit:
     """Posterior class probabilities per item and the workers' expected confusion matrices.
 
     ``posterior`` is over the latent class from the answers (and, on revealed items, their
-    gold label); ``perception`` (K, K) is the posterior mean of P(gold label | latent class),
-    the identity when no gold was revealed; ``reference`` is P(gold label | answers) for
+    gold label); ``perception`` (K, K) is P(gold label | latent class): the posterior mean
+    shrunk towards the identity as far as the revealed labels bear out, the identity when
+    no gold was revealed; ``reference`` is P(gold label | answers) for
     every item, the probability to compare with a reference."""
 
     posterior: np.ndarray          # (n_items, K)
@@ -191,9 +196,36 @@ def vb_dawid_skene(
             gold_term[g_items] = e_log_a[:, g_cls].T
         weights = design_weights(np.bincount(ii, minlength=n), rho)
         T, unlabelled = _draw_average(post, ii, ww, ll, weights, e_log_pi, gold_term, draws)
+    if len(g_items):  # how much of the learned perception the revealed labels bear out
+        answers_only = unlabelled if unlabelled is not None else _softmax(ans + e_log_pi)
+        perception = _shrunk_perception(a_post, T, answers_only, g_items, g_cls)
     return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
                  log_prior=e_log_pi, perception=perception, item_correlation=rho,
                  alpha=post, unlabelled=unlabelled)
+
+
+SHRINK_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def _shrunk_perception(a_post: np.ndarray, T: np.ndarray, answers_only: np.ndarray,
+                       g_items: np.ndarray, g_cls: np.ndarray) -> np.ndarray:
+    """w A + (1 - w) I, w on a grid chosen by the leave-one-out log likelihood of the
+    revealed labels, each predicted from its item's answers alone."""
+    K = a_post.shape[0]
+    p = answers_only[g_items]
+    loo = np.empty((len(g_items), K))  # the column of A without each item, per item
+    for j, (i, g) in enumerate(zip(g_items, g_cls, strict=True)):
+        a = a_post.copy()
+        a[:, g] -= T[i]
+        a = np.maximum(a, 1e-12)
+        loo[j] = a[:, g] / a.sum(axis=1)
+    truth = p[np.arange(len(g_items)), g_cls]
+    via_a = (p * loo).sum(axis=1)
+    best = max(SHRINK_GRID, key=lambda w: float(np.log(np.maximum(
+        w * via_a + (1 - w) * truth, 1e-300)).sum()))
+    out: np.ndarray = best * (a_post / a_post.sum(axis=1, keepdims=True)) + \
+        (1 - best) * np.eye(K)
+    return out
 
 
 
