@@ -213,12 +213,10 @@ def _shrunk_perception(a_post: np.ndarray, T: np.ndarray, answers_only: np.ndarr
     revealed labels, each predicted from its item's answers alone."""
     K = a_post.shape[0]
     p = answers_only[g_items]
-    loo = np.empty((len(g_items), K))  # the column of A without each item, per item
-    for j, (i, g) in enumerate(zip(g_items, g_cls, strict=True)):
-        a = a_post.copy()
-        a[:, g] -= T[i]
-        a = np.maximum(a, 1e-12)
-        loo[j] = a[:, g] / a.sum(axis=1)
+    # each item's column of A learned without that item: its own counts taken out
+    cols = a_post[:, g_cls].T - T[g_items]                   # (m, K)
+    kept = np.maximum(cols, 1e-12)
+    loo = kept / (a_post.sum(axis=1)[None, :] - T[g_items] + (kept - cols))
     truth = p[np.arange(len(g_items)), g_cls]
     via_a = (p * loo).sum(axis=1)
     best = max(SHRINK_GRID, key=lambda w: float(np.log(np.maximum(
