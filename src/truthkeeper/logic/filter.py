@@ -87,11 +87,14 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
     if judged and live:
         for (i, _), f in zip(live, store.facts([fid for _, fid in live]), strict=True):
             by_id[f.id] = f
-            rows.append((i, f"{scoped(scope, f.subject)}\x1f{f.attribute}",
-                         store.key(f.attribute, f.value, f.present),
-                         to_us(f.valid_from), f.tier, to_us(f.recorded_at), f.source,
-                         None if f.valid_to is None else to_us(f.valid_to)))
+            rows.append(_fact_row(store, i, f"{scoped(scope, f.subject)}\x1f{f.attribute}", f))
     return seen
+
+
+def _fact_row(store: Store, i: int, key: str, f: Fact) -> tuple[Any, ...]:
+    """A fact of the store as a candidate row (see :func:`candidate_rows`)."""
+    return (i, key, store.key(f.attribute, f.value, f.present), to_us(f.valid_from), f.tier,
+            to_us(f.recorded_at), f.source, None if f.valid_to is None else to_us(f.valid_to))
 
 
 def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: str | None,
@@ -175,9 +178,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
         for key, s, a in (x for layers in slots.values() for x in layers):
             for h in store.resolve(s, a).heads:
                 if h.id not in given:
-                    rows.append((len(pool), key, store.key(a, h.value, h.present),
-                                 to_us(h.valid_from),
-                                 h.tier, to_us(h.recorded_at), h.source, None))
+                    rows.append(_fact_row(store, len(pool), key, h))
                     pool.append(h)
         if len(rows) > 1:
             pairs = bridge.ask("tk_order_pairs(M, Cs, Ps)", {"M": store.h, "Cs": rows})["Ps"]
