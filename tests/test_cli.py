@@ -411,3 +411,24 @@ def test_eval_crowd_passes_over_sets_it_cannot_score(tmp_path: Path,
         assert ("skipping long_keys: InvalidFact" in captured.err) == (command[1] == "decide")
         for name in ("empty_truth", "no_answers", "one_class", "bad.standardized.tsv"):
             assert f"skipping {name}" in captured.err
+
+
+def test_inspect_of_a_scope_shows_that_scopes_sources_and_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``inspect --scope`` reports what the scope's view sees: its own sources and rules
+    with the shared ones (it reported the shared layer's alone)."""
+    from truthkeeper import Memory
+
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add("acme", "ceo", "Ana", source="crm")
+        ana = mem.scope("user:ana")
+        ana.add("me", "city", "Lisbon", source="chat")
+        ana.add_rule("local(X) :- holds(X, city, lisbon)")
+    assert main(["inspect", str(db), "--scope", "user:ana", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sorted(s["source"] for s in out["sources"]) == ["chat", "crm"]
+    assert out["rules"] == ["local(X) :- holds(X, city, lisbon)"]
+    assert main(["inspect", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["source"] for s in out["sources"]] == ["crm"] and out["rules"] == []

@@ -124,8 +124,8 @@ def _inspect(args: argparse.Namespace) -> int:
                 "facts": sum(len(view.history(s, a)) for s, a in slots),
                 "slots": len(slots), "subjects": len({s for s, _ in slots}),
                 "conflicts": [list(c) for c in view.conflicts()],
-                "sources": [r.to_dict() for r in mem.reliability()],
-                "rules": mem.rules(), "chain": v.to_dict(), "learned": _learned(mem)}
+                "sources": [r.to_dict() for r in view.reliability()],
+                "rules": view.rules(), "chain": v.to_dict(), "learned": _learned(mem)}
     lines = [f"{data['file']}: {data['facts']} facts in {data['slots']} slots about "
              f"{data['subjects']} subjects" + (f" (scope {args.scope})" if args.scope else ""),
              f"policy {data['policy']}; tiers {', '.join(mem.tiers)} "
