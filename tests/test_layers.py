@@ -222,3 +222,26 @@ def test_the_reliability_layer_takes_its_tier_order_from_prolog() -> None:
         assert ranked == ("gold", "silver", "bronze") == mem._p.rel.tiers
         means = [mem._p.rel.book.tier_prior[t][0] for t in ranked]
         assert means == sorted(means, reverse=True) and len(set(means)) == 3
+
+
+def test_what_users_pass_in_is_checked_in_one_module() -> None:
+    """Every module-level ``check_*`` of the package is validation's, but for three that
+    check no user input: a stored journal row's integrity, a test helper for policy authors,
+    and whether a scope may see a fact."""
+    import ast
+    from pathlib import Path
+
+    import truthkeeper
+    from truthkeeper import validation
+
+    pkg = Path(truthkeeper.__file__).parent
+    found = {(str(p.relative_to(pkg)), n.name)
+             for p in pkg.rglob("*.py")
+             for n in ast.parse(p.read_text()).body
+             if isinstance(n, ast.FunctionDef) and n.name.startswith("check_")}
+    elsewhere = {(path, name) for path, name in found if path != "validation.py"}
+    assert elsewhere == {("journal/codec.py", "check_row"), ("testing.py", "check_policy"),
+                         ("views.py", "check_visible")}
+    for name in ("check_scope", "check_rule_text", "check_categories", "check_confusion_body",
+                 "check_similarity", "check_declaration", "check_schema"):
+        assert name in validation.__all__ and callable(getattr(validation, name))

@@ -11,7 +11,7 @@ import unicodedata
 
 from .errors import InvalidFact
 
-__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP", "check_scope",
+__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP",
            "normalise_key", "scoped", "unscoped", "value_key"]
 
 MAX_KEY_CHARS = 512
@@ -143,25 +143,6 @@ def value_key(value: object) -> object:
 SCOPE_SEP = "\x1f"
 """Joins a scope and a subject into the store's subject key; normalised keys never hold it
 (it is whitespace to the normaliser), so no subject can reach into a scope."""
-
-
-def check_scope(scope: object) -> str | None:
-    """A scope name, or None (the memory's own scope): NFC, lower case, whitespace
-    collapsed, but not casefolded, so that two names merge only when they are one name
-    (``user:straße`` is not ``user:strasse``); a name holding compatibility characters (a
-    Kelvin sign for ``k``, a fullwidth letter) is refused rather than merged with another."""
-    if scope is None:
-        return None
-    normalise_key(scope, "scope")  # type, emptiness, length, surrogates: its errors
-    raw = str(scope)
-    name = _WS.sub(" ", unicodedata.normalize("NFC", raw).lower()).strip()
-    singleton = any((d := unicodedata.decomposition(c)) and not d.startswith("<")
-                    and " " not in d for c in raw)  # the Kelvin sign is K, the Ohm sign
-    if singleton or unicodedata.normalize("NFKC", raw) != unicodedata.normalize("NFC", raw):
-        msg = (f"scope {scope!r} holds compatibility characters (such as a Kelvin sign or "
-               "fullwidth letters) that read as other letters; write them plainly")
-        raise InvalidFact(msg)
-    return name
 
 
 def scoped(scope: str | None, subject: str) -> str:

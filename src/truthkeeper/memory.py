@@ -19,16 +19,21 @@ from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
 from .logic.filter import filter_items
 from .logic.policy import Policy
-from .logic.rules import check_rule_text
-from .reliability.categorical import check_categories
 from .reliability.context import decide_context
 from .reliability.decision import decide_slot
 from .reliability.similarity import Similarity
 from .results import AuditEntry, Decision, SourceReliability, Utility, Verification, WhatIf
-from .schema import Declaration, check_declaration
+from .schema import Declaration
 from .session import Parts, id_list, recorded_settings
 from .signing import public_key_hex
-from .validation import check_bool, check_probability, check_utility
+from .validation import (
+    check_bool,
+    check_categories,
+    check_declaration,
+    check_probability,
+    check_rule_text,
+    check_utility,
+)
 from .values import (
     Belief,
     Candidate,

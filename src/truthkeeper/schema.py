@@ -16,11 +16,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import InvalidFact
-from .validation import check_choice
-from .values import ToDict, normalise_key, parse_time
+from .validation import check_declaration
+from .values import ToDict, parse_time
 
 __all__ = ["CARDINALITIES", "VALUE_TYPES", "Declaration", "Schema", "boundary_time",
-           "check_declaration", "coerce_value"]
+           "coerce_value"]
 
 CARDINALITIES = ("one", "many")
 VALUE_TYPES = ("number", "string", "boolean", "date")
@@ -39,23 +39,6 @@ class Declaration(ToDict):
     attribute: str
     cardinality: str = "one"
     value_type: str | None = None
-
-
-def check_declaration(attribute: object, cardinality: object = "one",
-                      value_type: object = None) -> Declaration:
-    """A checked declaration (InvalidFact otherwise).
-
-    Examples
-    --------
-    >>> check_declaration("Pet", "many")
-    Declaration(attribute='pet', cardinality='many', value_type=None)
-    """
-    a = normalise_key(attribute, "attribute")
-    check_choice(cardinality, CARDINALITIES, "cardinality")
-    if value_type is not None and value_type not in VALUE_TYPES:
-        msg = f"value_type must be None or one of {VALUE_TYPES}, got {value_type!r}"
-        raise InvalidFact(msg)
-    return Declaration(a, str(cardinality), None if value_type is None else str(value_type))
 
 
 def coerce_value(value: Any, value_type: str | None, name: str = "value") -> Any:

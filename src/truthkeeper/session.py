@@ -21,16 +21,22 @@ from .lazy import INDEX_CHECKS, LazyLoad
 from .logic.lazystore import LazyStore
 from .logic.rules import Reasoner
 from .logic.store import Store, policy_config
-from .reliability.categorical import check_categories
 from .reliability.conflict import score_candidates, score_set
-from .reliability.similarity import check_similarity
 from .reliability.state import Reliability
-from .schema import Declaration, Declarer, Schema, check_declaration
+from .schema import Declaration, Declarer, Schema
 from .signing import Guard
-from .validation import check_bool, check_choice, check_clock, check_discount
+from .validation import (
+    check_bool,
+    check_categories,
+    check_choice,
+    check_clock,
+    check_discount,
+    check_schema,
+    check_similarity,
+)
 from .values import FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
 
-__all__ = ["CACHE_SIZE", "Answers", "Parts", "check_schema"]
+__all__ = ["CACHE_SIZE", "Answers", "Parts"]
 
 CACHE_SIZE = 1024
 """How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
@@ -225,24 +231,6 @@ def recorded_settings(target: str, *, readonly: bool, create: bool) -> dict[str,
         raise JournalError(f"{target!r} holds no memory yet (no configuration event)")
     return {"readonly": readonly and not url,
             **{k: cfg[k] for k in ("policy", "tiers", "protected_tiers") if k in cfg}}
-
-
-def check_schema(schema: object) -> dict[str, Declaration]:
-    """``Memory(schema=...)``: ``{attribute: {"cardinality": ..., "value_type": ...}}``."""
-    if schema is None:
-        return {}
-    if not isinstance(schema, Mapping):
-        msg = f"schema must map attributes to declarations, got {schema!r}"
-        raise InvalidFact(msg)
-    out = {}
-    for a, spec in schema.items():
-        if not isinstance(spec, Mapping) or set(spec) - {"cardinality", "value_type"}:
-            msg = (f"schema[{a!r}] must be a dict with cardinality and/or value_type, "
-                   f"got {spec!r}")
-            raise InvalidFact(msg)
-        d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
-        out[d.attribute] = d
-    return out
 
 
 def id_list(ids: object, name: str) -> list[Any]:

@@ -1,18 +1,22 @@
 """Validation of what users pass in: labels, times, texts, meta, tiers, the
 :class:`FactBuilder` that turns ``add``'s arguments into a :class:`~.values.Fact`, and the
-settings of the calls (probabilities, utilities, flags, the clock). Every check runs
-before anything changes. A check that needs a domain's own types stays with them
-(categories, similarity, rule texts, declarations, scopes)."""
+settings of the calls (probabilities, utilities, flags, the clock) and those of the
+domains (scopes, rule texts, categories and what was learned of them, similarity,
+declarations and schemas). Every check runs before anything changes; it is the only place
+where what a user passes in is checked (a check that returns a domain's type imports it
+when called: the domains import this module, not the other way round)."""
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
-from collections.abc import Callable, Mapping
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidFact
+from .errors import InvalidFact, UnsafeRule
 from .keys import (
     MAX_KEY_CHARS,
     MAX_NESTING,
@@ -20,23 +24,32 @@ from .keys import (
     SCOPE_SEP,
     _json,
     _utf8,
-    check_scope,
     normalise_key,
     value_key,
 )
 
 if TYPE_CHECKING:
+    from .reliability.similarity import Similarity
     from .results import Utility
+    from .schema import Declaration
     from .values import Fact
 
-__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "check_alternatives", "check_bool", "check_choice",
-           "check_clock", "check_probability", "check_utility", "check_label", "check_meta",
-           "check_nesting", "check_source", "check_text", "check_tiers", "from_us", "parse_time",
-           "to_us"]
+__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "MAX_CATEGORIES", "MAX_RULE_BYTES",
+           "check_alternatives", "check_bool", "check_categories", "check_choice", "check_clock",
+           "check_confusion_body", "check_declaration", "check_discount", "check_label",
+           "check_meta",
+           "check_nesting", "check_probability", "check_rule_text", "check_schema", "check_scope",
+           "check_similarity", "check_source", "check_text", "check_tiers", "check_utility",
+           "from_us", "parse_time", "to_us"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_WS = re.compile(r"\s+")
+MAX_RULE_BYTES = 65536
+"""The longest rule text, in UTF-8 bytes."""
+MAX_CATEGORIES = 64
+"""The most categories an attribute may be declared with."""
 
 
 def check_label(value: object, name: str) -> str:
@@ -334,3 +347,172 @@ def check_bool(value: object, name: str = "correct") -> bool:
         msg = f"{name} must be a bool, got {value!r}"
         raise InvalidFact(msg)
     return value
+
+
+# --------------------------------------------------------------------------- domains
+
+
+def check_scope(scope: object) -> str | None:
+    """A scope name, or None (the memory's own scope): NFC, lower case, whitespace
+    collapsed, but not casefolded, so that two names merge only when they are one name
+    (``user:straße`` is not ``user:strasse``); a name holding compatibility characters (a
+    Kelvin sign for ``k``, a fullwidth letter) is refused rather than merged with another."""
+    if scope is None:
+        return None
+    normalise_key(scope, "scope")  # type, emptiness, length, surrogates: its errors
+    raw = str(scope)
+    name = _WS.sub(" ", unicodedata.normalize("NFC", raw).lower()).strip()
+    singleton = any((d := unicodedata.decomposition(c)) and not d.startswith("<")
+                    and " " not in d for c in raw)  # the Kelvin sign is K, the Ohm sign
+    if singleton or unicodedata.normalize("NFKC", raw) != unicodedata.normalize("NFC", raw):
+        msg = (f"scope {scope!r} holds compatibility characters (such as a Kelvin sign or "
+               "fullwidth letters) that read as other letters; write them plainly")
+        raise InvalidFact(msg)
+    return name
+
+
+def check_rule_text(text: object) -> str:
+    """A rule text of the right type and size (UnsafeRule otherwise)."""
+    if not isinstance(text, str) or not text.strip():
+        msg = f"rule text must be a non-empty str, got {text!r}"
+        raise UnsafeRule(msg)
+    try:
+        size = len(text.encode())
+    except UnicodeEncodeError:
+        msg = "rule text contains a lone surrogate; pass valid Unicode text"
+        raise UnsafeRule(msg) from None
+    if size > MAX_RULE_BYTES:
+        msg = f"rule text is longer than {MAX_RULE_BYTES} bytes"
+        raise UnsafeRule(msg)
+    try:
+        return check_nesting(text, "rule text")
+    except InvalidFact as exc:
+        raise UnsafeRule(str(exc)) from None
+
+
+def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
+    """``{attribute: categories}`` validated: the attribute's key -> its categories
+    (strings or integers, at least two, distinct as values), or ``()`` for None or an empty
+    list: the attribute's declaration is removed (it takes open values again)."""
+    if categories is None:
+        return {}
+    if not isinstance(categories, Mapping):
+        msg = f"categories must map an attribute to its categories, got {categories!r}"
+        raise InvalidFact(msg)
+    out: dict[str, tuple[Any, ...]] = {}
+    for attr, cats in categories.items():
+        key = normalise_key(attr, "attribute")
+        if key in out:
+            msg = f"attribute {attr!r} is given categories twice"
+            raise InvalidFact(msg)
+        if cats is None or (isinstance(cats, Sequence) and not isinstance(cats, (str, bytes))
+                            and len(cats) == 0):
+            out[key] = ()
+            continue
+        if isinstance(cats, (str, bytes)) or not isinstance(cats, Sequence):
+            msg = f"the categories of {attr!r} must be a list of values, got {cats!r}"
+            raise InvalidFact(msg)
+        if not 2 <= len(cats) <= MAX_CATEGORIES:
+            msg = f"{attr!r} needs 2 to {MAX_CATEGORIES} categories, got {len(cats)}"
+            raise InvalidFact(msg)
+        keys = []
+        for c in cats:
+            if isinstance(c, bool) or not isinstance(c, (str, int)):
+                msg = f"a category must be a string or an integer, got {c!r} for {attr!r}"
+                raise InvalidFact(msg)
+            k = value_key(c)
+            if k in keys or k == "":
+                msg = f"category {c!r} of {attr!r} is empty or given twice (as a value)"
+                raise InvalidFact(msg)
+            keys.append(k)
+        out[key] = tuple(cats)
+    return out
+
+
+def check_confusion_body(body: object) -> dict[str, Any]:
+    """A prior event's ``confusion`` (from an import): ``{attribute: {"categories": [...],
+    "class_prior": [K], "correlation": rho, "perception": K x K, "sources": {source:
+    K x K}}}``, every number finite and positive (rho in [0, 1])."""
+    def bad(what: str) -> InvalidFact:
+        return InvalidFact(f"confusion: {what}")
+
+    if not isinstance(body, dict):
+        raise bad("must map an attribute to what was learned about it")
+    for attr, c in body.items():
+        if not isinstance(attr, str) or not isinstance(c, dict):
+            raise bad(f"{attr!r} must map to an object")
+        cats = c.get("categories")
+        if not (isinstance(cats, list) and 2 <= len(cats) <= MAX_CATEGORIES and all(
+                isinstance(x, (str, int)) and not isinstance(x, bool) for x in cats)
+                and len({repr(x) for x in cats}) == len(cats)):
+            raise bad(f"the categories of {attr!r} must be 2 to {MAX_CATEGORIES} distinct "
+                      "strings or integers")
+        k = len(cats)
+        rho = c.get("correlation")
+        if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
+            raise bad(f"the correlation of {attr!r} must be a number in [0, 1]")
+        if not _positive(c.get("class_prior"), (k,)):
+            raise bad(f"the class prior of {attr!r} must be {k} positive numbers")
+        if not _positive(c.get("perception"), (k, k)):
+            raise bad(f"the perception of {attr!r} must be {k} x {k} positive numbers")
+        srcs = c.get("sources")
+        if not isinstance(srcs, dict) or not all(
+                isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
+            raise bad(f"the sources of {attr!r} must map a source to {k} x {k} positive "
+                      "numbers")
+    return body
+
+
+def _positive(x: object, shape: tuple[int, ...]) -> bool:
+    if not isinstance(x, list) or len(x) != shape[0]:
+        return False
+    if len(shape) > 1:
+        return all(_positive(r, shape[1:]) for r in x)
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+               and v > 0 for v in x)
+
+
+def check_similarity(sim: object) -> Similarity | None:
+    """None, a Similarity, or a callable wrapped as one."""
+    from .reliability.similarity import Similarity
+
+    if sim is None or isinstance(sim, Similarity):
+        return sim
+    return Similarity(sim)  # type: ignore[arg-type]
+
+
+def check_declaration(attribute: object, cardinality: object = "one",
+                      value_type: object = None) -> Declaration:
+    """A checked declaration (InvalidFact otherwise).
+
+    Examples
+    --------
+    >>> check_declaration("Pet", "many")
+    Declaration(attribute='pet', cardinality='many', value_type=None)
+    """
+    from .schema import CARDINALITIES, VALUE_TYPES, Declaration
+
+    a = normalise_key(attribute, "attribute")
+    check_choice(cardinality, CARDINALITIES, "cardinality")
+    if value_type is not None and value_type not in VALUE_TYPES:
+        msg = f"value_type must be None or one of {VALUE_TYPES}, got {value_type!r}"
+        raise InvalidFact(msg)
+    return Declaration(a, str(cardinality), None if value_type is None else str(value_type))
+
+
+def check_schema(schema: object) -> dict[str, Declaration]:
+    """``Memory(schema=...)``: ``{attribute: {"cardinality": ..., "value_type": ...}}``."""
+    if schema is None:
+        return {}
+    if not isinstance(schema, Mapping):
+        msg = f"schema must map attributes to declarations, got {schema!r}"
+        raise InvalidFact(msg)
+    out = {}
+    for a, spec in schema.items():
+        if not isinstance(spec, Mapping) or set(spec) - {"cardinality", "value_type"}:
+            msg = (f"schema[{a!r}] must be a dict with cardinality and/or value_type, "
+                   f"got {spec!r}")
+            raise InvalidFact(msg)
+        d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
+        out[d.attribute] = d
+    return out

@@ -13,11 +13,19 @@ from typing import Any
 
 from ..errors import InvalidFact, TruthkeeperError, UnknownRule
 from ..events import _nonce_owner, _signed_fields
-from ..logic.rules import check_rule_text
-from ..reliability.categorical import check_categories, check_confusion_body
-from ..schema import check_declaration
-from ..validation import check_probability
-from ..values import Fact, check_label, check_scope, check_source, from_us, parse_time
+from ..validation import (
+    check_categories,
+    check_confusion_body,
+    check_declaration,
+    check_label,
+    check_probability,
+    check_rule_text,
+    check_scope,
+    check_source,
+    from_us,
+    parse_time,
+)
+from ..values import Fact
 from .base import Journal
 from .codec import canonical, fact_fields, is_erased
 from .ledger import Ledger, Write

@@ -12,36 +12,16 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InvalidFact, UnknownFact, UnsafeRule
+from ..errors import InvalidFact, UnknownFact
 from ..results import HeadChange, WhatIf
 from ..values import Belief, Fact, Justification, Resolution, check_nesting, from_us, unscoped
 from . import bridge
 from .store import Store, _row
 
-__all__ = ["Reasoner", "check_rule_text"]
+__all__ = ["Reasoner"]
 
-MAX_RULE_BYTES = 65536
 WHY_LIMIT = 20
 """How many dominating and dominated facts ``why`` spells out (all ids are in details)."""
-
-
-def check_rule_text(text: object) -> str:
-    """A rule text of the right type and size (UnsafeRule otherwise)."""
-    if not isinstance(text, str) or not text.strip():
-        msg = f"rule text must be a non-empty str, got {text!r}"
-        raise UnsafeRule(msg)
-    try:
-        size = len(text.encode())
-    except UnicodeEncodeError:
-        msg = "rule text contains a lone surrogate; pass valid Unicode text"
-        raise UnsafeRule(msg) from None
-    if size > MAX_RULE_BYTES:
-        msg = f"rule text is longer than {MAX_RULE_BYTES} bytes"
-        raise UnsafeRule(msg)
-    try:
-        return check_nesting(text, "rule text")
-    except InvalidFact as exc:
-        raise UnsafeRule(str(exc)) from None
 
 
 class Reasoner:

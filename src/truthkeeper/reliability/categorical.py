@@ -15,60 +15,16 @@ reliability: theta on the diagonal, (1 - theta) / (K - 1) elsewhere.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidFact
-from ..values import normalise_key, value_key
-
-__all__ = ["MAX_CATEGORIES", "Confusion", "check_categories", "check_confusion_body",
+__all__ = ["Confusion",
            "fit_confusions"]
 
-MAX_CATEGORIES = 64
 """The most categories an attribute may declare."""
-
-
-def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
-    """``{attribute: categories}`` validated: the attribute's key -> its categories
-    (strings or integers, at least two, distinct as values), or ``()`` for None or an empty
-    list: the attribute's declaration is removed (it takes open values again)."""
-    if categories is None:
-        return {}
-    if not isinstance(categories, Mapping):
-        msg = f"categories must map an attribute to its categories, got {categories!r}"
-        raise InvalidFact(msg)
-    out: dict[str, tuple[Any, ...]] = {}
-    for attr, cats in categories.items():
-        key = normalise_key(attr, "attribute")
-        if key in out:
-            msg = f"attribute {attr!r} is given categories twice"
-            raise InvalidFact(msg)
-        if cats is None or (isinstance(cats, Sequence) and not isinstance(cats, (str, bytes))
-                            and len(cats) == 0):
-            out[key] = ()
-            continue
-        if isinstance(cats, (str, bytes)) or not isinstance(cats, Sequence):
-            msg = f"the categories of {attr!r} must be a list of values, got {cats!r}"
-            raise InvalidFact(msg)
-        if not 2 <= len(cats) <= MAX_CATEGORIES:
-            msg = f"{attr!r} needs 2 to {MAX_CATEGORIES} categories, got {len(cats)}"
-            raise InvalidFact(msg)
-        keys = []
-        for c in cats:
-            if isinstance(c, bool) or not isinstance(c, (str, int)):
-                msg = f"a category must be a string or an integer, got {c!r} for {attr!r}"
-                raise InvalidFact(msg)
-            k = value_key(c)
-            if k in keys or k == "":
-                msg = f"category {c!r} of {attr!r} is empty or given twice (as a value)"
-                raise InvalidFact(msg)
-            keys.append(k)
-        out[key] = tuple(cats)
-    return out
 
 
 @dataclass(frozen=True)
@@ -89,49 +45,6 @@ class Confusion:
                          min(max(float(body["correlation"]), 0.0), 1.0),
                          {s: np.asarray(a, dtype=float) for s, a in body["sources"].items()},
                          seen / seen.sum(axis=1, keepdims=True))
-
-
-def check_confusion_body(body: object) -> dict[str, Any]:
-    """A prior event's ``confusion`` (from an import): ``{attribute: {"categories": [...],
-    "class_prior": [K], "correlation": rho, "perception": K x K, "sources": {source:
-    K x K}}}``, every number finite and positive (rho in [0, 1])."""
-    def bad(what: str) -> InvalidFact:
-        return InvalidFact(f"confusion: {what}")
-
-    if not isinstance(body, dict):
-        raise bad("must map an attribute to what was learned about it")
-    for attr, c in body.items():
-        if not isinstance(attr, str) or not isinstance(c, dict):
-            raise bad(f"{attr!r} must map to an object")
-        cats = c.get("categories")
-        if not (isinstance(cats, list) and 2 <= len(cats) <= MAX_CATEGORIES and all(
-                isinstance(x, (str, int)) and not isinstance(x, bool) for x in cats)
-                and len({repr(x) for x in cats}) == len(cats)):
-            raise bad(f"the categories of {attr!r} must be 2 to {MAX_CATEGORIES} distinct "
-                      "strings or integers")
-        k = len(cats)
-        rho = c.get("correlation")
-        if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
-            raise bad(f"the correlation of {attr!r} must be a number in [0, 1]")
-        if not _positive(c.get("class_prior"), (k,)):
-            raise bad(f"the class prior of {attr!r} must be {k} positive numbers")
-        if not _positive(c.get("perception"), (k, k)):
-            raise bad(f"the perception of {attr!r} must be {k} x {k} positive numbers")
-        srcs = c.get("sources")
-        if not isinstance(srcs, dict) or not all(
-                isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
-            raise bad(f"the sources of {attr!r} must map a source to {k} x {k} positive "
-                      "numbers")
-    return body
-
-
-def _positive(x: object, shape: tuple[int, ...]) -> bool:
-    if not isinstance(x, list) or len(x) != shape[0]:
-        return False
-    if len(shape) > 1:
-        return all(_positive(r, shape[1:]) for r in x)
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-               and v > 0 for v in x)
 
 
 def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[Any], str]],

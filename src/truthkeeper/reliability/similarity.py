@@ -153,13 +153,6 @@ class Similarity:
         return cls(same, name="strings")
 
 
-def check_similarity(sim: object) -> Similarity | None:
-    """None, a Similarity, or a callable wrapped as one."""
-    if sim is None or isinstance(sim, Similarity):
-        return sim
-    return Similarity(sim)  # type: ignore[arg-type]
-
-
 def kernel(sim: Similarity | None, values: Sequence[Any]) -> np.ndarray | None:
     """The matrix k[u, v] over an item's values (None without a similarity, or when no two
     values are similar: the plain model)."""
