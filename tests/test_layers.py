@@ -245,3 +245,32 @@ def test_what_users_pass_in_is_checked_in_one_module() -> None:
     for name in ("check_scope", "check_rule_text", "check_categories", "check_confusion_body",
                  "check_similarity", "check_declaration", "check_schema"):
         assert name in validation.__all__ and callable(getattr(validation, name))
+
+
+def test_no_module_over_600_lines_and_no_class_over_400() -> None:
+    """Sizes the structure keeps: every Python and Prolog module under 600 lines and every
+    class under 400; the facade's docstrings (every public call's documentation, with its
+    examples) are not counted for ``memory.py``."""
+    import ast
+    from pathlib import Path
+
+    import truthkeeper
+
+    pkg = Path(truthkeeper.__file__).parent
+    for path in sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.pl")):
+        lines = path.read_text().splitlines()
+        docs: set[int] = set()
+        if path.name == "memory.py":
+            for node in ast.walk(ast.parse("\n".join(lines))):
+                body = getattr(node, "body", None)
+                if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                        and isinstance(body[0].value, ast.Constant) \
+                        and isinstance(body[0].value.value, str):
+                    docs.update(range(body[0].lineno, body[0].end_lineno + 1))
+        assert len(lines) - len(docs) <= 600, path
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse("\n".join(lines))):
+                if isinstance(node, ast.ClassDef):
+                    size = sum(1 for i in range(node.lineno, node.end_lineno + 1)
+                               if i not in docs)
+                    assert size <= 400, (path, node.name, size)
