@@ -375,3 +375,22 @@ def test_replay_in_bounded_runs_equals_the_live_memory(tmp_path: Path,
     with Memory(db) as again:
         assert _state(again, slots) == state
         assert again.current("e2", "price").status == "conflict"
+
+
+def test_an_in_memory_journal_rolls_back_appends_and_rewritten_bodies() -> None:
+    """A transaction that raises leaves an in-memory journal as it was: the events it
+    appended gone, the bodies it rewrote (an erasure) back, a nested transaction's too."""
+    from truthkeeper.journal.memory import MemoryJournal
+
+    j = MemoryJournal()
+    with j.transaction() as t:
+        t.append_many([("fact", 1, {"n": 1}), ("fact", 2, {"n": 2})])
+    before = list(j._select(0))
+    with pytest.raises(RuntimeError), j.transaction() as t:
+        t.erase(1, '{"n":0}')
+        with j.transaction() as inner:
+            inner.erase(2, '{"n":0}')
+            inner.append_many([("fact", 3, {"n": 3})])
+        raise RuntimeError
+    assert list(j._select(0)) == before
+    assert j.verify(lambda e: None).ok

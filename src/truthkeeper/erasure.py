@@ -162,10 +162,12 @@ class Erasing:
     def _blank(self, w: Write, journal: Journal, ids: set[str], at: int) -> None:
         """Turn the fact events of ``ids`` into placeholders: those in the journal, and
         those this write is about to append (an import)."""
+        pending = set()
         for i, (kind, ra, b) in enumerate(w.events):
             if kind == "fact" and b.get("id") in ids and not is_erased(b):
                 w.events[i] = (kind, ra, json.loads(erased_body(canonical(b), at)))
-        for seq, text in journal.fact_rows(ids).values():
+                pending.add(b["id"])
+        for seq, text in journal.fact_rows(ids - pending).values():
             if not text.startswith('{"$erased"'):
                 w.txn.erase(seq, erased_body(text, at))
 

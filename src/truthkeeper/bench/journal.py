@@ -44,7 +44,7 @@ def _location(db: str | None) -> Iterator[str]:
 def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
         db: str | None = None) -> dict[str, Any]:
     """Write n facts durably in batches of 10,000, then reopen; medians over repeats."""
-    rates, reopen = [], []
+    rates, reopen, erase = [], [], []
     for _ in range(repeat):
         with _location(db) as path:
             facts = [{"subject": f"s{i % (n // 4 or 1)}", "attribute": "a", "value": i,
@@ -58,7 +58,11 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
             t = time.perf_counter()
             with Memory(path) as again:
                 assert len(again) == n
-            reopen.append(time.perf_counter() - t)
+                reopen.append(time.perf_counter() - t)
+                for i in range(5):  # one subject's facts (4 of them), as a user asks
+                    t = time.perf_counter()
+                    again.erase(subject=f"s{i}")
+                    erase.append((time.perf_counter() - t) * 1e3)
     return {
         "benchmark": "journal",
         "backend": "sqlite" if db is None else "postgresql",
@@ -69,4 +73,5 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
         "reopen_seconds": {"median": statistics.median(reopen), "runs": reopen,
                            "facts_per_s": n / statistics.median(reopen),
                            "target_for_1M": 10.0},
+        "erase_one_subject_ms": {"median": statistics.median(erase), "runs": erase},
     }

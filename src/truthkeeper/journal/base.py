@@ -14,7 +14,16 @@ from typing import Any
 
 from ..errors import JournalCorrupt
 from ..results import Verification
-from .codec import GENESIS, Event, canonical, check_row, event_hash, parse_body, row_event
+from .codec import (
+    ERASED_PREFIX,
+    GENESIS,
+    Event,
+    canonical,
+    check_row,
+    event_hash,
+    parse_body,
+    row_event,
+)
 
 __all__ = ["FORMAT", "READABLE", "Journal", "Txn", "format_refusal"]
 
@@ -28,6 +37,25 @@ READABLE = (2, 3)
 """The formats this version opens. A format 2 journal opened for writing is marked format 3
 (its events are unchanged: format 3 only adds kinds), so an earlier truthkeeper refuses it
 from then on instead of misreading its new events."""
+
+_ID = '"id":"'
+
+
+def fact_id(body: str, seq: int) -> str | None:
+    """The id of a fact event's body text (None for an erased placeholder): read off the
+    canonical text, where ``"id"`` is the first key after ``attribute`` (a plain string),
+    and parsed only when the id holds an escape."""
+    if body.startswith(ERASED_PREFIX):
+        return None
+    i = body.find(_ID)
+    if i < 0:
+        return None
+    j = body.find('"', i + len(_ID))
+    fid = body[i + len(_ID):j]
+    if "\\" in fid:
+        found = parse_body(body, seq).get("id")
+        return found if isinstance(found, str) else None
+    return fid
 
 
 def format_refusal(where: str | None, version: int) -> str:
@@ -83,13 +111,17 @@ class Journal:
         """After an erasure committed: drop what the backend keeps of old row versions."""
 
     def fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
-        """``{fact id: (seq, body text)}`` of the fact events with these ids."""
+        """``{fact id: (seq, body text)}`` of the fact events with these ids (an erased
+        placeholder is not listed: its fact is erased already)."""
+        return self._scan_fact_rows(ids)
+
+    def _scan_fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
+        """:meth:`fact_rows` by reading every event (:func:`fact_id` of each fact)."""
         out: dict[str, tuple[int, str]] = {}
-        for seq, kind, _ra, body, _p, _h in self._select(0):
-            if kind == "fact":
-                fid = parse_body(body, seq).get("id")
-                if fid in ids:
-                    out[fid] = (seq, body)
+        for seq, kind, _ra, body, _p, _h in self._select_iter(0):
+            fid = fact_id(body, seq) if kind == "fact" else None
+            if fid in ids:
+                out[fid] = (seq, body)
         return out
 
     def kind_rows(self, kind: str) -> list[tuple[int, str]]:

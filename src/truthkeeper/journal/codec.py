@@ -59,15 +59,18 @@ class Event:
     hash: str
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(body: Any) -> str:
     """Canonical JSON: sorted keys, no spaces, Unicode kept."""
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(body)
 
 
 def content_hash(body_text: str) -> str:
     """The hash of an event's content that the chain covers: sha256 of the body text, or,
     for an erased fact, the hash its placeholder keeps (so the chain still verifies)."""
-    if body_text.startswith(_ERASED_PREFIX):
+    if body_text.startswith(ERASED_PREFIX):
         try:
             h = json.loads(body_text)[ERASED]["content_hash"]
         except (ValueError, KeyError, TypeError):
@@ -86,7 +89,8 @@ def event_hash(prev: str, seq: int, kind: str, recorded_at: int, body_text: str)
 
 ERASED = "$erased"
 """The key that marks an erased fact's placeholder body."""
-_ERASED_PREFIX = '{"' + ERASED + '":'
+ERASED_PREFIX = '{"' + ERASED + '":'
+"""How an erased placeholder's body text begins."""
 _KEPT = ("id", "subject", "attribute", "scope", "source", "tier", "valid_from", "valid_to",
          "supersedes")
 
@@ -165,7 +169,7 @@ def check_row(seq: int, kind: str, ra: int, body: str, prev: str, h: str,
         return "its prev_hash does not match the previous event's hash"
     if event_hash(prev, seq, kind, ra, body) != h:
         return "its content does not match its hash (edited)"
-    if body.startswith(_ERASED_PREFIX) and kind not in ERASABLE:
+    if body.startswith(ERASED_PREFIX) and kind not in ERASABLE:
         return "only a fact, an audit entry, a rule or an outcome can be an erased placeholder"
     if kind not in EVENT_KINDS:
         return f"unknown event kind {kind!r}"

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from ..errors import JournalCorrupt
 from ..values import SCOPE_SEP, scoped
 from .base import Journal, Row
-from .codec import GENESIS, Event, check_row, parse_body
+from .codec import ERASED_PREFIX, GENESIS, Event, check_row, parse_body
 
 __all__ = ["AUDIT", "GLOBAL", "KNOWN_TABLES", "IndexedJournal", "PostgresDb", "SlotIndex",
            "SqliteDb", "body_entries", "entries", "slot_key"]
@@ -227,6 +227,36 @@ class SlotIndex:
                 f"SELECT key, slot FROM tk_index_key WHERE key IN ({','.join('?' * len(part))})",
                 part))
         return out
+
+    def fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
+        """``{fact id: (seq, body text)}`` of the fact events with these ids, read through
+        the index: each id's slot, then that slot's fact events (an id the index does not
+        list is not in the answer)."""
+        slots = sorted(set(self.lookup_many("i:" + i for i in ids).values()))
+        out: dict[str, tuple[int, str]] = {}
+        for seq, body in self._slot_rows(slots, "fact"):
+            if not body.startswith(ERASED_PREFIX):
+                fid = parse_body(body, seq).get("id")
+                if fid in ids:
+                    out[fid] = (seq, body)
+        return out
+
+    def _slot_rows(self, slots: Sequence[str], kind: str) -> list[tuple[int, str]]:
+        """``[(seq, body text)]`` of the events of one kind listed under these slots, in
+        journal order."""
+        found: list[tuple[int, str]] = []
+        for i in range(0, len(slots), _CHUNK):
+            part = list(slots[i:i + _CHUNK])
+            found.extend((int(seq), str(body)) for seq, body in self.db.rows(
+                "SELECT e.seq, e.body FROM tk_index_slot s JOIN events e ON e.seq = s.seq "
+                f"WHERE s.slot IN ({','.join('?' * len(part))}) AND e.kind = ?",
+                [*part, kind]))
+        return sorted(found)
+
+    def kind_rows(self, kind: str) -> list[tuple[int, str]]:
+        """``[(seq, body text)]`` of every event of a kind that belongs to no slot (the
+        audit entries, rules, outcomes), through the index."""
+        return self._slot_rows([AUDIT if kind == "audit" else GLOBAL], kind)
 
     def slots_with_prefix(self, prefix: str) -> list[str]:
         """The distinct slots whose name starts with ``prefix``, which ends with the
@@ -501,6 +531,23 @@ class IndexedJournal(Journal):
         except StaleIndex:
             msg = f"the slot index of journal {self.path!r} cannot be rebuilt"
             raise JournalCorrupt(msg) from None
+
+    def fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
+        """Through the slot index when it is current (an erasure's cost follows the
+        erased slots, not the journal); an id it does not find is looked for by a scan, so
+        a damaged index never leaves a fact unerased."""
+        if not self.index_sync():
+            return self._scan_fact_rows(ids)
+        out = self._index_read(lambda idx: idx.fact_rows(ids))
+        missing = ids - out.keys()
+        return out | (self._scan_fact_rows(missing) if missing else {})
+
+    def kind_rows(self, kind: str) -> list[tuple[int, str]]:
+        """Through the slot index when it is current (it lists every event that belongs
+        to no slot under one name, and the audit entries under another)."""
+        if kind == "fact" or not self.index_sync():
+            return super().kind_rows(kind)
+        return self._index_read(lambda idx: idx.kind_rows(kind))
 
     def index_lookup(self, keys: list[str]) -> dict[str, str]:
         """The slots (or a source's tier) the index holds for these keys."""

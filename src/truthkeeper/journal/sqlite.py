@@ -220,7 +220,7 @@ class SqliteJournal(IndexedJournal):
             msg = f"erasure in journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
 
-    def fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
+    def _scan_fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
         out: dict[str, tuple[int, str]] = {}
         for fid in ids:
             row = self._conn.execute(

@@ -329,8 +329,9 @@ class Store:
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
         """Every slot that holds a fact (of the subject with this store key, or all), as
         store keys ``(subject key, attribute)``, sorted."""
-        return [(s, a) for s, a in bridge.ask("tk_slots(M, Ss)", {"M": self.h})["Ss"]
-                if subject in (None, s) and a != ERASED_ATTRIBUTE]
+        return [(s, a) for s, a in bridge.ask("tk_slots(M, S, Ss)",
+                                              {"M": self.h, "S": subject})["Ss"]
+                if a != ERASED_ATTRIBUTE]
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         """Every fact of a slot, oldest first (valid time, then recording), with status;

@@ -44,7 +44,7 @@
             protect_tiers/2,    % +M, +Tiers
             attribute_used/2,   % +M, +Attribute (semidet)
             known_ids/3,        % +M, +Ids, -Known
-            slots/2             % +M, -Slots
+            slots/3             % +M, ?Subject, -Slots
           ]).
 :- use_module(policies, [policy/1, tier_ranks/2]).
 :- use_module(library(error), [must_be/2, domain_error/2, existence_error/2,
@@ -295,7 +295,7 @@ set_status(_, _, _, _, Status, Status).
 :- det(union_status/6).
 :- det(blank_fact/5).
 :- det(known_ids/3).
-:- det(slots/2).
+:- det(slots/3).
 
 %!  bind_source(+M, +Layer-Source, +Tier, +BoundBy) is det.
 %
@@ -432,9 +432,10 @@ blank_fact(M, Id, Payload, S, A) :-
 known_ids(M, Ids, Known) :-
     findall(Id, ( member(Id, Ids), once(fact(M, Id, _, _, _, _, _, _, _, _)) ), Known).
 
-%!  slots(+M, -Slots) is det.
+%!  slots(+M, ?Subject, -Slots) is det.
 %
-%   Every slot that holds a fact, as S-A pairs, sorted.
-slots(M, Slots) :-
+%   Every slot that holds a fact (of Subject when it is bound: its facts alone are
+%   read), as S-A pairs, sorted.
+slots(M, S, Slots) :-
     findall(S-A, fact(M, _, S, A, _, _, _, _, _, _), Slots0),
     sort(Slots0, Slots).

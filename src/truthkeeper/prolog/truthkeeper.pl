@@ -20,7 +20,7 @@
             tk_guarded_tiers/2,   % +M, -Tiers
             tk_tiers/2,           % +M, -Tiers
             tk_attribute_used/3,  % +M, +Attribute, -Used
-            tk_slots/2,           % +M, -Slots
+            tk_slots/3,           % +M, +Subject, -Slots
             tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
             tk_bind_source/5,     % +M, +Scope, +Source, +Tier, +Restore
@@ -57,7 +57,7 @@
           ]).
 :- use_module(store, [bind_source/4, use_nonce/3, unuse_nonce/2, set_now/2, blank_fact/5,
                       view_source_tier/4, view_sources/3, union_status/6, declare_attr/3,
-                      protect_tiers/2, attribute_used/2, known_ids/3, slots/2, fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
+                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
@@ -101,7 +101,7 @@ with tk_error/2 and maps it to the error family in one table.
         tk_add/3, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
         tk_guarded_tiers/2, tk_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
-        tk_undo_facts/2, tk_erase/6, tk_slots/2, tk_quote/2, tk_unretract/2, tk_bind_source/5,
+        tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
         tk_filter_ids/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
@@ -238,11 +238,11 @@ tk_end(M, Id0, VT0) :-
     atom_in(Id0, Id), opt_in(VT0, VT),
     end_fact(M, Id, VT).
 
-%!  tk_slots(+M, -Slots) is det.
-%
-%   Every slot that holds a fact, as S-A pairs, sorted.
-tk_slots(M, Slots) :-
-    slots(M, Slots).
+%!  tk_slots(+M, +Subject, -Slots) is det.
+%   store:slots/3 of the subject key Subject, or of every subject with @(none).
+tk_slots(M, S0, Slots) :-
+    ( S0 == @(none) -> S = _ ; atom_in(S0, S) ),
+    slots(M, S, Slots).
 
 %!  tk_quote(+Atom, -Text) is det.
 %
