@@ -46,10 +46,13 @@ checked pairwise within each slot.
 %   Drops is a list of Index-DominatorIndex pairs, one per dropped index, by
 %   index.
 phi_filter(Policy, Cands, Drops) :-
-    findall((K-NT)-R, ( member(c(_, K, R), Cands), arg(3, R, T), NT is -T ), Keyed),
+    maplist(slot_time_keyed, Cands, Keyed),
     keysort(Keyed, Sorted),                       % by slot, then newest first
     slots(Sorted, Policy, Drops0, []),
     sort(1, @<, Drops0, Drops).
+
+slot_time_keyed(c(_, K, R), (K-NT)-R) :-
+    arg(3, R, T), NT is -T.
 
 % slots(+Sorted, +Policy, -Drops, ?Tail): the drops of every slot, as a difference list
 slots([], _, D, D).
@@ -106,8 +109,10 @@ pairwise(R) :- arg(6, R, Src), confirmation_source(Src).
 live_candidates(M, Timed, Live, Ended) :-
     once(store_now(M, Now)),
     partition(ended_by(Now), Timed, EndedT, LiveT),
-    findall(C, member(_-C, LiveT), Live),
-    findall(I-ended, member(_-c(I, _, _), EndedT), Ended).
+    pairs_values(LiveT, Live),                    % no findall: nothing is copied
+    maplist(ended_drop, EndedT, Ended).
+
+ended_drop(_-c(I, _, _), I-ended).
 
 ended_by(Now, VT-_) :-
     Now \== none, number(VT), VT =< Now.
