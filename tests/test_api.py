@@ -551,3 +551,38 @@ def test_why_names_the_rule_by_which_each_fact_dominates() -> None:
     lines = str(mem.why(b.id)).splitlines()
     assert any(f"dominates {a.id}" in x and "(explicit supersedes)" in x for x in lines)
     assert any(f"dominated by {c.id}" in x and "(policy temporal)" in x for x in lines)
+
+
+def test_a_bulk_load_is_answered_in_full_before_any_slot_is_read() -> None:
+    """A slot written but never read yet (its heads are derived when first asked about)
+    answers every query that reaches it another way: the conflicts listing, a rule's
+    beliefs, a retraction, an erasure, what-if, filter and history."""
+    mem = Memory()
+    mem.add_rule("lives_in(P, C) :- holds(P, city, C).")
+    mem.add_many([
+        {"subject": "ana", "attribute": "city", "value": "Lisbon", "source": "a",
+         "valid_from": "2026-01-01"},
+        {"subject": "ana", "attribute": "city", "value": "Porto", "source": "b",
+         "valid_from": "2026-01-01"},                                     # a conflict
+        {"subject": "bo", "attribute": "city", "value": "Oslo", "source": "a",
+         "valid_from": "2026-01-01"},
+        {"subject": "bo", "attribute": "city", "value": "Rome", "source": "a",
+         "valid_from": "2026-02-01", "id": "bo-rome"},                     # supersedes Oslo
+        {"subject": "cy", "attribute": "city", "value": "Paris", "source": "a",
+         "valid_from": "2026-01-01", "id": "cy-paris"},
+        {"subject": "di", "attribute": "city", "value": "Nice", "source": "a",
+         "valid_from": "2026-01-01", "id": "di-nice"},
+    ])
+    assert [(s, a) for s, a in mem.conflicts()] == [("ana", "city")]
+    assert {b.text for b in mem.beliefs()} == {"lives_in(bo,rome)", "lives_in(cy,paris)",
+                                               "lives_in(di,nice)"}
+    mem.retract("bo-rome", reason="wrong")
+    mem.erase(["di-nice"])
+    assert mem.current("bo", "city").value == "Oslo" and mem.current("di", "city").value is None
+    w = mem.what_if(add=[{"subject": "cy", "attribute": "city", "value": "Lyon",
+                          "source": "a", "valid_from": "2026-03-01"}])
+    [change] = w.heads
+    assert (change.subject, change.heads_before) == ("cy", ("cy-paris",))
+    assert len(change.heads_after) == 1 and change.heads_after != change.heads_before
+    kept = mem.filter([Candidate("cy", "city", "Nice", "2025-01-01")]).kept
+    assert kept == () and [f.status for f in mem.history("cy", "city")] == ["head"]

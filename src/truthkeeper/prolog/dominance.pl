@@ -7,28 +7,30 @@
             slot_heads/4,           % +M, +S, +A, -Heads
             heads_among/3,          % +M, +Ids, -Heads
             recompute_slot/3,       % +M, +S, +A
-            resolution/4,           % +M, +Heads, -Status, -Groups
             dominators/3,           % +M, +Id, -Ids (live facts that dominate Id)
             dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
             heads_union/6,          % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
             ended/3,                % +M, +Id, +Now
             heads_holds/4,          % +M, +A, +Heads, -Values
-            dominance_pairs/3       % +M, +Ids, -Pairs
+            dominance_pairs/3,      % +M, +Ids, -Pairs
+            head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
+            conflict/3,             % +M, ?S, ?A
+            fresh/3,                % +M, +S, +A
+            fresh_all/1             % +M
           ]).
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, payload/3,
-                      fact_meta/3, sup/3, retracted/4, head/4,
-                      front/4, linked/3, holds/4, conflict/3, tier_rank/3, mem_policy/2,
+                      fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
+                      front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       fact_count/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
-                          insert_newest/3,
+                          insert_newest/3, shipped/1,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3]).
-:- use_module(library(assoc), [empty_assoc/1, put_assoc/4, get_assoc/3]).
-:- use_module(library(yall)).
 :- use_module(library(apply), [include/3, exclude/3, maplist/3, foldl/4]).
 :- use_module(library(pairs), [pairs_values/2]).
+:- use_module(links, [check_link_ends/3, no_cycle/2]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
 /** <module> Dominance, chain heads, residual conflicts, and the writes that keep them
@@ -36,8 +38,10 @@
 dominates(M, F, G): F makes G obsolete in memory M. An explicit link F
 supersedes G decides it whatever the times; a link G supersedes F excludes
 it; otherwise the memory's policy decides (policies:policy_dominates/3). A
-chain head is a live fact that no live fact dominates. Heads, holds/4 and
-conflict/3 are kept current on every write, never recomputed per query.
+chain head is a live fact that no live fact dominates. Heads, holds/4 and conflict/3
+are kept current on every write to a slot whose heads are known; a slot a write
+creates is stale/3 until first read (head/4, conflict/3, slot_heads/4, fresh/3), so a
+bulk load derives nothing. Beliefs (tabled over holds/4) call fresh_all/1 first.
 
 Writes raise ISO error terms (library(error)); the Python bridge maps them to
 the truthkeeper error family in one table:
@@ -55,9 +59,10 @@ the truthkeeper error family in one table:
 :- det(undo_facts/2).
 :- det(unretract/2).
 :- det(slot_heads/4).
+:- det(fresh/3).
+:- det(fresh_all/1).
 :- det(heads_among/3).
 :- det(recompute_slot/3).
-:- det(resolution/4).
 :- det(dominators/3).
 :- det(dominated/3).
 :- det(heads_at/6).
@@ -85,16 +90,20 @@ add_facts(M, Recs) :-
     transaction(add_recs(M, Recs)).
 
 add_recs(M, Recs) :-
-    forall(member(R, Recs), assert_rec(M, R)),
+    % a new slot waits for its first read under a shipped policy (which never raises); a
+    % custom one is run on every write, so that a policy that raises refuses the write
+    ( once(mem_policy(M, P)), shipped(P) -> Defer = true ; Defer = false ),
+    forall(member(R, Recs), assert_rec(M, Defer, R)),
     forall(member(R, Recs), check_rec_link(M, R)),
     no_cycle(M, Recs),
-    findall(S-A-Id, member(f(Id, S, A, _, _, _, _, _, _, _, _, _, _), Recs), Keyed0),
+    findall(S-A-Id, ( member(f(Id, S, A, _, _, _, _, _, _, _, _, _, _), Recs),
+                      \+ stale(M, S, A) ), Keyed0),   % a stale slot waits for its first read
     msort(Keyed0, Keyed),
     slot_groups(Keyed, Groups),
     forall(member(S-A-Ids, Groups), update_slot(M, S, A, Ids)),
     touch(M).
 
-assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
+assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     (   fact(M, Id, _, _, _, _, _, _, _, _)
     ->  permission_error(add, fact_id, Id)
     ;   true
@@ -105,6 +114,10 @@ assert_rec(M, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)) :-
     ),
     key_layer(S, Layer),
     bind_source(M, Layer-Src, Tier, Id),
+    (   ( Defer == false ; stale(M, S, A) ; fact(M, _, S, A, _, _, _, _, _, _) )
+    ->  true
+    ;   assertz(stale(M, S, A))         % a new slot: derived when first read
+    ),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
     mark_timed(M, S, A, VF, VT),
     assertz(payload(M, Id, Json)),
@@ -120,37 +133,6 @@ check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
     (   Sup == @(none)
     ->  true
     ;   check_link_ends(M, Id, Sup)
-    ).
-
-% no_cycle(+M, +Recs): the explicit links of a batch close no loop. A fact supersedes at
-% most one fact and the stored links are acyclic, so a loop runs through new facts only:
-% each new fact's links are walked once, across new facts (an old one ends the walk).
-no_cycle(M, Recs) :-
-    (   member(f(_, _, _, _, _, _, _, _, _, Sup, _, _, _), Recs), Sup \== @(none)
-    ->  findall(Id-new, member(f(Id, _, _, _, _, _, _, _, _, _, _, _, _), Recs), Pairs),
-        list_to_assoc_last(Pairs, A0),
-        foldl(walk_links(M), Pairs, A0, _)
-    ;   true                            % no links in the batch: no loop
-    ).
-
-list_to_assoc_last(Pairs, A) :-
-    empty_assoc(E),
-    foldl([K-V, A1, A2]>>put_assoc(K, A1, V, A2), Pairs, E, A).
-
-walk_links(M, X-_, A0, A) :-
-    (   get_assoc(X, A0, State)
-    ->  (   State == done
-        ->  A = A0
-        ;   State == path
-        ->  once(sup(M, X, Z)),
-            permission_error(supersede, cycle, X-Z)
-        ;   sup(M, X, Z)
-        ->  put_assoc(X, A0, path, A1),
-            walk_links(M, Z-x, A1, A2),
-            put_assoc(X, A2, done, A)
-        ;   put_assoc(X, A0, done, A)
-        )
-    ;   A = A0                          % an old fact: its links never reach a new one
     ).
 
 % slot_groups(+SortedSlotIdTriples, -Groups): S-A-[Id...] per slot
@@ -169,18 +151,6 @@ update_slot(M, S, A, _) :-
     timed(M, S, A),
     !,
     recompute_slot(M, S, A).
-% A fact alone in a slot that had nothing is its head and its value holds: the common case
-% of a bulk load, done without the general pass.
-update_slot(M, S, A, [Id]) :-
-    \+ many_attr(M, A),
-    \+ sup(M, Id, _),
-    \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id ),
-    !,
-    fact(M, Id, _, _, K, _, _, _, _, _),
-    record(M, Id, R),
-    assertz(head(M, S, A, Id)),
-    assertz(front(M, S, A, [R])),
-    assertz(holds(M, S, A, K)).
 % A monotone policy on a slot without explicit links: each new fact is checked against
 % the slot's frontier and its heads only, whatever the slot's size.
 update_slot(M, S, A, Ids) :-
@@ -252,11 +222,11 @@ mark_timed(M, S, A, VF, VT) :-
 insert_front(M, P, S, A, Id) :-
     once(record(M, Id, R)),
     ( front(M, S, A, F0) -> true ; F0 = [] ),
-    forall(( head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
-           retract(head(M, S, A, H))),
+    forall(( kept_head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
+           retract(kept_head(M, S, A, H))),
     (   member(Fr, F0), policy_dominates(P, Fr, R)
     ->  true
-    ;   assertz(head(M, S, A, Id))
+    ;   assertz(kept_head(M, S, A, Id))
     ),
     insert_newest(R, F0, Sorted),                 % F0 is newest first already
     frontier(Sorted, F1),
@@ -269,15 +239,15 @@ insert_front(M, P, S, A, Id) :-
 insert_batch(M, P, S, A, Ids) :-
     findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), New),
     ( front(M, S, A, F0) -> true ; F0 = [] ),
-    forall(( head(M, S, A, H), once(record(M, H, RH)),
+    forall(( kept_head(M, S, A, H), once(record(M, H, RH)),
              member(R, New), policy_dominates(P, R, RH) ),
-           retractall(head(M, S, A, H))),
+           retractall(kept_head(M, S, A, H))),
     append(New, F0, All),
     newest_first(All, Sorted),
     frontier(Sorted, F1),
     forall(( member(R, New), \+ ( member(Fr, F1), policy_dominates(P, Fr, R) ),
              arg(1, R, Id) ),
-           assertz(head(M, S, A, Id))),
+           assertz(kept_head(M, S, A, Id))),
     retractall(front(M, S, A, _)),
     assertz(front(M, S, A, F1)).
 
@@ -293,32 +263,14 @@ heads_by_frontier(P, Recs, Heads, Front) :-
 % make it a head when no live fact of its slot dominates it.
 insert_update(M, Id) :-
     fact(M, Id, S, A, _, _, _, _, _, _),
-    forall(( head(M, S, A, H), dominates(M, Id, H) ),
-           retract(head(M, S, A, H))),
+    forall(( kept_head(M, S, A, H), dominates(M, Id, H) ),
+           retract(kept_head(M, S, A, H))),
     (   fact(M, G, S, A, _, _, _, _, _, _),
         G \== Id,
         \+ retracted(M, G, _, _),
         dominates(M, G, Id)
     ->  true
-    ;   assertz(head(M, S, A, Id))
-    ).
-
-% check_link_ends(+M, +F, +G): the link's two facts exist, share a slot, and F's tier is
-% not below G's (a link one of whose ends was erased was checked when it was made).
-check_link_ends(M, F, G) :-
-    (   \+ fact(M, G, _, _, _, _, _, _, _, _)
-    ->  existence_error(fact, G)
-    ;   true
-    ),
-    fact(M, F, S, A, _, _, _, _, TF, _),
-    fact(M, G, S2, A2, _, _, _, _, TG, _),
-    (   ( A == '$erased' ; A2 == '$erased' )
-    ->  true                % an end was erased (it moved to its placeholder's slot)
-    ;   S-A \== S2-A2
-    ->  permission_error(supersede, other_slot, F-G)
-    ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
-    ->  permission_error(supersede, higher_tier, F-G)
-    ;   true
+    ;   assertz(kept_head(M, S, A, Id))
     ).
 
 %!  retract_fact(+M, +Id, +RA, +Reason) is det.
@@ -329,8 +281,10 @@ retract_fact(M, Id, RA, Reason) :-
     ->  permission_error(retract, retracted_fact, Id)
     ;   assertz(retracted(M, Id, RA, Reason)),
         once(fact(M, Id, S, A, _, _, _, _, _, _)),
-        (   frontier_slot(M, S, A, _),
-            \+ head(M, S, A, Id),
+        (   stale(M, S, A)
+        ->  true    % derived when first read, the retraction included
+        ;   frontier_slot(M, S, A, _),
+            \+ kept_head(M, S, A, Id),
             \+ ( front(M, S, A, F), member(R, F), arg(1, R, Id) )
         ->  true    % neither a head nor in the frontier: no head changes
         ;   recompute_slot(M, S, A)
@@ -351,7 +305,7 @@ undo_facts(M, Ids) :-
              retractall(nonce(M, _, Id)),
              retractall(source_tier(M, _, _, _, Id)),
              retractall(sup(M, Id, _)),
-             retractall(head(M, _, _, Id)) )),
+             retractall(kept_head(M, _, _, Id)) )),
     forall(member(S-A, Slots),
            ( \+ ( fact(M, F, S, A, _, _, _, _, _, Src),
                   ( sup(M, F, _) ; confirmation_source(Src) ) )
@@ -379,20 +333,93 @@ undominated_in(M, Ids, G) :-
 
 %!  slot_heads(+M, +S, +A, -Heads) is det.
 slot_heads(M, S, A, Heads) :-
-    findall(H, head(M, S, A, H), Heads).
+    fresh(M, S, A),
+    findall(H, kept_head(M, S, A, H), Heads).
+
+%!  head(+M, ?S, ?A, ?Id) is nondet.
+%
+%   Id is a head of the slot S, A: its kept head, computed first when the slot is
+%   stale (every stale slot when S or A is unbound).
+head(M, S, A, Id) :-
+    (   atom(S), atom(A)
+    ->  fresh(M, S, A)
+    ;   fresh_all(M)
+    ),
+    kept_head(M, S, A, Id).
+
+%!  conflict(+M, ?S, ?A) is nondet.
+%
+%   The heads of the slot S, A disagree (head/4's stale slots computed first).
+conflict(M, S, A) :-
+    (   atom(S), atom(A)
+    ->  fresh(M, S, A)
+    ;   fresh_all(M)
+    ),
+    kept_conflict(M, S, A).
+
+%!  fresh(+M, +S, +A) is det.
+%   Derive the slot's heads, frontier, holds/4 and conflict if it is stale: not a
+%   write (what the memory answers does not change), so no touch/1.
+fresh(M, S, A) :-
+    (   retract(stale(M, S, A))
+    ->  (   frontier_slot(M, S, A, P)
+        ->  first_heads(M, P, S, A)
+        ;   derive_heads(M, S, A)
+        )
+    ;   true
+    ).
+
+% first_heads(+M, +P, +S, +A): a stale slot of a monotone policy, which holds nothing
+% derived yet: its heads by its frontier, asserted with what they hold (refresh_holds/3
+% without the comparison with what was there).
+first_heads(M, P, S, A) :-
+    findall(R, live_record(M, S, A, R), Recs),
+    heads_by_frontier(P, Recs, Heads, Front),
+    assertz(front(M, S, A, Front)),
+    forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
+    maplist(record_key(Recs), Heads, Ks),
+    keys_holds(M, A, Ks, In, Contested),
+    ( Contested == true -> assertz(kept_conflict(M, S, A)) ; true ),
+    forall(member(Y, In), assertz(holds(M, S, A, Y))).
+
+record_key(Recs, Id, K) :-
+    memberchk(r(Id, K, _, _, _, _, _), Recs).
+
+live_record(M, S, A, r(Id, K, VF, RA, Rank, Src, Meta)) :-
+    fact(M, Id, S, A, K, VF, _, RA, Tier, Src),
+    \+ retracted(M, Id, _, _),
+    tier_rank(M, Tier, Rank),
+    ( fact_meta(M, Id, Meta0) -> Meta = Meta0 ; Meta = [] ).
+
+%!  fresh_all(+M) is det.
+%
+%   fresh/3 of every stale slot (before a belief is evaluated, or a query over all
+%   slots).
+fresh_all(M) :-
+    forall(stale(M, S, A), fresh(M, S, A)).
 
 %!  recompute_slot(+M, +S, +A) is det.
 %
 %   Recompute the heads of one slot from its live facts (at the memory's clock for
-%   a timed slot).
+%   a timed slot): a write changed them.
 recompute_slot(M, S, A) :-
+    touch(M),
+    derive_slot(M, S, A).
+
+% derive_slot(+M, +S, +A): the slot's heads, frontier, holds/4 and conflict from its live
+% facts; the slot is no longer stale.
+derive_slot(M, S, A) :-
+    retractall(stale(M, S, A)),
+    derive_heads(M, S, A).
+
+derive_heads(M, S, A) :-
     timed(M, S, A),
     !,
     retractall(front(M, S, A, _)),
     once(store_now(M, Now)),
     heads_at(M, S, A, none, Now, Heads),
     set_heads(M, S, A, Heads).
-recompute_slot(M, S, A) :-
+derive_heads(M, S, A) :-
     slot_live(M, S, A, Live),
     retractall(front(M, S, A, _)),
     (   frontier_slot(M, S, A, P)
@@ -406,9 +433,8 @@ recompute_slot(M, S, A) :-
     set_heads(M, S, A, Heads).
 
 set_heads(M, S, A, Heads) :-
-    touch(M),
-    retractall(head(M, S, A, _)),
-    forall(member(H, Heads), assertz(head(M, S, A, H))),
+    retractall(kept_head(M, S, A, _)),
+    forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
     refresh_holds(M, S, A).
 
 %!  heads_holds(+M, +A, +Heads, -Values) is det.
@@ -438,11 +464,11 @@ keys_holds(M, A, Ks0, Values, Contested) :-
 % heads (keys_holds/5). holds/4 is touched only when the resolved value changes, so
 % tabled beliefs are not invalidated needlessly.
 refresh_holds(M, S, A) :-
-    findall(K, ( head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks),
+    findall(K, ( kept_head(M, S, A, H), fact(M, H, _, _, K, _, _, _, _, _) ), Ks),
     keys_holds(M, A, Ks, In, Contested),
     (   Contested == true
-    ->  ( conflict(M, S, A) -> true ; assertz(conflict(M, S, A)) )
-    ;   retractall(conflict(M, S, A))
+    ->  ( kept_conflict(M, S, A) -> true ; assertz(kept_conflict(M, S, A)) )
+    ;   retractall(kept_conflict(M, S, A))
     ),
     (   many_attr(M, A)
     ->  findall(O, holds(M, S, A, O), Old0),
@@ -460,51 +486,6 @@ refresh_holds(M, S, A) :-
         )
     ;   forall(member(Y, In), assertz(holds(M, S, A, Y)))
     ).
-
-%!  resolution(+M, +Heads, -Status, -Groups) is det.
-%
-%   Status is unknown (no heads), resolved (one value) or conflict; Groups are
-%   the heads grouped by value key, newest first (valid time, then recording),
-%   each group a list of ids, the group of the newest head first. Heads of a set
-%   (keys m(Member, Presence)) are grouped by key in the standard order of keys;
-%   the set is in conflict when a member's chain has heads of both presences.
-resolution(M, Heads, Status, Groups) :-
-    member(H0, Heads), fact(M, H0, _, _, m(_, _), _, _, _, _, _),
-    !,
-    findall(K-(NVF-NRA-H), ( member(H, Heads), fact(M, H, _, _, K, VF, _, RA, _, _),
-                             NVF is -VF, NRA is -RA ), Keyed),
-    msort(Keyed, Sorted0),                      % by key, then newest first within a key
-    findall(K-H, member(K-(_-_-H), Sorted0), Sorted),
-    group_keys(Sorted, Groups),
-    (   member(m(V, 1)-_, Keyed), memberchk(m(V, 0)-_, Keyed)
-    ->  Status = conflict
-    ;   Status = resolved
-    ).
-resolution(M, Heads, Status, Groups) :-
-    findall(NK-(K-H), ( member(H, Heads),
-                        fact(M, H, _, _, K, VF, _, RA, _, _),
-                        NVF is -VF, NRA is -RA, NK = NVF-NRA ), Keyed),
-    keysort(Keyed, Sorted),
-    pairs_values(Sorted, KHs),
-    group_keys(KHs, Groups),
-    length(Groups, N),
-    (   N =:= 0 -> Status = unknown
-    ;   N =:= 1 -> Status = resolved
-    ;   Status = conflict
-    ).
-
-group_keys([], []).
-group_keys([K-H|T], [[H|Hs]|Gs]) :-
-    take_key(T, K, Hs, Rest),
-    group_keys(Rest, Gs).
-
-take_key([], _, [], []).
-take_key([K2-H|T], K, Hs, Rest) :-
-    (   K2 == K
-    ->  Hs = [H|Hs1], Rest = Rest1
-    ;   Hs = Hs1, Rest = [K2-H|Rest1]
-    ),
-    take_key(T, K, Hs1, Rest1).
 
 %!  dominators(+M, +Id, -Ids) is det.
 %

@@ -7,8 +7,8 @@
             order_pairs/3,        % +M, +Candidates, -Pairs
             dominance_rule/4      % +M, +Winner, +Loser, -Rule
           ]).
-:- use_module(dominance, [dominates/3, dominators/3, ended/3]).
-:- use_module(store, [head/4, record/3, mem_policy/2, store_now/2, fact/10, retracted/4,
+:- use_module(dominance, [dominates/3, dominators/3, ended/3, head/4]).
+:- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4,
                       sup/3]).
 :- use_module(library(error), [existence_error/2]).
 :- use_module(library(apply), [partition/4, include/3]).

@@ -1,5 +1,6 @@
 :- module(policies,
           [ policy/1,             % ?Policy
+            shipped/1,            % ?Policy (one of truthkeeper's own; never raises)
             register_policy/3,    % +Name, +Text, +MetaKeys
             policy_meta_keys/2,   % ?Policy, ?Keys
             policy_dominates/3,   % +Policy, +RecordF, +RecordG
@@ -66,6 +67,9 @@ sweep for monotone policies and a pairwise check otherwise.
 policy(P) :- shipped(P).
 policy(P) :- custom_policy(P, _, _).
 
+%!  shipped(?Policy) is nondet.
+%
+%   A policy truthkeeper ships (its order is code, not a user's text: it never raises).
 shipped(temporal).
 shipped(authority_first).
 shipped(temporal_within_authority).

@@ -6,11 +6,12 @@
             retracted/4,        % ?M, ?Id, ?RA, ?Reason
             nonce/3,            % ?M, ?Nonce, ?Id
             source_tier/5,      % ?M, ?Source, ?Layer, ?Tier, ?BoundBy
-            head/4,             % ?M, ?S, ?A, ?Id
+            kept_head/4,        % ?M, ?S, ?A, ?Id (of a slot that is not stale)
+            stale/3,            % ?M, ?S, ?A (heads computed when the slot is first read)
             front/4,            % ?M, ?S, ?A, ?Records (the slot's frontier)
             linked/3,           % ?M, ?S, ?A (explicit supersedes links or a confirmation)
             holds/4,            % ?M, ?S, ?A, ?Key  (incremental: beliefs depend on it)
-            conflict/3,         % ?M, ?S, ?A
+            kept_conflict/3,    % ?M, ?S, ?A (of a slot that is not stale)
             timed/3,            % ?M, ?S, ?A (a fact of the slot ends or begins later)
             many_attr/2,        % ?M, ?A (the attribute holds a set: declared many)
             protected_tier/2,   % ?M, ?Tier (declared protected)
@@ -64,8 +65,11 @@ fact/10 holds what decisions need: the slot (atoms), the typed value key (see
 policies), valid and transaction times (integer microseconds; VT is none when
 open), tier and source atoms. payload/3 holds the fact as the user gave it
 (value, text, meta, signature) as JSON text, returned to Python unread.
-head/4, holds/4 and conflict/3 are maintained by dominance on every write, and
-hold at the memory's clock (store_now/2): a fact whose valid_to has passed, or
+kept_head/4, holds/4 and kept_conflict/3 are maintained by dominance on every write
+to a slot whose heads are known, and hold at the memory's clock (store_now/2). A slot
+that a write creates is stale/3 instead: nothing is derived for it until it is first
+read (dominance:head/4 and the readers that go through it compute it then), so a bulk
+load asserts the facts and no derived state. Heads hold at the clock: a fact whose valid_to has passed, or
 whose valid_from has not come yet, is no head. timed/3 marks the slots where
 that can happen (a fact with an end, or one that begins after the clock when it
 was added); their heads are computed at the clock (dominance:heads_at/6) and
@@ -96,8 +100,12 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 :- dynamic nonce/3.
 %!  source_tier(?M, ?Source, ?Layer, ?Tier, ?BoundBy) is nondet.
 :- dynamic source_tier/5.
-%!  head(?M, ?S, ?A, ?Id) is nondet.
-:- dynamic head/4.
+%!  kept_head(?M, ?S, ?A, ?Id) is nondet.
+%   A head of a slot that is not stale (dominance:head/4 reads heads).
+:- dynamic kept_head/4.
+%!  stale(?M, ?S, ?A) is nondet.
+%   The slot's heads, frontier, holds/4 and conflict are not computed yet.
+:- dynamic stale/3.
 %!  front(?M, ?S, ?A, ?Records) is nondet.
 %   The slot's frontier.
 :- dynamic front/4.
@@ -107,8 +115,9 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 %!  holds(?M, ?S, ?A, ?Key) is nondet.
 %   Incremental: beliefs depend on it.
 :- dynamic holds/4 as incremental.
-%!  conflict(?M, ?S, ?A) is nondet.
-:- dynamic conflict/3.
+%!  kept_conflict(?M, ?S, ?A) is nondet.
+%   A slot, not stale, whose heads disagree (dominance:conflict/3 reads it).
+:- dynamic kept_conflict/3.
 %!  timed(?M, ?S, ?A) is nondet.
 %   A fact of the slot ends or begins later.
 :- dynamic timed/3.
@@ -169,11 +178,12 @@ drop_memory(M) :-
     retractall(retracted(M, _, _, _)),
     retractall(nonce(M, _, _)),
     retractall(source_tier(M, _, _, _, _)),
-    retractall(head(M, _, _, _)),
+    retractall(kept_head(M, _, _, _)),
+    retractall(stale(M, _, _)),
     retractall(front(M, _, _, _)),
     retractall(linked(M, _, _)),
     retractall(holds(M, _, _, _)),
-    retractall(conflict(M, _, _)),
+    retractall(kept_conflict(M, _, _)),
     retractall(timed(M, _, _)),
     retractall(many_attr(M, _)),
     retractall(protected_tier(M, _)),

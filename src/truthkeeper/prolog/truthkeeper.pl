@@ -57,19 +57,20 @@
           ]).
 :- use_module(store, [bind_source/4, use_nonce/3, unuse_nonce/2, set_now/2, blank_fact/5,
                       view_source_tier/4, view_sources/3, union_status/6, declare_attr/3,
-                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, fact/10, payload/3, sup/3, retracted/4, head/4, conflict/3,
+                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, fact/10, payload/3, sup/3, retracted/4,
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
                       set_status/6]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
-                          slot_heads/4, resolution/4, dominators/3, dominated/3, heads_at/6,
-                          heads_union/6, dominance_pairs/3, ended/3]).
+                          slot_heads/4, dominators/3, dominated/3, heads_at/6,
+                          heads_union/6, dominance_pairs/3, ended/3, head/4, conflict/3]).
 :- use_module(clock, [advance/3, end_fact/3]).
 :- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
+:- use_module(resolution, [resolution/4]).
 :- use_module(errors, [error_data/2]).
 :- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
                     explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
@@ -358,8 +359,7 @@ tk_protect(M, Ts0) :-
     maplist(atom_in, Ts0, Ts),
     protect_tiers(M, Ts).
 
-%!  tk_tiers(+M, -Tiers) is det.
-%   store:tiers_by_rank/2: the tiers, most authoritative first.
+%!  tk_tiers(+M, -Tiers) is det.   store:tiers_by_rank/2, most authoritative first.
 tk_tiers(M, Tiers) :- tiers_by_rank(M, Tiers).
 
 %!  tk_top_tier(+M, +Protected, -Tier) is det.

@@ -1,5 +1,6 @@
 :- use_module('../store').
 :- use_module('../dominance').
+:- use_module('../resolution').
 
 % add(M, Id, Slot, Key, ValidFrom, RecordedAt, Tier): one fact through the write path.
 add(M, Id, S, V, VF, RA, Tier) :-
@@ -10,6 +11,27 @@ add(M, Id, S, V, VF, RA, Tier, Src) :-
 heads(M, S, Hs) :- slot_heads(M, S, attr, Hs0), msort(Hs0, Hs).
 
 :- begin_tests(dominance, [cleanup(drop_memory(-9101))]).
+test(a_new_slot_is_derived_when_first_read, [S0-K0-S1 == true-[]-false, Hs == [b]]) :-
+    new_memory(-9101, temporal, [agent]),
+    add_facts(-9101, [f(a, s, attr, 1, 10, none, 1, agent, x, @(none), @(none), "", []),
+                      f(b, s, attr, 2, 20, none, 2, agent, x, @(none), @(none), "", [])]),
+    ( store:stale(-9101, s, attr) -> S0 = true ; S0 = false ),
+    findall(H, store:kept_head(-9101, s, attr, H), K0),
+    heads(-9101, s, Hs),
+    ( store:stale(-9101, s, attr) -> S1 = true ; S1 = false ).
+test(a_write_to_a_stale_slot_is_seen_by_its_first_read, [Hs == [c], V == 3]) :-
+    new_memory(-9101, temporal, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, c, s, 3, 30, 2, agent),
+    retract_fact(-9101, a, 3, wrong), add(-9101, b, s, 2, 20, 4, agent),
+    heads(-9101, s, Hs), holds(-9101, s, attr, V).
+test(a_custom_policy_derives_on_every_write, [S == false, Hs == [a]]) :-
+    policies:register_policy(plunit_older_wins,
+                             "dominates(F, G) :- valid_from(F, TF), valid_from(G, TG), TF < TG.",
+                             []),
+    new_memory(-9101, plunit_older_wins, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
+    ( store:stale(-9101, s, attr) -> S = true ; S = false ),
+    heads(-9101, s, Hs).
 test(chain_collapses, Hs == [c]) :-
     new_memory(-9101, temporal_within_authority, [human, verified, agent]),
     add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),

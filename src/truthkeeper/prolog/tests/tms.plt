@@ -37,7 +37,7 @@ test(remove_unknown_rule, error(existence_error(rule, r9))) :-
 test(explain, P = -(belief, _, r1, _, [-(holds, ana, location, home, [f1]), test-_])) :-
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, '', r1, "needs_vpn(U) :- holds(U, location, L), L \\== office"),
-    assertz(store:head(-9201, ana, location, f1)),
+    assertz(store:kept_head(-9201, ana, location, f1)),
     assertz(store:fact(-9201, f1, ana, location, home, 1, none, 1, agent, s)),
     assertz(store:holds(-9201, ana, location, home)),
     explain_belief(-9201, '', "needs_vpn(ana)", P),
@@ -45,7 +45,7 @@ test(explain, P = -(belief, _, r1, _, [-(holds, ana, location, home, [f1]), test
 test(scope_rule_stays_in_its_scope, [Ana == [a], Bob == [], Shared == []]) :-
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, 'user:ana', r1, "mine(U) :- holds(U, city, rome)"),
-    assertz(store:head(-9201, 'user:ana\x1F\a', city, f1)),
+    assertz(store:kept_head(-9201, 'user:ana\x1F\a', city, f1)),
     assertz(store:fact(-9201, f1, 'user:ana\x1F\a', city, rome, 1, none, 1, agent, s)),
     assertz(store:store_now(-9201, 5)),
     touch(-9201),
@@ -56,7 +56,7 @@ test(scope_rule_stays_in_its_scope, [Ana == [a], Bob == [], Shared == []]) :-
 test(shared_layer_seen_from_a_scope, [Ana == [b]]) :-
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, '', r1, "rome(U) :- holds(U, city, rome)"),
-    assertz(store:head(-9201, b, city, f2)),
+    assertz(store:kept_head(-9201, b, city, f2)),
     assertz(store:holds(-9201, b, city, rome)),
     assertz(store:fact(-9201, f2, b, city, rome, 1, none, 1, agent, s)),
     touch(-9201),
@@ -65,7 +65,7 @@ test(shared_layer_seen_from_a_scope, [Ana == [b]]) :-
 test(no_rule_names_another_scopes_key, Xs == []) :-
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, 'user:bob', r1, "peek(P) :- holds('user:ana\\x1F\\a', phone, P)"),
-    assertz(store:head(-9201, 'user:ana\x1F\a', phone, f3)),
+    assertz(store:kept_head(-9201, 'user:ana\x1F\a', phone, f3)),
     assertz(store:holds(-9201, 'user:ana\x1F\a', phone, '555')),
     touch(-9201),
     findall(P, ( belief(-9201, 'user:bob', peek(P)) ; belief(-9201, '', peek(P)) ), Xs),

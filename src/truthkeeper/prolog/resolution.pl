@@ -1,0 +1,60 @@
+:- module(resolution,
+          [ resolution/4            % +M, +Heads, -Status, -Groups
+          ]).
+:- use_module(store, [fact/10]).
+:- use_module(library(lists), [member/2]).
+:- use_module(library(pairs), [pairs_values/2]).
+
+/** <module> How a slot's heads resolve
+
+A slot is unknown (no heads), resolved (its heads agree on one value, or a set's
+members agree on their presence) or in conflict; its heads are grouped by value
+key, newest first. dominance decides the heads; this module only reads them.
+*/
+
+:- det(resolution/4).
+
+%!  resolution(+M, +Heads, -Status, -Groups) is det.
+%
+%   Status is unknown (no heads), resolved (one value) or conflict; Groups are
+%   the heads grouped by value key, newest first (valid time, then recording),
+%   each group a list of ids, the group of the newest head first. Heads of a set
+%   (keys m(Member, Presence)) are grouped by key in the standard order of keys;
+%   the set is in conflict when a member's chain has heads of both presences.
+resolution(M, Heads, Status, Groups) :-
+    member(H0, Heads), fact(M, H0, _, _, m(_, _), _, _, _, _, _),
+    !,
+    findall(K-(NVF-NRA-H), ( member(H, Heads), fact(M, H, _, _, K, VF, _, RA, _, _),
+                             NVF is -VF, NRA is -RA ), Keyed),
+    msort(Keyed, Sorted0),                      % by key, then newest first within a key
+    findall(K-H, member(K-(_-_-H), Sorted0), Sorted),
+    group_keys(Sorted, Groups),
+    (   member(m(V, 1)-_, Keyed), memberchk(m(V, 0)-_, Keyed)
+    ->  Status = conflict
+    ;   Status = resolved
+    ).
+resolution(M, Heads, Status, Groups) :-
+    findall(NK-(K-H), ( member(H, Heads),
+                        fact(M, H, _, _, K, VF, _, RA, _, _),
+                        NVF is -VF, NRA is -RA, NK = NVF-NRA ), Keyed),
+    keysort(Keyed, Sorted),
+    pairs_values(Sorted, KHs),
+    group_keys(KHs, Groups),
+    length(Groups, N),
+    (   N =:= 0 -> Status = unknown
+    ;   N =:= 1 -> Status = resolved
+    ;   Status = conflict
+    ).
+
+group_keys([], []).
+group_keys([K-H|T], [[H|Hs]|Gs]) :-
+    take_key(T, K, Hs, Rest),
+    group_keys(Rest, Gs).
+
+take_key([], _, [], []).
+take_key([K2-H|T], K, Hs, Rest) :-
+    (   K2 == K
+    ->  Hs = [H|Hs1], Rest = Rest1
+    ;   Hs = Hs1, Rest = [K2-H|Rest1]
+    ),
+    take_key(T, K, Hs1, Rest1).
