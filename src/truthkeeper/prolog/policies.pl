@@ -20,6 +20,7 @@
 :- use_module(library(lists), [nth1/3, member/2]).
 :- use_module(library(error), [domain_error/2, permission_error/3]).
 :- use_module(library(apply), [maplist/3]).
+:- use_module(library(pairs), [pairs_values/2]).
 
 :- det(register_policy/3).
 :- det(tier_ranks/2).
@@ -392,10 +393,13 @@ tier_ranks(Tiers, Pairs) :-
 %
 %   Records sorted by valid time, newest first (then by recording, newest first).
 newest_first(Rs, Sorted) :-
-    findall((NT-NRA)-R, ( member(R, Rs), arg(3, R, T), NT is -T, arg(4, R, RA),
-                         ( integer(RA) -> NRA is -RA ; NRA = 0 ) ), Keyed),
+    maplist(newest_keyed, Rs, Keyed),            % no findall: the records are not copied
     keysort(Keyed, KS),
-    findall(R, member(_-R, KS), Sorted).
+    pairs_values(KS, Sorted).
+
+newest_keyed(R, (NT-NRA)-R) :-
+    arg(3, R, T), NT is -T, arg(4, R, RA),
+    ( integer(RA) -> NRA is -RA ; NRA = 0 ).
 
 %!  insert_newest(+Record, +Sorted0, -Sorted) is det.
 %
