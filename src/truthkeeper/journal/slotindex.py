@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 from ..errors import JournalCorrupt
 from ..values import SCOPE_SEP, scoped
-from .base import Journal, Row
-from .codec import ERASED_PREFIX, GENESIS, Event, check_row, parse_body
+from .base import Journal, Row, fact_id
+from .codec import GENESIS, Event, check_row, parse_body
 
 __all__ = ["AUDIT", "GLOBAL", "KNOWN_TABLES", "IndexedJournal", "PostgresDb", "SlotIndex",
            "SqliteDb", "body_entries", "entries", "slot_key"]
@@ -235,10 +235,9 @@ class SlotIndex:
         slots = sorted(set(self.lookup_many("i:" + i for i in ids).values()))
         out: dict[str, tuple[int, str]] = {}
         for seq, body in self._slot_rows(slots, "fact"):
-            if not body.startswith(ERASED_PREFIX):
-                fid = parse_body(body, seq).get("id")
-                if fid in ids:
-                    out[fid] = (seq, body)
+            fid = fact_id(body, seq)
+            if fid in ids:
+                out[fid] = (seq, body)
         return out
 
     def _slot_rows(self, slots: Sequence[str], kind: str) -> list[tuple[int, str]]:

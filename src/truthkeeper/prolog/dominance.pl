@@ -341,21 +341,22 @@ slot_heads(M, S, A, Heads) :-
 %   Id is a head of the slot S, A: its kept head, computed first when the slot is
 %   stale (every stale slot when S or A is unbound).
 head(M, S, A, Id) :-
-    (   atom(S), atom(A)
-    ->  fresh(M, S, A)
-    ;   fresh_all(M)
-    ),
+    fresh_for(M, S, A),
     kept_head(M, S, A, Id).
 
 %!  conflict(+M, ?S, ?A) is nondet.
 %
 %   The heads of the slot S, A disagree (head/4's stale slots computed first).
 conflict(M, S, A) :-
+    fresh_for(M, S, A),
+    kept_conflict(M, S, A).
+
+% fresh_for(+M, ?S, ?A): the slot fresh, or every slot when it is not named.
+fresh_for(M, S, A) :-
     (   atom(S), atom(A)
     ->  fresh(M, S, A)
     ;   fresh_all(M)
-    ),
-    kept_conflict(M, S, A).
+    ).
 
 %!  fresh(+M, +S, +A) is det.
 %   Derive the slot's heads, frontier, holds/4 and conflict if it is stale: not a
@@ -369,11 +370,11 @@ fresh(M, S, A) :-
     ;   true
     ).
 
-% first_heads(+M, +P, +S, +A): a stale slot of a monotone policy, which holds nothing
-% derived yet: its heads by its frontier, asserted with what they hold (refresh_holds/3
-% without the comparison with what was there).
+% first_heads(+M, +P, +S, +A): a stale slot of a monotone policy holds nothing derived
+% yet: its heads by its frontier, asserted with what they hold (refresh_holds/3 without
+% comparing with what was there: a third of a first read's derivation).
 first_heads(M, P, S, A) :-
-    findall(R, live_record(M, S, A, R), Recs),
+    live_records(M, S, A, Recs),
     heads_by_frontier(P, Recs, Heads, Front),
     assertz(front(M, S, A, Front)),
     forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
@@ -385,11 +386,10 @@ first_heads(M, P, S, A) :-
 record_key(Recs, Id, K) :-
     memberchk(r(Id, K, _, _, _, _, _), Recs).
 
-live_record(M, S, A, r(Id, K, VF, RA, Rank, Src, Meta)) :-
-    fact(M, Id, S, A, K, VF, _, RA, Tier, Src),
-    \+ retracted(M, Id, _, _),
-    tier_rank(M, Tier, Rank),
-    ( fact_meta(M, Id, Meta0) -> Meta = Meta0 ; Meta = [] ).
+% live_records(+M, +S, +A, -Records): the policy records of the slot's live facts.
+live_records(M, S, A, Recs) :-
+    findall(R, ( fact(M, Id, S, A, _, _, _, _, _, _), \+ retracted(M, Id, _, _),
+                 once(record(M, Id, R)) ), Recs).
 
 %!  fresh_all(+M) is det.
 %
@@ -420,15 +420,16 @@ derive_heads(M, S, A) :-
     heads_at(M, S, A, none, Now, Heads),
     set_heads(M, S, A, Heads).
 derive_heads(M, S, A) :-
-    slot_live(M, S, A, Live),
     retractall(front(M, S, A, _)),
     (   frontier_slot(M, S, A, P)
-    ->  findall(R, ( member(Id, Live), once(record(M, Id, R)) ), Recs),
+    ->  live_records(M, S, A, Recs),
         heads_by_frontier(P, Recs, Heads, Front),
         assertz(front(M, S, A, Front))
-    ;   linked_monotone(M, S, A, P)
-    ->  linked_heads(M, P, Live, Heads)
-    ;   heads_among(M, Live, Heads)
+    ;   slot_live(M, S, A, Live),
+        (   linked_monotone(M, S, A, P)
+        ->  linked_heads(M, P, Live, Heads)
+        ;   heads_among(M, Live, Heads)
+        )
     ),
     set_heads(M, S, A, Heads).
 

@@ -69,8 +69,8 @@ kept_head/4, holds/4 and kept_conflict/3 are maintained by dominance on every wr
 to a slot whose heads are known, and hold at the memory's clock (store_now/2). A slot
 that a write creates is stale/3 instead: nothing is derived for it until it is first
 read (dominance:head/4 and the readers that go through it compute it then), so a bulk
-load asserts the facts and no derived state. Heads hold at the clock: a fact whose valid_to has passed, or
-whose valid_from has not come yet, is no head. timed/3 marks the slots where
+load asserts the facts and no derived state. Heads hold at the clock: a fact
+whose valid_to has passed, or whose valid_from has not come yet, is no head. timed/3 marks the slots where
 that can happen (a fact with an end, or one that begins after the clock when it
 was added); their heads are computed at the clock (dominance:heads_at/6) and
 again when the clock passes one of their times (clock:advance/3). Other
