@@ -241,6 +241,34 @@ def test_filter_store_facts_and_candidates() -> None:
         mem.filter([42])
 
 
+def test_a_refused_candidate_names_its_position_and_field() -> None:
+    """A malformed Candidate is refused with its index and field named (the filter
+    normalises each slot and tier once per call, so the name is built on refusal)."""
+    mem = Memory(policy="temporal")
+    ok = Candidate("ana", "city", "Lisbon", T(1))
+    for bad, field in ((Candidate("ana", "city", "x", "yesterday"), "valid_from"),
+                       (Candidate("ana", "city", "x", T(1), valid_to="soon"), "valid_to"),
+                       (Candidate("ana", "city", "x", T(1), tier="god"), "tier"),
+                       (Candidate("ana", 7, "x", T(1)), "attribute"),  # type: ignore[arg-type]
+                       (Candidate("", "city", "x", T(1)), "subject")):
+        with pytest.raises(InvalidFact, match=rf"^items\[1\]\.{field} "):
+            mem.filter([ok, bad])
+
+
+def test_facts_one_head_dominates_share_its_fact() -> None:
+    """Stored ids that one head dominates name that head, one Fact for all of them."""
+    mem = Memory(policy="temporal")
+    old = [mem.add("ana", "city", c, source="s", valid_from=T(i))
+           for i, c in enumerate(["Rome", "Oslo", "Bern"], start=1)]
+    head = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(9))
+    other = mem.add("bo", "city", "Faro", source="s", valid_from=T(1))
+    newer = mem.add("bo", "city", "Braga", source="s", valid_from=T(2))
+    res = mem.filter([f.id for f in old] + [other.id, head.id])
+    assert res.kept == (head.id,)
+    wins = [d.dominated_by for d in res.dropped]
+    assert wins[:3] == [head] * 3 and wins[0] is wins[2] and wins[3] == newer
+
+
 def test_a_drop_names_the_memorys_fact_that_wins_and_stays_immutable() -> None:
     """A head that dominates a candidate is reported as the memory's Fact (made when the
     drop is first read), the same object for every drop it wins; a Drop cannot change."""

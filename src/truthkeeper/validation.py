@@ -118,6 +118,23 @@ def to_us(dt: datetime) -> int:
     return (dt - _EPOCH) // _US
 
 
+def time_us(value: object, name: str) -> int:
+    """:func:`parse_time` in microseconds since the Unix epoch (an ISO string's answer
+    kept, as ``parse_time`` keeps its datetime: retrieved contexts repeat their times)."""
+    if type(value) is str:
+        cached = _TIMES_US.get(value)
+        if cached is not None:
+            return cached
+        us = to_us(parse_time(value, name))
+        if len(_TIMES_US) < 100_000:
+            _TIMES_US[value] = us
+        return us
+    return to_us(parse_time(value, name))
+
+
+_TIMES_US: dict[str, int] = {}
+
+
 def from_us(us: int) -> datetime:
     return _EPOCH + timedelta(microseconds=us)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import InvalidFact, UnknownFact
 from ..journal.codec import row_fact
+from ..validation import time_us
 from ..values import (
     Candidate,
     Drop,
@@ -20,13 +21,12 @@ from ..values import (
     FactBuilder,
     FilterResult,
     normalise_key,
-    parse_time,
     scoped,
     to_us,
     unscoped,
 )
 from . import bridge
-from .store import Store
+from .store import Store, member_key
 
 __all__ = ["candidate_rows", "filter_items"]
 
@@ -108,6 +108,9 @@ def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: 
     slots: dict[str, list[tuple[str, str, str]]] = {}
     store_idx: list[int] = []
     store_ids: list[str] = []
+    # a retrieved context names few slots and tiers many times: each is normalised once
+    named: dict[tuple[str, str], tuple[str, str, bool]] = {}
+    tiers: dict[str, str] = {}
     for i, item in enumerate(items):
         if isinstance(item, (str, Fact)):
             fid = item if isinstance(item, str) else item.id
@@ -117,21 +120,39 @@ def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: 
             store_idx.append(i)
             store_ids.append(fid)
         elif isinstance(item, Candidate):
-            s = scoped(scope, normalise_key(item.subject, f"items[{i}].subject"))
-            a = normalise_key(item.attribute, f"items[{i}].attribute")
-            tau = to_us(parse_time(item.valid_from, f"items[{i}].valid_from"))
-            end = None if item.valid_to is None else to_us(
-                parse_time(item.valid_to, f"items[{i}].valid_to"))
-            value = item.value if coerce is None else coerce(a, item.value,
-                                                             f"items[{i}].value")
-            rows.append((i, f"{s}\x1f{a}", store.key(a, value), tau,
-                         builder.tier(item.tier), None, item.source, end))
-            _layers(slots, scope, s, a)
+            try:  # the names of the fields in an error are built only then
+                rows.append(_candidate_row(i, item, named, tiers, slots, store, builder,
+                                           scope, coerce))
+            except InvalidFact as exc:
+                msg = f"items[{i}].{exc}"
+                raise InvalidFact(msg) from None
         else:
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
             raise InvalidFact(msg)
     return rows, slots, store_idx, store_ids
+
+
+def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[str, str, bool]],
+                   tiers: dict[str, str], slots: dict[str, list[tuple[str, str, str]]],
+                   store: Store, builder: FactBuilder, scope: str | None,
+                   coerce: Callable[[str, Any, str], Any] | None) -> tuple[Any, ...]:
+    """A Candidate as a row (see :func:`candidate_rows`); InvalidFact names the field."""
+    sa = (item.subject, item.attribute)
+    slot = named.get(sa) if type(sa[0]) is str and type(sa[1]) is str else None
+    if slot is None:
+        s = scoped(scope, normalise_key(item.subject, "subject"))
+        a = normalise_key(item.attribute, "attribute")
+        _layers(slots, scope, s, a)
+        slot = named[sa] = (f"{s}\x1f{a}", a, a in store.many)
+    key, a, many = slot
+    tier = tiers.get(item.tier) if type(item.tier) is str else None
+    if tier is None:
+        tier = tiers[item.tier] = builder.tier(item.tier)
+    value = item.value if coerce is None else coerce(a, item.value, "value")
+    return (i, key, member_key(value, many), time_us(item.valid_from, "valid_from"), tier,
+            None, item.source,
+            None if item.valid_to is None else time_us(item.valid_to, "valid_to"))
 
 
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],

@@ -394,8 +394,10 @@ class Store:
         retracted, ended, future or dominated, ``by`` the row of the fact that dominates it
         (:func:`~truthkeeper.journal.codec.row_fact`; ``""`` when none does) under
         ``rule`` (supersedes or the policy)."""
-        return [tuple(v) for v in bridge.ask("tk_filter_ids(M, Ids, Vs)",
-                                             {"M": self.h, "Ids": list(ids)})["Vs"]]
+        r = bridge.ask("tk_filter_ids(M, Ids, Vs, Rs)", {"M": self.h, "Ids": list(ids)})
+        rows = {row[0]: row for row in r["Rs"]}  # each winner's row crosses once
+        return [(s, a, status, rows[by] if by else "", rule)
+                for s, a, status, by, rule in r["Vs"]]
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts), sorted."""

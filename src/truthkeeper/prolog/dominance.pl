@@ -362,7 +362,8 @@ fresh_for(M, S, A) :-
 %   Derive the slot's heads, frontier, holds/4 and conflict if it is stale: not a
 %   write (what the memory answers does not change), so no touch/1.
 fresh(M, S, A) :-
-    (   retract(stale(M, S, A))
+    (   stale(M, S, A),                           % a lookup: cheaper than a failed retract
+        retract(stale(M, S, A))
     ->  (   frontier_slot(M, S, A, P)
         ->  first_heads(M, P, S, A)
         ;   derive_heads(M, S, A)

@@ -82,7 +82,8 @@ slot_drops(P, Rs, D0, D) :-
 drops([], _, _, D, D).
 drops([G|Gs], Front, P, D0, D) :-
     arg(1, G, I),
-    (   dominator(Front, I, G, P, J)
+    (   I \= -(head, _),                         % a head of the store is never dropped
+        dominator(Front, I, G, P, J)
     ->  D0 = [I-J|D1]
     ;   D0 = D1
     ),

@@ -38,7 +38,7 @@
             tk_all_facts/2,       % +M, -Rows
             tk_count/2,           % +M, -Count
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
-            tk_filter_ids/3,      % +M, +Ids, -Verdicts
+            tk_filter_ids/4,      % +M, +Ids, -Verdicts, -ByRows
             tk_phi_store/4,       % +M, +Candidates, +Slots, -Drops
             tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
@@ -105,7 +105,7 @@ with tk_error/2 and maps it to the error family in one table.
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
-        tk_filter_ids/3, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
+        tk_filter_ids/4, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
         tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4,
         tk_drop_rule/2, tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
@@ -429,19 +429,22 @@ tk_links(M, Id0, Over, Under) :-
     findall(D-R, ( member(D, Ds), dominance_rule(M, D, Id, R) ), Over),
     findall(G-R, ( member(G, Gs), dominance_rule(M, Id, G, R) ), Under).
 
-%!  tk_filter_ids(+M, +Ids, -Verdicts) is det.
+%!  tk_filter_ids(+M, +Ids, -Verdicts, -ByRows) is det.
 %
-%   For each id -(S, A, Status, By, Rule): its slot and phi:verdict/3, By as the
-%   tk_facts/3 row of the fact that dominates it ('' when none dominates it).
+%   For each id -(S, A, Status, By, Rule): its slot and phi:verdict/3, By the id of
+%   the fact that dominates it ('' when none dominates it); ByRows the tk_facts/3 rows
+%   of those facts, each once (a context often holds several facts one head dominates).
 %   @error existence_error(fact, Id) for an id the memory does not hold.
-tk_filter_ids(M, Ids0, Verdicts) :-
+tk_filter_ids(M, Ids0, Verdicts, ByRows) :-
     maplist(atom_in, Ids0, Ids),
-    maplist(id_verdict(M), Ids, Verdicts).
+    maplist(id_verdict(M), Ids, Verdicts),
+    findall(By, ( member(-(_, _, _, By, _), Verdicts), By \== '' ), Bys0),
+    sort(Bys0, Bys),
+    maplist(fact_row(M), Bys, ByRows).
 
-id_verdict(M, Id, -(S, A, Status, ByRow, Rule)) :-
+id_verdict(M, Id, -(S, A, Status, By, Rule)) :-
     verdict(M, Id, -(Status, By, Rule)),
-    fact(M, Id, S, A, _, _, _, _, _, _), !,
-    ( By == '' -> ByRow = '' ; fact_row(M, By, ByRow) ).
+    fact(M, Id, S, A, _, _, _, _, _, _), !.
 
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo);
 % Cand is ValidTo-c(Index, SlotKey, Record), ValidTo none when open.
