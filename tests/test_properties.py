@@ -216,3 +216,27 @@ def test_kappa_that_compares_values_equals_the_policy_filter(policy, raw) -> Non
             ok = {"temporal": tn > to, "temporal_within_authority": tn > to and rn >= ro,
                   "authority_first": rn > ro or (rn == ro and tn > to)}[policy]
             assert ok, (policy, n, o)
+
+
+@given(value=st.one_of(st.text(), st.integers(-(2**63), 2**63 - 1), values),
+       text=st.one_of(st.none(), st.text(max_size=5)),
+       meta=st.one_of(st.just({}), st.dictionaries(st.text(max_size=3), st.integers(),
+                                                   max_size=2)),
+       present=st.booleans())
+def test_a_facts_stored_texts_are_the_canonical_json_of_its_fields(value, text, meta,
+                                                                    present) -> None:
+    """The payload the store keeps and the journal body are exactly the canonical JSON of
+    the fact's fields (their common case is built without the general encoder)."""
+    from dataclasses import replace
+
+    from truthkeeper.journal.codec import canonical, fact_body, payload, unpayload
+
+    with Memory() as mem:
+        f = replace(mem.add("ana", "x", value, source="s", text=text, meta=meta),
+                    present=present)
+        assert payload(f) == canonical([value, text, meta, None,
+                                        *([] if present else ["absent"])])
+        assert unpayload(payload(f)) == (value, text, meta, None, present)
+        body = f.to_dict()
+        del body["recorded_at"], body["signature"]
+        assert canonical(fact_body(f, "salt")) == canonical({**body, "salt": "salt"})

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import threading
 import unicodedata
 
 from .errors import InvalidFact
 
 __all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP",
-           "normalise_key", "scoped", "unscoped", "value_key"]
+           "normalise_key", "random_hex", "scoped", "unscoped", "value_key"]
 
 MAX_KEY_CHARS = 512
 """Longest subject, attribute, source or fact id accepted (characters, after normalisation)."""
@@ -154,3 +156,30 @@ def unscoped(key: str) -> tuple[str | None, str]:
     """``(scope, subject)`` of a store subject key."""
     scope, sep, subject = key.rpartition(SCOPE_SEP)
     return (scope, subject) if sep else (None, key)
+
+
+def random_hex() -> str:
+    """16 random hex digits (64 bits from ``os.urandom``, as ``secrets.token_hex(8)``):
+    fact ids and journal salts. Drawn from a buffer refilled 4 KiB at a time, so that a
+    bulk load does not ask the kernel twice per fact; each digit is handed out once."""
+    global _HEX, _AT  # noqa: PLW0603
+    with _HEX_LOCK:
+        if len(_HEX) <= _AT:
+            _HEX, _AT = os.urandom(4096).hex(), 0
+        out = _HEX[_AT:_AT + 16]
+        _AT += 16
+    return out
+
+
+_HEX = ""
+_AT = 0
+_HEX_LOCK = threading.Lock()
+
+
+def _forget_hex() -> None:
+    """A forked child draws its own digits, never its parent's buffered ones."""
+    global _HEX, _AT, _HEX_LOCK  # noqa: PLW0603
+    _HEX, _AT, _HEX_LOCK = "", 0, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_hex)

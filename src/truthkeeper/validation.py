@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-import secrets
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -25,6 +24,7 @@ from .keys import (
     _json,
     _utf8,
     normalise_key,
+    random_hex,
     value_key,
 )
 
@@ -237,7 +237,24 @@ class FactBuilder:
     """
 
     def __init__(self, tiers: tuple[str, ...]) -> None:
+        from .values import Fact  # the types module re-exports this one: imported late
+
         self.tiers = tiers
+        self.fact = Fact
+        self.checked: dict[tuple[Callable[[Any], Any], str], Any] = {}
+        """Sources and scopes already checked, with the check's answer (a bulk load
+        repeats a few)."""
+
+    def _memo(self, value: object, check: Callable[[Any], Any]) -> Any:
+        """``check(value)``, remembered for a str."""
+        if type(value) is not str:
+            return check(value)
+        hit = self.checked.get((check, value))
+        if hit is None:
+            hit = check(value)
+            if len(self.checked) < 10_000:
+                self.checked[check, value] = hit
+        return hit
 
     def tier(self, tier: object) -> str:
         """A known tier, normalised; InvalidFact otherwise."""
@@ -260,7 +277,7 @@ class FactBuilder:
             msg = f"valid_to ({vt.isoformat()}) must be after valid_from ({vf.isoformat()})"
             raise InvalidFact(msg)
         sup = None if g("supersedes") is None else check_label(g("supersedes"), "supersedes")
-        fid = f"f{secrets.token_hex(8)}" if g("id") is None \
+        fid = f"f{random_hex()}" if g("id") is None \
             else check_label(g("id"), "id")
         sig = g("signature")
         if sig is not None and not isinstance(sig, Mapping):
@@ -270,19 +287,18 @@ class FactBuilder:
         if not isinstance(present, bool):
             msg = f"present must be a bool, got {present!r}"
             raise InvalidFact(msg)
-        from .values import Fact  # the types module re-exports this one: imported late
-
-        return Fact(id=fid, subject=s, attribute=a, value=value, valid_from=vf,
-                    recorded_at=EPOCH, source=check_source(fields["source"]),
-                    tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
-                    text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
-                    signature=None if sig is None else dict(sig),
-                    scope=check_scope(g("scope")), present=present)
+        scope = g("scope")
+        return self.fact(id=fid, subject=s, attribute=a, value=value, valid_from=vf,
+                         recorded_at=EPOCH, source=self._memo(fields["source"], check_source),
+                         tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
+                         text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
+                         signature=None if sig is None else dict(sig),
+                         scope=None if scope is None else self._memo(scope, check_scope),
+                         present=present)
 
     def coerce(self, item: object, index: int, now: datetime) -> Fact:
         """One item of a batch: a dict of fields or a :class:`Fact`."""
-        from .values import Fact
-        if isinstance(item, Fact):
+        if isinstance(item, self.fact):
             fields: Mapping[str, Any] = {k: getattr(item, k) for k in FACT_KEYS}
         elif isinstance(item, Mapping):
             fields = item

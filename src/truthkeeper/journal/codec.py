@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import JournalCorrupt
+from ..keys import random_hex
 from ..values import Fact, from_us, normalise_key, parse_time, to_us, unscoped
 
 __all__ = [
@@ -199,12 +199,21 @@ def row_event(row: tuple[int, str, int, str, str, str]) -> Event:
 def fact_body(f: Fact, salt: str | None = None) -> dict[str, Any]:
     """A fact as a journal event body: ``Fact.to_dict()`` without ``recorded_at`` (the
     event's own) and without an absent signature, with a random salt."""
-    body = f.to_dict()
-    del body["recorded_at"]
-    if body["signature"] is None:
-        del body["signature"]
+    body = {"id": f.id, "subject": f.subject, "attribute": f.attribute, "value": f.value,
+            "valid_from": f.valid_from.isoformat(), "source": f.source, "tier": f.tier,
+            "supersedes": f.supersedes,
+            "valid_to": None if f.valid_to is None else f.valid_to.isoformat(),
+            "text": f.text, "meta": dict(f.meta)}
+    if f.signature is not None:
+        body["signature"] = dict(f.signature)
+    if f.scope is not None:
+        body["scope"] = f.scope
+    if f.status is not None:
+        body["status"] = f.status
+    if not f.present:
+        body["present"] = False
     # the salt: an erased value cannot be guessed from the hash its placeholder keeps
-    body["salt"] = salt if isinstance(salt, str) else secrets.token_hex(8)
+    body["salt"] = salt if isinstance(salt, str) else random_hex()
     return body
 
 
@@ -219,7 +228,14 @@ def payload(f: Fact) -> str:
     as given, text, meta and signature (an erased fact: nothing but the mark)."""
     if f.status == "erased":
         return ERASED_PAYLOAD
+    v = f.value
+    if f.text is None and not f.meta and f.signature is None and f.present and (
+            type(v) is str or type(v) is int):  # most facts: canonical's text, sooner
+        return f"[{_STRING(v) if type(v) is str else v},null,{{}},null]"
     return canonical([f.value, f.text, f.meta, f.signature, *([] if f.present else ["absent"])])
+
+
+_STRING = json.encoder.encode_basestring  # canonical's encoder of a str (ensure_ascii off)
 
 
 ERASED_PAYLOAD = canonical([None, None, {}, None, "erased"])
