@@ -135,7 +135,8 @@ class Reasoner:
 
     def with_why(self, guard: Callable[[], AbstractContextManager[None]],
                  r: Resolution, slot: tuple[str, str] | None = None) -> Resolution:
-        """``r`` with its ``why()`` (run under ``guard``, the memory's lock); ``slot``:
+        """``r`` (just made, not yet shared) given its ``why()`` (run under ``guard``, the
+        memory's lock); ``slot``:
         the store's key of the slot, so that an unknown slot whose facts ended says so."""
         ids = tuple(f.id for f in r.heads)
 
@@ -150,7 +151,8 @@ class Reasoner:
                         return replace(j, label=f"{j.label} (every current fact ended)")
                 return self.why_resolution(r.subject, r.attribute, r.status, r.value, ids)
 
-        return replace(r, _why=why)
+        object.__setattr__(r, "_why", why)  # r is the caller's own, not published yet
+        return r
 
     def _proof(self, node: Any) -> Justification:
         kind = node[0]

@@ -432,19 +432,16 @@ tk_links(M, Id0, Over, Under) :-
 %!  tk_filter_ids(+M, +Ids, -Verdicts, -ByRows) is det.
 %
 %   For each id -(S, A, Status, By, Rule): its slot and phi:verdict/3, By the id of
-%   the fact that dominates it ('' when none dominates it); ByRows the tk_facts/3 rows
-%   of those facts, each once (a context often holds several facts one head dominates).
+%   the fact that dominates it ('' if none); ByRows the tk_facts/3 rows of those, once.
 %   @error existence_error(fact, Id) for an id the memory does not hold.
 tk_filter_ids(M, Ids0, Verdicts, ByRows) :-
     maplist(atom_in, Ids0, Ids),
     maplist(id_verdict(M), Ids, Verdicts),
     findall(By, ( member(-(_, _, _, By, _), Verdicts), By \== '' ), Bys0),
-    sort(Bys0, Bys),
-    maplist(fact_row(M), Bys, ByRows).
+    sort(Bys0, Bys), maplist(fact_row(M), Bys, ByRows).
 
 id_verdict(M, Id, -(S, A, Status, By, Rule)) :-
-    verdict(M, Id, -(Status, By, Rule)),
-    fact(M, Id, S, A, _, _, _, _, _, _), !.
+    verdict(M, Id, -(Status, By, Rule)), fact(M, Id, S, A, _, _, _, _, _, _), !.
 
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo);
 % Cand is ValidTo-c(Index, SlotKey, Record), ValidTo none when open.
