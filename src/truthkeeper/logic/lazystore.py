@@ -113,8 +113,10 @@ class LazyStore(Store):
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         scope, plain = unscoped(subject)
-        self.need([(subject, attribute),
-                   (scoped(scope, erased_slot(plain, attribute)[0]), ERASED_ATTRIBUTE)])
+        hidden = (scoped(scope, erased_slot(plain, attribute)[0]), ERASED_ATTRIBUTE)
+        # the placeholders' slot can hold something only once the journal has an erasure
+        self.need([(subject, attribute)] + ([hidden] if self.lazy is None
+                                            or self.lazy.erasures else []))
         return super().history(subject, attribute)
 
     def resolve(self, subject: str, attribute: str, *, known_at: int | None = None,

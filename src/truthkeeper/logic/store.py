@@ -125,6 +125,9 @@ class Store:
         self.meta_keys: tuple[str, ...] = tuple(
             bridge.ask("tk_policy_meta_keys(P, K)", {"P": policy})["K"])
         self.many: set[str] = set()
+        self.holds_erased = False
+        """Whether any fact was erased into a placeholder's slot (until then ``history``
+        has no placeholders' slot to read)."""
         """The attributes declared to hold sets (``declare``)."""
         self.clock_at: int | None = None
         """The memory's clock as Prolog last saw it (``tick``), microseconds."""
@@ -214,6 +217,8 @@ class Store:
         a fact that begins now is not taken for one that begins later."""
         rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
                 for f, ra in zip(facts, ras, strict=True)]
+        if not self.holds_erased:  # a replayed or imported placeholder
+            self.holds_erased = any(r[2] == ERASED_ATTRIBUTE for r in rows)
         clock = None
         if now is not None and (self.clock_at is None or now > self.clock_at):
             if self.clock_at is not None and (self.next_due is None or now < self.next_due):
@@ -256,6 +261,7 @@ class Store:
         f = self.get(fid)
         subject, attribute = (f.subject, f.attribute) if f.attribute == ERASED_ATTRIBUTE \
             else erased_slot(f.subject, f.attribute)
+        self.holds_erased = True
         bridge.ask("tk_erase(M, Id, RA, P, S, A)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})
@@ -340,7 +346,8 @@ class Store:
         scope, plain = unscoped(subject)
         hidden = scoped(scope, erased_slot(plain, attribute)[0])
         out = []
-        for key, attr in ((subject, attribute), (hidden, ERASED_ATTRIBUTE)):
+        for key, attr in ((subject, attribute), (hidden, ERASED_ATTRIBUTE))[
+                :2 if self.holds_erased else 1]:
             rows = bridge.ask("tk_slot_facts(M, S, A, Rs)",
                               {"M": self.h, "S": key, "A": attr})["Rs"]
             out += [replace(f, subject=plain, attribute=attribute) if attr != attribute
