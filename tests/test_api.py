@@ -17,6 +17,7 @@ from truthkeeper import (
     PolicyError,
     SupersessionCycle,
     TierInversion,
+    TierNotAuthorized,
     TruthkeeperError,
     UnknownFact,
     UnsafeRule,
@@ -614,3 +615,29 @@ def test_a_bulk_load_is_answered_in_full_before_any_slot_is_read() -> None:
     assert len(change.heads_after) == 1 and change.heads_after != change.heads_before
     kept = mem.filter([Candidate("cy", "city", "Nice", "2025-01-01")]).kept
     assert kept == () and [f.status for f in mem.history("cy", "city")] == ["head"]
+
+
+def test_a_batch_crossing_into_prolog_in_parts_is_still_all_or_none(monkeypatch) -> None:
+    """A large batch is added in parts; a part refused takes back the parts before it (a
+    source bound before, sources the batch bound, slots it created), and a fact that
+    supersedes one of a later part is not refused for it."""
+    from truthkeeper.logic import store as store_mod
+
+    monkeypatch.setattr(store_mod, "ADD_PART", 3)
+    mem = Memory(policy="temporal")
+    mem.add("x", "y", 1, source="s", tier="verified")
+    facts = [{"subject": f"e{i}", "attribute": "a", "value": i, "source": f"n{i}",
+              "valid_from": T(1)} for i in range(7)]
+    facts.append({"subject": "e9", "attribute": "a", "value": 9, "source": "s",
+                  "tier": "agent"})  # the third part: s is bound to verified
+    with pytest.raises(TierNotAuthorized):
+        mem.add_many(facts)
+    assert len(mem) == 1 and mem.current("e0", "a").status == "unknown"
+    assert mem.history("e4", "a") == []
+    mem.add("e0", "a", 0, source="n0", tier="verified")  # n0's binding was taken back too
+    chain = [{"id": f"f{i}", "subject": "z", "attribute": "a", "value": i, "source": "n",
+              "valid_from": T(i + 1), **({"supersedes": f"f{i + 5}"} if i == 0 else {})}
+             for i in range(7)]  # f0 supersedes f5 (written after it in the batch)
+    mem.add_many(chain)
+    assert mem.current("z", "a").value == 6 and len(mem) == 9
+    assert [f.status for f in mem.history("z", "a")][:1] == ["superseded"]

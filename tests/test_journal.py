@@ -216,6 +216,20 @@ def test_failed_commit_reaches_caller_and_changes_nothing(tmp_path: Path) -> Non
         assert again.verify().ok
 
 
+def test_a_failed_commit_takes_back_the_source_it_bound(tmp_path: Path) -> None:
+    """A write whose commit fails was never acknowledged: the tier it bound a new source
+    to is taken back with it, so a retry at another tier is not refused."""
+    mem = Memory(tmp_path / "m.db")
+    journal = mem._ledger.journal
+    real = journal._conn
+    journal._conn = _FailingCommit(real)  # type: ignore[assignment]
+    with pytest.raises(JournalError, match="No space left"):
+        mem.add("acme", "price", 1, source="crm", tier="agent")
+    journal._conn = real
+    assert mem.add("acme", "price", 1, source="crm", tier="verified").tier == "verified"
+    mem.close()
+
+
 def test_full_disk_via_page_limit(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     mem = Memory(db)

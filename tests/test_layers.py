@@ -274,3 +274,23 @@ def test_no_module_over_600_lines_and_no_class_over_400() -> None:
                     size = sum(1 for i in range(node.lineno, node.end_lineno + 1)
                                if i not in docs)
                     assert size <= 400, (path, node.name, size)
+
+
+def test_every_predicate_a_module_asserts_or_retracts_is_its_own_or_imported() -> None:
+    """A module that asserts or retracts a predicate it neither declares dynamic nor
+    imports changes a predicate of its own, silently: the store's never sees it (an
+    unacknowledged write's undo once left its nonces and source bindings in place)."""
+    import re
+    from pathlib import Path
+
+    import truthkeeper
+
+    prolog = Path(truthkeeper.__file__).parent / "prolog"
+    for path in sorted(prolog.glob("*.pl")):
+        text = path.read_text()
+        changed = set(re.findall(r"\b(?:retract|retractall|assertz|asserta)\(([a-z_]\w*)\(",
+                                 text))
+        for name in sorted(changed):
+            declared = re.search(rf"^:- dynamic {name}/\d", text, re.M)
+            imported = re.search(rf"use_module\([^)]*\[[^\]]*(?<![\w]){name}/\d", text, re.S)
+            assert declared or imported, f"{path.name} changes {name}, not its own"

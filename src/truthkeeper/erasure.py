@@ -164,9 +164,13 @@ class Erasing:
         those this write is about to append (an import)."""
         pending = set()
         for i, (kind, ra, b) in enumerate(w.events):
-            if kind == "fact" and b.get("id") in ids and not is_erased(b):
-                w.events[i] = (kind, ra, json.loads(erased_body(canonical(b), at)))
-                pending.add(b["id"])
+            if kind != "fact":
+                continue
+            body = json.loads(b) if isinstance(b, str) else b
+            if body.get("id") in ids and not is_erased(body):
+                text = b if isinstance(b, str) else canonical(b)
+                w.events[i] = (kind, ra, erased_body(text, at))
+                pending.add(body["id"])
         for seq, text in journal.fact_rows(ids - pending).values():
             if not text.startswith('{"$erased"'):
                 w.txn.erase(seq, erased_body(text, at))

@@ -25,6 +25,7 @@ from .errors import (
 from .journal.base import Journal
 from .journal.codec import (
     Event,
+    canonical,
     fact_body,
     fact_fields,
 )
@@ -131,7 +132,7 @@ class Applier(Erasing):
         w.on_undo(lambda: self.store.undo_add([f.id for f in out]))
         self._confirmation_nonces(w, out)
         salts = list(salts) or [None] * len(out)
-        w.events.extend(("fact", to_us(f.recorded_at), fact_body(f, salt))
+        w.events.extend(("fact", to_us(f.recorded_at), canonical(fact_body(f, salt)))
                         for f, salt in zip(out, salts, strict=True))
         self.touch()
         return out

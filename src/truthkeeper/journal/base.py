@@ -253,12 +253,12 @@ class Txn:
         """Replace a fact event's body by its placeholder; the chain still verifies."""
         self.journal._update_body(seq, body)
 
-    def append_many(self, events: list[tuple[str, int, dict[str, Any]]]) -> None:
-        """Chain and insert events in order."""
+    def append_many(self, events: list[tuple[str, int, dict[str, Any] | str]]) -> None:
+        """Chain and insert events in order (a body is a dict, or its canonical text)."""
         rows: list[Row] = []
         seq, prev = self.seq, self.hash
         for kind, recorded_at, body in events:
-            text = canonical(body)
+            text = body if isinstance(body, str) else canonical(body)
             seq += 1
             h = event_hash(prev, seq, kind, recorded_at, text)
             rows.append((seq, kind, recorded_at, text, prev, h))

@@ -31,7 +31,9 @@ class Write:
 
     def __init__(self, ledger: Ledger, txn: Txn) -> None:
         self.ledger, self.txn = ledger, txn
-        self.events: list[tuple[str, int, dict[str, Any]]] = []
+        self.events: list[tuple[str, int, dict[str, Any] | str]] = []
+        """The events to append: kind, transaction time and body (a dict, or its canonical
+        text: a bulk write's fact bodies wait as text, a third of their size as dicts)."""
         self.undos: list[Callable[[], None]] = []
 
     def on_undo(self, fn: Callable[[], None]) -> None:

@@ -95,6 +95,19 @@ def _row(f: Fact, ra: int, meta_keys: Sequence[str] = (), many: bool = False,
             f.supersedes, nonce if isinstance(nonce, str) else None, payload(f), meta)
 
 
+ADD_PART = 10_000
+"""The most facts one call into Prolog adds (a larger batch crosses in parts)."""
+
+
+def _links_forward(facts: Sequence[Fact], part: int) -> bool:
+    """Whether a fact supersedes a fact of a later part of the batch."""
+    if len(facts) <= part or all(f.supersedes is None for f in facts):
+        return False
+    at = {f.id: i // part for i, f in enumerate(facts)}
+    return any(at.get(f.supersedes, -1) > i // part
+               for i, f in enumerate(facts) if f.supersedes is not None)
+
+
 def member_key(value: Any, many: bool, present: bool = True) -> Any:
     """The value key the store compares: a set's member keys carry their presence."""
     k = value_key(value)
@@ -215,20 +228,35 @@ class Store:
         their ``recorded_at``. Raises the mapped error (nothing changed) when refused.
         ``now`` (a live write: the memory's clock) first moves the store's clock there, so
         a fact that begins now is not taken for one that begins later."""
-        rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
-                for f, ra in zip(facts, ras, strict=True)]
-        if not self.holds_erased:  # a replayed or imported placeholder
-            self.holds_erased = any(r[2] == ERASED_ATTRIBUTE for r in rows)
         clock = None
         if now is not None and (self.clock_at is None or now > self.clock_at):
             if self.clock_at is not None and (self.next_due is None or now < self.next_due):
                 clock = now  # nothing begins or ends by now: the clock moves with the batch
             else:
                 self.tick(now, force=True)
-        bridge.ask("tk_add(M, Fs, C)", {"M": self.h, "Fs": rows, "C": clock})
+        # a large batch crosses in parts (Prolog's stacks and the rows stay small), each
+        # part a transaction; a refused part takes back the parts before it, so the batch
+        # is still all or none. A part whose fact supersedes one of a later part would be
+        # refused alone: such a batch crosses whole.
+        step = len(facts) if _links_forward(facts, ADD_PART) else ADD_PART
+        done: list[str] = []
+        times: list[int] = []
+        try:
+            for i in range(0, len(facts), step):
+                rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
+                        for f, ra in zip(facts[i:i + step], ras[i:i + step], strict=True)]
+                if not self.holds_erased:  # a replayed or imported placeholder
+                    self.holds_erased = any(r[2] == ERASED_ATTRIBUTE for r in rows)
+                bridge.ask("tk_add(M, Fs, C)", {"M": self.h, "Fs": rows, "C": clock})
+                done += [r[0] for r in rows]
+                times += [t for r in rows for t in (r[4], r[5]) if t is not None]
+        except TruthkeeperError:
+            if done:
+                self.undo_add(done)
+            raise
         if clock is not None:
             self.clock_at = clock
-        self._due_at([t for r in rows for t in (r[4], r[5]) if t is not None])
+        self._due_at(times)
         out = []
         for f, ra in zip(facts, ras, strict=True):
             object.__setattr__(f, "recorded_at", from_us(ra))  # not published yet

@@ -23,7 +23,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      fact_count/2]).
+                      fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1,
                           confirmation_source/1]).
