@@ -1,8 +1,9 @@
 """``truthkeeper bench perf``: medians of current (warm, and a slot's first read: p50 and
-p99), filter of 50 items (Candidates or stored ids, in 10 or in 50 slots) with where one
-filter's time goes (marshalling the items in Python, the one Prolog call, and the janus
-round trip of the same inputs alone: the floor of this design), add_many rate, and decide
-on a conflict (open values and categories) after learning from agreement."""
+p99), the peak RSS of a fresh process that ingests ``n`` facts in memory, filter of 50
+items (Candidates or stored ids, in 10 or in 50 slots) with where one filter's time goes
+(marshalling the items in Python, the one Prolog call, and the janus round trip of the
+same inputs alone: the floor of this design), add_many rate, and decide on a conflict
+(open values and categories) after learning from agreement."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from ..values import Candidate
 from . import median_time
 
 
+def _fact(i: int, slots: int) -> dict[str, Any]:
+    return {"subject": f"s{i % slots}", "attribute": "a", "value": i, "source": f"src{i % 7}",
+            "tier": "agent", "valid_from": f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z"[:26] + "Z"}
+
+
 def _facts(n: int, slots: int) -> list[dict[str, Any]]:
-    return [
-        {"subject": f"s{i % slots}", "attribute": "a", "value": i, "source": f"src{i % 7}",
-         "tier": "agent", "valid_from": f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z"[:26] + "Z"}
-        for i in range(n)
-    ]
+    return [_fact(i, slots) for i in range(n)]
 
 
 def _decide_ms(categorical: bool, repeat: int, slots: int = 200,
@@ -105,11 +107,48 @@ def _first_reads(n_slots: int = 20_000) -> dict[str, float]:
     return {"p50": out[len(out) // 2], "p99": out[int(len(out) * 0.99)], "slots": n_slots}
 
 
+_RSS_PROBE = r"""
+import json, sys
+from truthkeeper import Memory
+from truthkeeper.bench.perf import _fact
+n, batch = int(sys.argv[1]), int(sys.argv[2])
+with Memory() as mem:
+    before = peak_rss_mb()
+    for i in range(0, n, batch):  # each batch made as it goes, as a loader reads its input
+        mem.add_many([_fact(j, n // 4) for j in range(i, min(i + batch, n))])
+    print(json.dumps({"before_mb": before, "peak_mb": peak_rss_mb(), "facts": len(mem)}))
+"""
+
+
+def _rss_after_ingest(n: int) -> dict[str, Any]:
+    """Peak RSS of a fresh process that ingests ``n`` facts into an in-memory Memory, in
+    one ``add_many`` and in batches of 10,000 (each batch made as it goes: what a loader
+    holds of its input is not counted beyond one batch)."""
+    import json
+    import subprocess
+    import sys
+
+    from . import PEAK_RSS_CODE
+
+    out: dict[str, Any] = {"facts": n, "target_mb": 150}
+    for batch in (n, 10_000):
+        code = PEAK_RSS_CODE + _RSS_PROBE
+        p = subprocess.run([sys.executable, "-c", code, str(n), str(min(batch, n))],
+                           capture_output=True, text=True, check=False)
+        if p.returncode != 0:
+            msg = f"the RSS probe failed: {p.stderr[-2000:]}"
+            raise RuntimeError(msg)
+        got = json.loads(p.stdout.strip().splitlines()[-1])
+        out["one_add_many" if batch >= n else "batches_of_10000"] = got
+    return out
+
+
 def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
     """Run the in-memory performance benchmark; returns a JSON-ready dict."""
     # the reads first, in a process that has not yet held (and closed) the large memories
     # of the write rows: after them every row below ran 10-50% slower, from run to run
     filters = _filters(repeat, min(n, 20_000))
+    rss = _rss_after_ingest(n)
     first_reads = _first_reads(max(n // 5, 100))
     with Memory() as mem:
         mem.add_many(_facts(20_000, slots=5_000))
@@ -157,6 +196,7 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "add_many_facts_per_s": {"median": statistics.median(add_rates), "n": n,
                                  "runs": add_rates, "target": 120_000},
         "add_one_us": {"median": statistics.median(add_one), "memory_facts": n},
+        "rss_after_ingest_mb": rss,
         "erase_one_subject_ms": {"median": statistics.median(erase), "memory_facts": n,
                                  "note": "the first erasure of a memory also builds its "
                                          "lookup of fact events (counted here)"},
