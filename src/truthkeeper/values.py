@@ -342,9 +342,11 @@ class Drop(ToDict):
 
     def __init__(self, item: Any, dominated_by: Any, rule: str, *,
                  make: Callable[[], Any] | None = None) -> None:
-        for name, v in (("item", item), ("_by", dominated_by), ("rule", rule),
-                        ("_make", make)):
-            object.__setattr__(self, name, v)
+        put = object.__setattr__  # frozen: set once here (a filter makes one per drop)
+        put(self, "item", item)
+        put(self, "_by", dominated_by)
+        put(self, "rule", rule)
+        put(self, "_make", make)
 
     @property
     def dominated_by(self) -> Any:
