@@ -10,7 +10,8 @@ to the truthkeeper error family. A term the table does not know becomes a
 :class:`~truthkeeper.errors.PrologBridgeError` that keeps it.
 
 The Prolog files are loaded once per process from the installed package
-(``importlib.resources``).
+(``importlib.resources``), through the quick-load file :mod:`.modcache` keeps in the user's
+cache once one is built.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..errors import (
     UnknownRule,
     UnsafeRule,
 )
+from . import modcache
 
 __all__ = ["ERRORS", "ask", "load", "new_handle", "run_plunit"]
 
@@ -87,14 +89,20 @@ def load() -> None:
             )
             raise PrologBridgeError(msg) from exc
         _janus = janus_swi
-        entry = importlib.resources.files("truthkeeper") / "prolog" / "truthkeeper.pl"
-        with importlib.resources.as_file(entry) as path:
+        global loaded_from
+        with importlib.resources.as_file(
+                importlib.resources.files("truthkeeper") / "prolog") as path:
             try:
-                janus_swi.query_once("use_module(File)", {"File": str(path)})
+                loaded_from = modcache.load(janus_swi, path)
             except janus_swi.PrologError as exc:
-                msg = f"loading {path} failed: {exc}"
+                msg = f"loading {path / 'truthkeeper.pl'} failed: {exc}"
                 raise PrologBridgeError(msg, getattr(exc, "term", None)) from exc
         _loaded = True
+
+
+loaded_from: str | None = None
+"""Where this process loaded the Prolog modules from: ``"qlf"`` (the quick-load file in the
+user's cache, :mod:`~truthkeeper.logic.modcache`) or ``"source"``; None before."""
 
 
 def new_handle() -> int:
@@ -238,6 +246,27 @@ def ask(goal: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_plunit() -> tuple[int, int]:
-    """Run every plunit suite shipped with the package; returns (passed, failed)."""
-    r = ask("tk_run_tests(Passed, Failed)", {})
+    """Run every plunit suite shipped with the package; returns (passed, failed). The
+    suites load the modules from source: in a process that loaded them from the quick-load
+    file they run in a child process that does not."""
+    load()
+    if loaded_from == "qlf":
+        import sys
+
+        code = ("from truthkeeper.logic.bridge import run_plunit; "
+                "print('\\ntk-plunit', *run_plunit())")
+        env = {**os.environ, modcache.CACHE_ENV: ""}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=False)
+        lines = out.stdout.splitlines()
+        sys.stdout.write("\n".join(lines[:-1]) + "\n")
+        sys.stderr.write(out.stderr)
+        if out.returncode != 0 or not lines or not lines[-1].startswith("tk-plunit "):
+            msg = f"the plunit suites could not be run: {out.stderr[-2000:]}"
+            raise PrologBridgeError(msg)
+        passed, failed = lines[-1].split()[1:]
+        return int(passed), int(failed)
+    with importlib.resources.as_file(
+            importlib.resources.files("truthkeeper") / "prolog") as path:
+        r = ask("tk_run_tests(Dir, Passed, Failed)", {"Dir": str(path)})
     return int(r["Passed"]), int(r["Failed"])

@@ -22,7 +22,7 @@
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, payload/3,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
-                      record/3, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
+                      record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1,
@@ -376,21 +376,26 @@ fresh(M, S, A) :-
 % comparing with what was there: a third of a first read's derivation).
 first_heads(M, P, S, A) :-
     live_records(M, S, A, Recs),
-    heads_by_frontier(P, Recs, Heads, Front),
+    newest_first(Recs, Sorted),
+    frontier(Sorted, Front),
     assertz(front(M, S, A, Front)),
-    forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
-    maplist(record_key(Recs), Heads, Ks),
-    keys_holds(M, A, Ks, In, Contested),
+    assert_heads(Recs, Front, P, M, S, A, Ks),
+    one_holds(Ks, In, Contested),                 % a frontier slot is no set
     ( Contested == true -> assertz(kept_conflict(M, S, A)) ; true ),
     forall(member(Y, In), assertz(holds(M, S, A, Y))).
 
-record_key(Recs, Id, K) :-
-    memberchk(r(Id, K, _, _, _, _, _), Recs).
+% assert_heads(+Recs, +Front, +P, +M, +S, +A, -Keys): heads_by_frontier/4's heads asserted
+% in one pass, with their value keys
+assert_heads([], _, _, _, _, _, []).
+assert_heads([R|Rs], Front, P, M, S, A, Ks) :-
+    (   member(Fr, Front), policy_dominates(P, Fr, R)
+    ->  Ks = Ks1
+    ;   arg(1, R, Id), arg(2, R, K),
+        assertz(kept_head(M, S, A, Id)),
+        Ks = [K|Ks1]
+    ),
+    assert_heads(Rs, Front, P, M, S, A, Ks1).
 
-% live_records(+M, +S, +A, -Records): the policy records of the slot's live facts.
-live_records(M, S, A, Recs) :-
-    findall(R, ( fact(M, Id, S, A, _, _, _, _, _, _), \+ retracted(M, Id, _, _),
-                 once(record(M, Id, R)) ), Recs).
 
 %!  fresh_all(+M) is det.
 %
@@ -455,11 +460,15 @@ keys_holds(M, A, Ks0, Values, Contested) :-
     ->  sort(Ks0, Ks),
         findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), Values),
         ( member(m(C, 1), Ks), memberchk(m(C, 0), Ks) -> Contested = true ; Contested = false )
-    ;   sort(Ks0, Ks),
-        (   Ks = [K] -> Values = [K], Contested = false
-        ;   Ks == [] -> Values = [], Contested = false
-        ;   Values = [], Contested = true
-        )
+    ;   one_holds(Ks0, Values, Contested)
+    ).
+
+% one_holds(+Keys, -Values, -Contested): a single-valued slot's heads' keys
+one_holds(Ks0, Values, Contested) :-
+    sort(Ks0, Ks),
+    (   Ks = [K] -> Values = [K], Contested = false
+    ;   Ks == [] -> Values = [], Contested = false
+    ;   Values = [], Contested = true
     ).
 
 % refresh_holds(+M, +S, +A): bring holds/4 and conflict/3 of a slot in line with its

@@ -7,7 +7,7 @@
 
 /** <module> The plunit suites shipped with truthkeeper, run through janus
 
-Loaded only when the suites are run (truthkeeper:tk_run_tests/2).
+Loaded only when the suites are run (truthkeeper:tk_run_tests/3).
 */
 
 :- det(run_suites/2).

@@ -26,6 +26,7 @@
             drop_memory/1,      % +M
             live/2,             % +M, ?Id
             record/3,           % +M, +Id, -Record
+            live_records/4,     % +M, +S, +A, -Records
             slot_live/4,        % +M, +S, +A, -Ids
             fact_count/2,       % +M, -Count
             top_tier/3,         % +M, +Protected, -Tier
@@ -213,8 +214,18 @@ live(M, Id) :-
 %!  record(+M, +Id, -Record) is semidet.
 %
 %   The policy record r(Id, Key, ValidFrom, RecordedAt, Rank, Source, Meta) of a fact.
-record(M, Id, r(Id, K, VF, RA, Rank, Src, Meta)) :-
+record(M, Id, R) :-
     fact(M, Id, _, _, K, VF, _, RA, Tier, Src),
+    fact_record(M, Id, K, VF, RA, Tier, Src, R).
+
+%!  live_records(+M, +S, +A, -Records) is det.
+%
+%   The records of the slot's live facts, in recording order (one pass over the slot).
+live_records(M, S, A, Recs) :-
+    findall(R, ( fact(M, Id, S, A, K, VF, _, RA, Tier, Src), \+ retracted(M, Id, _, _),
+                 once(fact_record(M, Id, K, VF, RA, Tier, Src, R)) ), Recs).
+
+fact_record(M, Id, K, VF, RA, Tier, Src, r(Id, K, VF, RA, Rank, Src, Meta)) :-
     tier_rank(M, Tier, Rank),
     ( fact_meta(M, Id, Meta0) -> Meta = Meta0 ; Meta = [] ).
 

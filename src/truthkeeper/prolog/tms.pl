@@ -17,7 +17,7 @@
 :- use_module(clock, [advance/3]).
 :- use_module(store, [holds/4, fact/10, store_now/2, mem_gen/2]).
 :- use_module(policies, [pure_builtin/1, guarded/2, new_budget/1]).
-:- use_module(library(time), [call_with_time_limit/2]).
+:- autoload(library(time), [call_with_time_limit/2]).  % loaded when a rule first runs
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
                                 syntax_error/1]).
 :- use_module(library(lists), [member/2, append/3, subtract/3]).

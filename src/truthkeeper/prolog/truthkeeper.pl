@@ -53,7 +53,7 @@
             tk_explain/4,         % +M, +Scope, +Text, -Proof
             tk_what_if/6,         % +M, +Scope, +Now, +Adds, +Retracts, -Changes
             tk_error/3,           % +Caught, +Goal, -Error
-            tk_run_tests/2        % -Passed, -Failed
+            tk_run_tests/3        % +Dir, -Passed, -Failed
           ]).
 :- use_module(store, [bind_source/4, use_nonce/3, unuse_nonce/2, set_now/2, blank_fact/5,
                       view_source_tier/4, view_sources/3, union_status/6, declare_attr/3,
@@ -587,14 +587,13 @@ tk_error(E, Goal, Err) :-
         maplist(=(@(none)), Vs)
     ).
 
-%!  tk_run_tests(-Passed, -Failed) is det.
+%!  tk_run_tests(+Dir, -Passed, -Failed) is det.
 %
-%   Run every plunit suite shipped in tests/ (selftest:run_suites/2), loaded
-%   on this call only: plunit is a third of the time every process would spend
-%   loading truthkeeper.
-tk_run_tests(Passed, Failed) :-
-    module_property(truthkeeper, file(File)),
-    file_directory_name(File, Dir),
+%   Run every plunit suite shipped in Dir/tests/ (selftest:run_suites/2), loaded
+%   on this call only (plunit is a third of the time every process would spend
+%   loading truthkeeper); Dir is the package's, wherever the modules came from.
+tk_run_tests(Dir0, Passed, Failed) :-
+    atom_in(Dir0, Dir),
     directory_file_path(Dir, selftest, Selftest),
     use_module(Selftest, [run_suites/2]),
     selftest:run_suites(Passed, Failed).
