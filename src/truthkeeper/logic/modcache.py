@@ -127,6 +127,26 @@ def build(prolog_dir: Path, qlf: Path, version: str) -> bool:
         for old in d.glob("build-*"):  # left by a process that ended while building
             if time.time() - old.stat().st_mtime > 3600:
                 shutil.rmtree(old, ignore_errors=True)
+        lock = qlf.with_suffix(".building")
+        with contextlib.suppress(OSError):
+            if time.time() - lock.stat().st_mtime > 300:
+                lock.unlink()  # its builder ended without removing it
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            return False  # another process is building it
+        try:
+            return _compile(swipl, prolog_dir, d, qlf, version)
+        finally:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _compile(swipl: str, prolog_dir: Path, d: Path, qlf: Path, version: str) -> bool:
+    """``qcompile`` in a scratch directory of ``d``, the result moved to ``qlf``."""
+    try:
         with tempfile.TemporaryDirectory(prefix="build-", dir=d) as tmp:
             for p in prolog_dir.glob("*.pl"):
                 shutil.copy(p, tmp)
