@@ -690,3 +690,19 @@ def test_a_rule_that_fails_in_one_memory_leaves_the_others_tables() -> None:
         mem.beliefs()
     assert before > 0 and tabled() == before
     assert [b.text for b in other.beliefs()] == ["local(ana)"]
+
+
+def test_the_caches_of_parsed_times_and_keys_stay_bounded() -> None:
+    """A bulk load of distinct times and subjects keeps at most a bounded number of them
+    parsed (they were kept up to 100,000 each: about 35 MB), and answers stay right."""
+    from truthkeeper import keys, validation
+
+    mem = Memory()
+    mem.add_many([{"subject": f"s{i}", "attribute": "a", "value": i, "source": "s",
+                   "valid_from": f"2026-01-01T00:{i // 3600 % 60:02d}:{i // 60 % 60:02d}."
+                                 f"{i % 60:02d}0000Z"} for i in range(20_000)])
+    assert len(validation._TIMES) <= validation.CACHED
+    assert len(validation._TIMES_US) <= validation.CACHED
+    assert len(keys._KEYS) <= 16_384
+    f = mem.history("s1", "a")[0]
+    assert f.valid_from == validation.parse_time("2026-01-01T00:00:00.010000Z", "t")

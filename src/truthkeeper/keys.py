@@ -40,8 +40,9 @@ def normalise_key(value: object, name: str) -> str:
     if type(value) is str and value in _KEYS:
         return _KEYS[value]
     key = _normalise_key(value, name)
-    if len(_KEYS) < 100_000:
-        _KEYS[value] = key  # type: ignore[index]
+    if len(_KEYS) >= 16_384:
+        _KEYS.clear()  # subjects come in runs: the recent ones come back
+    _KEYS[value] = key  # type: ignore[index]
     return key
 
 
