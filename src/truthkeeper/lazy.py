@@ -13,16 +13,19 @@ against the chain before it is applied.
 What a lazily opened memory trusts: until the index was compared with the whole chain, that
 it lists every event of a slot it reads (a row deleted from the index is not seen by a read;
 a row moved to another slot, or an edited event, is). That comparison runs on its own
-read-only connection in a background thread right after the open (``index_check=
+read-only connection in a background process right after the open (``index_check=
 "background"``, the default), and in any case before the first write, so no write is ever
 decided on an unverified row. A mismatch rebuilds the index, and the memory's next call (a
 read or the write) raises JournalCorrupt, as does every later one (it may have answered
-from the forged rows): reopen it. ``index_check="before-write"`` runs no thread: reads trust
+from the forged rows): reopen it. ``index_check="before-write"`` runs no check: reads trust
 the index until the first write or ``verify()``.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -68,7 +71,7 @@ class LazyLoad:
         """The whole index was compared with the chain (before the first write)."""
         self.broken: str | None = None
         self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._proc: subprocess.Popen[str] | None = None
         self.erasures = False
         """The journal holds an erasure: a slot's supersedes links may reach another slot."""
         self.forged: str | None = None
@@ -107,11 +110,22 @@ class LazyLoad:
         return seq, h, last_ra
 
     def check_in_background(self) -> None:
-        """Compare the whole index with the chain on another connection, in a thread; a
-        mismatch (or a damaged chain) makes the memory's next call raise."""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._check, daemon=True,
-                                        name="truthkeeper-index")
+        """Compare the whole index with the chain in another process (its own read-only
+        connection: :mod:`.journal.indexcheck`); a mismatch (or a damaged chain) makes the
+        memory's next call raise. A thread of this process did it before: the reads it
+        overlapped waited on the interpreter (p99 of a read 3-10 ms at 100,000 facts)."""
+        spec = self.journal.reader_spec()
+        if spec is None:
+            return
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "truthkeeper.journal.indexcheck"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            return  # no check now: the first write compares
+        self._proc = proc
+        self._thread = threading.Thread(target=self._wait, args=(proc, json.dumps(spec)),
+                                        daemon=True, name="truthkeeper-index")
         self._thread.start()
 
     def stop_check(self) -> None:
@@ -119,25 +133,22 @@ class LazyLoad:
         (closing the memory; an erasure, whose log truncation a reader would block). An
         unfinished check leaves the comparison to the first write."""
         if self._thread is not None:
-            self._stop.set()
+            if self._proc is not None and self._proc.poll() is None:
+                self._proc.kill()
             self._thread.join()
-            self._thread = None
+            self._thread = self._proc = None
 
-    def _check(self) -> None:
+    def _wait(self, proc: subprocess.Popen[str], spec: str) -> None:
         try:
-            reader = self.journal.reader()
-            try:
-                ok = reader.index_matches(self._stop)
-            finally:
-                reader.close()
-        except JournalCorrupt as exc:
-            self.forged = f"journal {self.journal.path!r}: {exc}"
-            return
-        except Exception:  # noqa: BLE001 - could not check now: the first write will
-            return
-        if ok is False:
+            out, _ = proc.communicate(spec + "\n")
+            answer = json.loads(out.strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            return  # killed, or could not check: the first write compares
+        if answer.get("result") == "corrupt":
+            self.forged = f"journal {self.journal.path!r}: {answer.get('message')}"
+        elif answer.get("result") == "differ":
             self.forged = _FORGED.format(self.journal.path)
-        elif ok:
+        elif answer.get("result") == "match":
             self.verified = True
 
     def raise_if_broken(self) -> None:

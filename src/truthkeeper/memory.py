@@ -94,7 +94,7 @@ class Memory:
         False: replay the whole journal at open (a damaged event is refused there).
     index_check
         When a lazily opened memory compares its slot index with the whole chain:
-        ``"background"`` (default: in a thread right after the open; a mismatch makes the
+        ``"background"`` (default: in another process right after the open; a mismatch makes the
         next call raise JournalCorrupt) or ``"before-write"`` (reads trust the index until
         the first write or ``verify()``).
 

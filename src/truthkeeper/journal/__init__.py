@@ -7,13 +7,14 @@
 """
 
 import os
+from typing import Any
 
 from ..errors import JournalError
 from .base import Journal
 from .memory import MemoryJournal
 from .sqlite import SqliteJournal
 
-__all__ = ["Journal", "MemoryJournal", "SqliteJournal", "open_journal"]
+__all__ = ["Journal", "MemoryJournal", "SqliteJournal", "open_journal", "open_reader"]
 
 
 def open_journal(path: str | None, *, synchronous: str = "FULL",
@@ -30,3 +31,14 @@ def open_journal(path: str | None, *, synchronous: str = "FULL",
         msg = f"journal {path!r} does not exist (readonly=True opens existing journals)"
         raise JournalError(msg)
     return SqliteJournal(path, synchronous=synchronous, readonly=readonly)
+
+
+def open_reader(spec: dict[str, Any]) -> Journal:
+    """A read-only connection from a journal's :meth:`~.base.Journal.reader_spec` (in
+    another process: the background index check)."""
+    if "dsn" in spec:
+        from .postgres import PostgresJournal
+
+        return PostgresJournal(spec["dsn"], readonly=True, listen=False,
+                               connect_timeout=float(spec["timeout"]))
+    return SqliteJournal(spec["path"], readonly=True, busy_timeout_ms=int(spec["busy_ms"]))

@@ -163,6 +163,11 @@ class Journal:
         """Another read-only connection to the same journal (for a check in the background)."""
         raise NotImplementedError
 
+    def reader_spec(self) -> dict[str, Any] | None:
+        """What another process needs to open :meth:`reader` (``journal.open_reader``);
+        None for a journal no other process can open."""
+        return None
+
     def close(self) -> None:
         """Release the backend."""
 

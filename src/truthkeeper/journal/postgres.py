@@ -308,6 +308,9 @@ class PostgresJournal(IndexedJournal):
         return PostgresJournal(self.dsn, readonly=True, listen=False,
                                connect_timeout=self._timeout)
 
+    def reader_spec(self) -> dict[str, Any]:
+        return {"dsn": self.dsn, "timeout": self._timeout}
+
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         if self._in_txn:
             return fn(self._slot_index(PostgresDb(self._conn)))

@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..errors import JournalCorrupt, JournalError
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
@@ -165,6 +165,9 @@ class SqliteJournal(IndexedJournal):
 
     def reader(self) -> SqliteJournal:
         return SqliteJournal(str(self.path), readonly=True, busy_timeout_ms=self._busy_ms)
+
+    def reader_spec(self) -> dict[str, Any]:
+        return {"path": str(self.path), "busy_ms": self._busy_ms}
 
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         try:
