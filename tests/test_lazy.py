@@ -529,6 +529,20 @@ def test_the_background_check_makes_a_read_after_a_forged_index_raise(loc, name:
         assert full.verify().ok and full.current("u9", "city").value == "Faro"
 
 
+def test_the_background_check_runs_in_another_process(loc):
+    """The comparison runs outside the memory's process (as a thread it stalled the reads
+    it overlapped), and the journal's location, which may hold a password, is not in its
+    command line."""
+    import os
+
+    path = _memory(loc)
+    with Memory(path, lazy=True) as m:
+        proc = m._store.lazy._proc
+        assert proc is not None and proc.pid != os.getpid()
+        assert not any(path in str(a) or "postgres" in str(a) for a in proc.args)
+        assert m.current("u4", "city").value == "Porto4"
+
+
 def test_the_background_check_passes_a_sound_index(loc):
     import time
 
