@@ -55,6 +55,21 @@ _FORGED = ("the slot index of journal {!r} did not match its chain (it was rebui
 
 
 
+_CHECK = """
+import importlib.util, sys, types
+# the journal's modules alone: the package's own imports (numpy, the reliability layer)
+# would triple the child's start
+spec = importlib.util.find_spec("truthkeeper")
+package = types.ModuleType("truthkeeper")
+package.__path__ = list(spec.submodule_search_locations)
+sys.modules["truthkeeper"] = package
+from truthkeeper.journal.indexcheck import main
+main()
+"""
+"""The background index check's process (``python -m truthkeeper.journal.indexcheck`` does
+the same with the whole package imported)."""
+
+
 class LazyLoad:
     """Which slots a lazily opened memory holds, and how it brings in the others."""
 
@@ -118,7 +133,7 @@ class LazyLoad:
         if spec is None:
             return
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "truthkeeper.journal.indexcheck"],
+            proc = subprocess.Popen([sys.executable, "-c", _CHECK],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL, text=True)
         except OSError:
