@@ -85,6 +85,7 @@ class SqliteJournal(IndexedJournal):
             else:
                 self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            self._asks = self._conn.cursor()  # version(), on every read: no cursor made
             self._busy_ms, self.purge_pending = int(busy_timeout_ms), False
             self._check_schema()
             self._check_format(readonly)
@@ -258,8 +259,9 @@ class SqliteJournal(IndexedJournal):
         self.purge_pending = False
 
     def version(self) -> object:
-        """SQLite's data_version: it changes when another connection commits."""
-        return self._conn.execute("PRAGMA data_version").fetchone()[0]
+        """SQLite's data_version: it changes when another connection commits (asked under
+        the memory's lock, on the one cursor kept for it)."""
+        return self._asks.execute("PRAGMA data_version").fetchone()[0]
 
     def tail(self) -> tuple[int, str, int]:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
