@@ -24,6 +24,7 @@ the index until the first write or ``verify()``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -133,7 +134,12 @@ class LazyLoad:
         if spec is None:
             return
         try:
-            proc = subprocess.Popen([sys.executable, "-c", _CHECK],
+            # the child finds this package where this process found it (sys.path may have
+            # been extended at run time, which the environment does not say)
+            here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [here, *filter(None, [os.environ.get("PYTHONPATH")])])}
+            proc = subprocess.Popen([sys.executable, "-c", _CHECK], env=env,
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL, text=True)
         except OSError:

@@ -39,6 +39,8 @@ def cache_dir() -> Path | None:
     if env is not None:
         return Path(env) if env else None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):  # no home to speak of: no cache, not one under the cwd
+        return None
     return Path(base) / "truthkeeper"
 
 
