@@ -138,10 +138,10 @@ class Store:
         self.meta_keys: tuple[str, ...] = tuple(
             bridge.ask("tk_policy_meta_keys(P, K)", {"P": policy})["K"])
         self.many: set[str] = set()
+        """The attributes declared to hold sets (``declare``)."""
         self.holds_erased = False
         """Whether any fact was erased into a placeholder's slot (until then ``history``
         has no placeholders' slot to read)."""
-        """The attributes declared to hold sets (``declare``)."""
         self.clock_at: int | None = None
         """The memory's clock as Prolog last saw it (``tick``), microseconds."""
         self.asked_at: int | None = None
@@ -242,7 +242,7 @@ class Store:
         done: list[str] = []
         times: list[int] = []
         try:
-            for i in range(0, len(facts), step):
+            for i in range(0, max(len(facts), 1), step):  # an empty batch moves the clock
                 rows = [_row(f, ra, self.meta_keys, f.attribute in self.many)
                         for f, ra in zip(facts[i:i + step], ras[i:i + step], strict=True)]
                 if not self.holds_erased:  # a replayed or imported placeholder
