@@ -10,11 +10,12 @@ import os
 import re
 import threading
 import unicodedata
+from typing import Any, TypeVar
 
 from .errors import InvalidFact
 
 __all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP",
-           "normalise_key", "random_hex", "scoped", "unscoped", "value_key"]
+           "normalise_key", "random_hex", "remember", "scoped", "unscoped", "value_key"]
 
 MAX_KEY_CHARS = 512
 """Longest subject, attribute, source or fact id accepted (characters, after normalisation)."""
@@ -39,14 +40,21 @@ def normalise_key(value: object, name: str) -> str:
     """Unicode NFC, casefolded, whitespace collapsed; non-empty and bounded."""
     if type(value) is str and value in _KEYS:
         return _KEYS[value]
-    key = _normalise_key(value, name)
-    if len(_KEYS) >= 16_384:
-        _KEYS.clear()  # subjects come in runs: the recent ones come back
-    _KEYS[value] = key  # type: ignore[index]
-    return key
+    return remember(_KEYS, value, _normalise_key(value, name), 16_384)
 
 
 _KEYS: dict[str, str] = {}
+
+_T = TypeVar("_T")
+
+
+def remember(cache: dict[Any, Any], key: object, value: _T, limit: int) -> _T:
+    """Keep ``value`` under ``key`` in a cache of at most ``limit`` entries, emptied when
+    full (what a load parses comes in runs: the recent entries come back); ``value``."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def _normalise_key(value: object, name: str) -> str:

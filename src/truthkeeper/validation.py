@@ -25,6 +25,7 @@ from .keys import (
     _utf8,
     normalise_key,
     random_hex,
+    remember,
     value_key,
 )
 
@@ -106,9 +107,7 @@ def parse_time(value: object, name: str) -> datetime:
         msg = f"{name} is out of the representable range once converted to UTC: {value!r}"
         raise InvalidFact(msg) from None
     if type(value) is str:  # ISO strings repeat (bulk loads, retrieved contexts)
-        if len(_TIMES) >= CACHED:
-            _TIMES.clear()  # the recent ones come back: a load's times come in runs
-        _TIMES[value] = out
+        remember(_TIMES, value, out, CACHED)
     return out
 
 
@@ -130,11 +129,7 @@ def time_us(value: object, name: str) -> int:
         cached = _TIMES_US.get(value)
         if cached is not None:
             return cached
-        us = to_us(parse_time(value, name))
-        if len(_TIMES_US) >= CACHED:
-            _TIMES_US.clear()
-        _TIMES_US[value] = us
-        return us
+        return remember(_TIMES_US, value, to_us(parse_time(value, name)), CACHED)
     return to_us(parse_time(value, name))
 
 

@@ -139,23 +139,26 @@ class Fact:
         >>> d["value"], d["valid_from"]
         ('Lisbon', '2026-01-01T00:00:00+00:00')
         """
-        return {
-            "id": self.id,
-            "subject": self.subject,
-            "attribute": self.attribute,
-            "value": self.value,
-            "valid_from": self.valid_from.isoformat(),
-            "recorded_at": self.recorded_at.isoformat(),
-            "source": self.source,
-            "tier": self.tier,
-            "supersedes": self.supersedes,
-            "valid_to": None if self.valid_to is None else self.valid_to.isoformat(),
-            "text": self.text,
-            "meta": dict(self.meta),
-            "signature": None if self.signature is None else dict(self.signature),
-        } | ({} if self.scope is None else {"scope": self.scope}) \
-          | ({} if self.status is None else {"status": self.status}) \
-          | ({} if self.present else {"present": False})
+        return fact_dict(self)
+
+
+def fact_dict(f: Fact, recorded: bool = True) -> dict[str, Any]:
+    """:meth:`Fact.to_dict`; without ``recorded_at`` when not ``recorded`` (a journal body:
+    the event's own time is the fact's)."""
+    out = {"id": f.id, "subject": f.subject, "attribute": f.attribute, "value": f.value,
+           "valid_from": f.valid_from.isoformat()}
+    if recorded:
+        out["recorded_at"] = f.recorded_at.isoformat()
+    out.update(source=f.source, tier=f.tier, supersedes=f.supersedes,
+               valid_to=None if f.valid_to is None else f.valid_to.isoformat(), text=f.text,
+               meta=dict(f.meta), signature=None if f.signature is None else dict(f.signature))
+    if f.scope is not None:
+        out["scope"] = f.scope
+    if f.status is not None:
+        out["status"] = f.status
+    if not f.present:
+        out["present"] = False
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import JournalCorrupt
 from ..keys import random_hex
-from ..values import Fact, from_us, normalise_key, parse_time, to_us, unscoped
+from ..values import Fact, fact_dict, from_us, normalise_key, parse_time, to_us, unscoped
 
 __all__ = [
     "EVENT_KINDS",
@@ -199,19 +199,9 @@ def row_event(row: tuple[int, str, int, str, str, str]) -> Event:
 def fact_body(f: Fact, salt: str | None = None) -> dict[str, Any]:
     """A fact as a journal event body: ``Fact.to_dict()`` without ``recorded_at`` (the
     event's own) and without an absent signature, with a random salt."""
-    body = {"id": f.id, "subject": f.subject, "attribute": f.attribute, "value": f.value,
-            "valid_from": f.valid_from.isoformat(), "source": f.source, "tier": f.tier,
-            "supersedes": f.supersedes,
-            "valid_to": None if f.valid_to is None else f.valid_to.isoformat(),
-            "text": f.text, "meta": dict(f.meta)}
-    if f.signature is not None:
-        body["signature"] = dict(f.signature)
-    if f.scope is not None:
-        body["scope"] = f.scope
-    if f.status is not None:
-        body["status"] = f.status
-    if not f.present:
-        body["present"] = False
+    body = fact_dict(f, recorded=False)
+    if body["signature"] is None:
+        del body["signature"]
     # the salt: an erased value cannot be guessed from the hash its placeholder keeps
     body["salt"] = salt if isinstance(salt, str) else random_hex()
     return body
