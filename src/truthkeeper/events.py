@@ -6,7 +6,7 @@ reopened memory answers exactly as the live one did.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import replace
 from typing import Any
 
@@ -61,14 +61,20 @@ class Applier(Erasing):
 
     # ------------------------------------------------------------------ live writes
 
-    def validate(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[Fact]:
+    def validate(self, facts: Iterable[Mapping[str, Any] | Fact],
+                 drawn: set[str] | None = None) -> list[Fact]:
         """Validate a batch (values, times, tiers, signatures) before anything changes;
-        refusals are audited."""
+        refusals are audited. The ids drawn here at random (not given) are added to
+        ``drawn``."""
         now = from_us(self.clock())
         try:
-            built = [self.declarer.coerce(self.builder.coerce(item, i, now),
-                                          self._guarded(item))
-                     for i, item in enumerate(facts)]
+            built = []
+            for i, item in enumerate(facts):
+                f = self.declarer.coerce(self.builder.coerce(item, i, now),
+                                         self._guarded(item))
+                if drawn is not None and isinstance(item, Mapping) and item.get("id") is None:
+                    drawn.add(f.id)
+                built.append(f)
             self.rel.check_values(built)
             for f in built:
                 if f.tier in self.guard.guarded:
@@ -120,12 +126,13 @@ class Applier(Erasing):
             for d in new:
                 self.declare(w, d)
 
-    def facts(self, w: Write, facts: Sequence[Fact],
-              salts: Sequence[str | None] = ()) -> list[Fact]:
+    def facts(self, w: Write, facts: Sequence[Fact], salts: Sequence[str | None] = (),
+              drawn: Set[str] = frozenset()) -> list[Fact]:
         """Add validated facts; the store refuses (and nothing changes) what the policy
-        forbids. ``salts``: those of imported events, kept so a re-import matches."""
+        forbids. ``salts``: those of imported events, kept so a re-import matches;
+        ``drawn``: the ids :meth:`validate` drew at random."""
         try:
-            out = self.store.add(facts, w.times(len(facts)), self.clock())
+            out = self.store.add(facts, w.times(len(facts)), self.clock(), drawn=drawn)
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"facts": [f.id for f in facts]})
             raise

@@ -212,11 +212,12 @@ class LazyLoad:
             return
         self._upto = run[-1].seq  # a slot loaded meanwhile takes this run's events too
         try:
-            self._sync()
             keep: list[Event] = []
             self.erasures = self.erasures or any(ev.kind == "erase" for ev in run)
             for ev in run:
-                slot, _ = body_entries(ev.kind, ev.body, self._key)
+                slot, _ = body_entries(ev.kind, ev.body, self._synced_key)
+                if self.done:  # the index could not be brought up: every event up to
+                    return     # this run's last was read in (load_all)
                 if slot == GLOBAL or slot in self.loaded:
                     keep.append(ev)
             self._apply_runs(keep)
@@ -225,6 +226,13 @@ class LazyLoad:
 
     def _key(self, key: str) -> str | None:
         return self.journal.index_lookup([key]).get(key)
+
+    def _synced_key(self, key: str) -> str | None:
+        """:meth:`_key` once the index is brought up to the store's position (only a
+        retraction or an end asks: a fact names its slot); None once that read the whole
+        journal instead."""
+        self._sync()
+        return None if self.done else self._key(key)
 
     def _apply_runs(self, events: list[Event], loading: bool = False) -> None:
         """Replay events; ``loading``: they bring slots in, which changes no answer the

@@ -466,11 +466,15 @@ class Memory:
             facts = [replace(f, scope=self._scope) if isinstance(f, Fact)
                      else {**f, "scope": self._scope} if isinstance(f, Mapping) else f
                      for f in facts]
+        drawn: set[str] = set()
         with caller_scope(self._scope):
-            built = self._events.validate(facts)
-        # no poll first: the write catches up under the journal's lock (Ledger.write)
-        with self._open(poll=False), self._ledger.write() as w:
-            return self._events.facts(w, built)
+            built = self._events.validate(facts, drawn)
+        # no poll first: the write catches up under the journal's lock (Ledger.write); the
+        # slots a lazily opened store reads come in before it takes that lock
+        with self._open(poll=False):
+            self._store.prefetch(built, drawn)
+            with self._ledger.write() as w:
+                return self._events.facts(w, built, drawn=drawn)
 
     def declare(self, attribute: str, *, cardinality: str = "one",
                 value_type: str | None = None,

@@ -39,6 +39,6 @@ def open_reader(spec: dict[str, Any]) -> Journal:
     if "dsn" in spec:
         from .postgres import PostgresJournal
 
-        return PostgresJournal(spec["dsn"], readonly=True, listen=False,
+        return PostgresJournal(spec["dsn"], readonly=True,
                                connect_timeout=float(spec["timeout"]))
     return SqliteJournal(spec["path"], readonly=True, busy_timeout_ms=int(spec["busy_ms"]))

@@ -171,8 +171,11 @@ class Journal:
     def close(self) -> None:
         """Release the backend."""
 
-    def transaction(self) -> AbstractContextManager[Txn]:
-        """One write transaction: everything appended in it is committed, or nothing."""
+    def transaction(self, after: int | None = None) -> AbstractContextManager[Txn]:
+        """One write transaction: everything appended in it is committed, or nothing.
+        ``after``: the last event the writer has read; a backend may read the events
+        after it as the transaction starts (PostgreSQL: with the lock, in one round
+        trip)."""
         raise NotImplementedError
 
     def first(self) -> Event | None:

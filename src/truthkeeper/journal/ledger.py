@@ -170,7 +170,7 @@ class Ledger:
         if self.lazy is not None:  # a lazily opened memory: its index checked once first
             self.lazy.before_write()
         try:
-            with self.journal.transaction() as txn:
+            with self.journal.transaction(after=self.seq) as txn:
                 self.catch_up()  # under the write's lock: up to the tail, checked
                 if self.corruption is None:
                     txn.at(self.seq, self.hash, self.last_ra)

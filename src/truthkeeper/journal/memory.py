@@ -70,7 +70,7 @@ class MemoryJournal(Journal):
         return last[0], last[5], max(r[2] for r in self._rows[-8:])
 
     @contextmanager
-    def transaction(self) -> Iterator[Txn]:
+    def transaction(self, after: int | None = None) -> Iterator[Txn]:
         # what a rollback needs: the length before (appends are cut off) and the rows the
         # transaction rewrote (an erasure); not a copy of the list, which made every write
         # cost in proportion to the journal

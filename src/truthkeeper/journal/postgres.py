@@ -2,9 +2,10 @@
 
 The same rows and hash chain as the SQLite journal. Appends are serialised in the database
 (a transaction-scoped advisory lock taken before reading the tail), so concurrent writers on
-any host extend one chain; triggers refuse UPDATE and DELETE; every commit sends a NOTIFY that
-the other memories' listener threads receive, so their next read first applies the new events
-(within milliseconds of the commit). A lost connection fails the write with a JournalError
+any host extend one chain; triggers refuse UPDATE and DELETE. A memory learns of other
+writers' commits by asking for the last seq before an answer (one query: no notification
+that may arrive late, no listener thread taking the CPU from the writer that holds the
+lock). A lost connection fails the write with a JournalError
 (the transaction is rolled back by the server, so the write is in the chain or not at all);
 the next call reconnects.
 """
@@ -12,6 +13,7 @@ the next call reconnects.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -26,7 +28,6 @@ __all__ = ["PostgresJournal"]
 T = TypeVar("T")
 
 _LOCK_KEY = 0x746B6A31  # pg_advisory_xact_lock key: one chain per database
-_CHANNEL = "truthkeeper_events"
 _PAGE = 5_000  # rows per read while replaying
 _SCHEMA = f"""
 SELECT pg_advisory_xact_lock({_LOCK_KEY});
@@ -56,27 +57,31 @@ DO $$ BEGIN
 END $$;
 COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
 """
+_PAGE_AFTER = ("SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
+               "WHERE seq > %s ORDER BY seq LIMIT %s")
 _MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
+# The rows go as one JSON text each (arrays of arrays): building it is one json.dumps,
+# where psycopg's array adapters took a quarter of a single-fact write's time under the lock.
 _INSERT_EVENTS = """
     ev AS (INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash)
-           SELECT * FROM unnest(%(seq)s::bigint[], %(kind)s::text[], %(ra)s::bigint[],
-                                %(body)s::text[], %(prev)s::text[], %(hash)s::text[])
+           SELECT (r->>0)::bigint, r->>1, (r->>2)::bigint, r->>3, r->>4, r->>5
+           FROM json_array_elements(%(rows)s::json) r
            RETURNING seq)"""
 _APPEND_UNINDEXED = f"""WITH {_INSERT_EVENTS}
-SELECT (SELECT count(*) FROM ev), pg_notify('{_CHANNEL}', '')"""
+SELECT count(*) FROM ev"""
 # The index is extended only when it covers every event before these (as SlotIndex.add):
 # the condition reads the state as it was before this statement, as every part does.
 _APPEND = f"""WITH {_INSERT_EVENTS},
     ok AS (SELECT 1 FROM tk_index_state2 WHERE seq = %(before)s),
     sl AS (INSERT INTO tk_index_slot(slot, seq)
-           SELECT * FROM unnest(%(slots)s::text[], %(slot_seqs)s::bigint[])
+           SELECT r->>0, (r->>1)::bigint FROM json_array_elements(%(slots)s::json) r
            WHERE EXISTS (SELECT 1 FROM ok) ON CONFLICT DO NOTHING),
     ky AS (INSERT INTO tk_index_key(key, slot)
-           SELECT * FROM unnest(%(keys)s::text[], %(key_slots)s::text[])
+           SELECT r->>0, r->>1 FROM json_array_elements(%(keys)s::json) r
            WHERE EXISTS (SELECT 1 FROM ok) ON CONFLICT DO NOTHING),
     st AS (UPDATE tk_index_state2 SET seq = %(last_seq)s, hash = %(last_hash)s
            WHERE EXISTS (SELECT 1 FROM ok))
-SELECT (SELECT count(*) FROM ev), pg_notify('{_CHANNEL}', '')"""
+SELECT count(*) FROM ev"""
 
 
 def _psycopg() -> Any:
@@ -99,26 +104,24 @@ class PostgresJournal(IndexedJournal):
         A libpq connection string or URL, e.g. ``postgresql://user@host:5432/db``.
     readonly
         Open without writing.
-    listen
-        Receive other writers' events by LISTEN/NOTIFY (a daemon thread).
     connect_timeout
         Seconds to wait for the server.
     """
 
-    def __init__(self, dsn: str, *, readonly: bool = False, listen: bool = True,
+    def __init__(self, dsn: str, *, readonly: bool = False,
                  connect_timeout: float = 10.0) -> None:
         self.path = _redact(dsn)
         self.dsn = dsn
         self.readonly = readonly
-        self.dirty: threading.Event | None = threading.Event()
-        self._notified = self.dirty
         self._timeout = connect_timeout
         self._lock = threading.RLock()
         self._conn: Any = None
-        self._writer_pid = -1  # the writing connection's backend (its NOTIFYs are its own)
         self._closed = False
         self._in_txn = False
-        self._notified_in_txn = False
+        self._read_ahead: tuple[int, list[Row]] | None = None
+        """The first page of events after a seq, read as a write took the lock."""
+        self._queued: tuple[str, dict[str, Any]] | None = None
+        """A write's append, sent with its commit (or before its next statement)."""
         self._connect()
         try:
             exists = self._run(
@@ -134,11 +137,6 @@ class PostgresJournal(IndexedJournal):
         except BaseException:
             self.close()
             raise
-        self._listener: threading.Thread | None = None
-        if listen:
-            self._listener = threading.Thread(target=self._listen, daemon=True,
-                                              name="truthkeeper-listen")
-            self._listener.start()
 
     # ------------------------------------------------------------------ connection
 
@@ -146,7 +144,6 @@ class PostgresJournal(IndexedJournal):
         psycopg = _psycopg()
         try:
             self._conn = psycopg.connect(self.dsn, connect_timeout=max(1, int(self._timeout)))
-            self._writer_pid = self._conn.info.backend_pid  # its own NOTIFYs are no news
         except psycopg.Error as exc:
             msg = _redact(self.dsn, f"cannot connect to the journal at {self.path}: {exc}")
             raise JournalError(msg) from exc
@@ -164,6 +161,7 @@ class PostgresJournal(IndexedJournal):
         with self._lock:
             conn = self._ensure()
             if self._in_txn:  # inside a write: its transaction, its lock
+                self._flush()
                 return fn(conn)
             try:
                 out = fn(conn)
@@ -200,23 +198,6 @@ class PostgresJournal(IndexedJournal):
         if int(version) not in READABLE:  # a writable open marks it FORMAT (_SCHEMA)
             raise JournalError(format_refusal(self.path, int(version)))
 
-    def _listen(self) -> None:
-        psycopg = _psycopg()
-        while not self._closed:
-            try:
-                with psycopg.connect(self.dsn, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {_CHANNEL}")
-                    self._notified.set()  # events may have arrived while not listening
-                    while not self._closed:
-                        for n in conn.notifies(timeout=0.5, stop_after=1):
-                            if n.pid != self._writer_pid:
-                                self._notified.set()
-            except psycopg.Error:
-                if self._closed:
-                    return
-                self._notified.set()
-                threading.Event().wait(0.5)
-
     def close(self) -> None:
         self._closed = True
         with self._lock, contextlib.suppress(Exception):
@@ -232,14 +213,14 @@ class PostgresJournal(IndexedJournal):
         """The rows after ``after_seq`` in pages of ``_PAGE`` (a replay or a rebuild never
         holds the whole journal)."""
         def q(c: Any) -> list[Row]:
-            rows: list[Row] = c.execute(
-                "SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
-                "WHERE seq > %s ORDER BY seq LIMIT %s", (last, _PAGE)).fetchall()
+            rows: list[Row] = c.execute(_PAGE_AFTER, (last, _PAGE)).fetchall()
             return rows
 
         last = after_seq
         while True:
-            page = self._run(q)
+            ahead, self._read_ahead = self._read_ahead, None
+            page = ahead[1] if ahead is not None and ahead[0] == last and self._in_txn \
+                else self._run(q)
             yield from page
             if len(page) < _PAGE:
                 return
@@ -253,26 +234,21 @@ class PostgresJournal(IndexedJournal):
 
     def _insert(self, rows: list[Row]) -> None:
         """The rows, their slot index entries (when the index covers every event before
-        them) and the NOTIFY, in one statement: a write holds the lock for one round trip
-        here, not five."""
+        them) and the index's position, in one statement, sent with the commit (or before the
+        write's next statement)."""
         psycopg = _psycopg()
         if not rows:
             return
+        self._flush()  # an earlier append of this write (the index reads what it wrote)
         try:
             idx = self._slot_index(PostgresDb(self._conn))
             if not self._indexed:
                 self._indexed = idx.exists() or None  # another process may create it later
             slots, keys, last = idx.entries_for(rows) if self._indexed else ([], [], None)
-            cols = list(zip(*rows, strict=True))
-            self._conn.execute(_APPEND if self._indexed else _APPEND_UNINDEXED, {
-                "seq": list(cols[0]), "kind": list(cols[1]), "ra": list(cols[2]),
-                "body": list(cols[3]), "prev": list(cols[4]), "hash": list(cols[5]),
-                "before": rows[0][0] - 1, "slots": [x for x, _ in slots],
-                "slot_seqs": [q for _, q in slots], "keys": [k for k, _ in keys],
-                "key_slots": [v for _, v in keys],
-                "last_seq": None if last is None else last[0],
+            self._queued = (_APPEND if self._indexed else _APPEND_UNINDEXED, {
+                "rows": _json(rows), "before": rows[0][0] - 1, "slots": _json(slots),
+                "keys": _json(keys), "last_seq": None if last is None else last[0],
                 "last_hash": None if last is None else last[1]})
-            self._notified_in_txn = True
         except psycopg.Error as exc:
             msg = f"write to journal {self.path} failed: {exc}"
             raise JournalError(msg) from exc
@@ -305,7 +281,7 @@ class PostgresJournal(IndexedJournal):
                     conn.isolation_level = None
 
     def reader(self) -> PostgresJournal:
-        return PostgresJournal(self.dsn, readonly=True, listen=False,
+        return PostgresJournal(self.dsn, readonly=True,
                                connect_timeout=self._timeout)
 
     def reader_spec(self) -> dict[str, Any]:
@@ -313,12 +289,14 @@ class PostgresJournal(IndexedJournal):
 
     def _index_write(self, fn: Callable[[SlotIndex], T]) -> T:
         if self._in_txn:
+            self._flush()
             return fn(self._slot_index(PostgresDb(self._conn)))
         with self.transaction():
             return fn(self._slot_index(PostgresDb(self._conn)))
 
     def _update_body(self, seq: int, body: str) -> None:
         psycopg = _psycopg()
+        self._flush()
         try:
             self._slot_index(PostgresDb(self._conn)).erased(seq, body)  # before: it reads the body
             self._conn.execute("UPDATE events SET body = %s WHERE seq = %s", (body, seq))
@@ -339,7 +317,7 @@ class PostgresJournal(IndexedJournal):
         return seq  # a later commit makes max(seq) larger: the next read still sees it
 
     def version(self) -> object:
-        """The last event's seq (one query: a NOTIFY may not have arrived yet)."""
+        """The last event's seq (one query)."""
         return self._run(lambda c: c.execute("SELECT max(seq) FROM events").fetchone()[0])
 
     def tail(self) -> tuple[int, str, int]:
@@ -353,8 +331,13 @@ class PostgresJournal(IndexedJournal):
         return int(row[0]), str(row[1]), int(row[2])
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Txn]:
-        """One write: the advisory lock serialises writers across hosts; commit or nothing."""
+    def transaction(self, after: int | None = None) -> Iterator[Txn]:
+        """One write: the advisory lock serialises writers across hosts; commit or nothing.
+
+        The lock and the first page of events after ``after`` go in one round trip (the
+        statements are pipelined: the read starts once the lock is held, so it sees every
+        commit before it); the append waits to go with the commit in another. A write
+        holds the lock for two round trips."""
         if self.readonly:
             msg = f"journal {self.path} is open read-only"
             raise JournalError(msg)
@@ -362,20 +345,24 @@ class PostgresJournal(IndexedJournal):
         with self._lock:
             conn = self._ensure()
             try:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+                with conn.pipeline():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+                    if after is not None:
+                        self._read_ahead = (after, conn.execute(_PAGE_AFTER, (after, _PAGE))
+                                            .fetchall())
             except psycopg.Error as exc:
+                self._read_ahead = None
                 with contextlib.suppress(psycopg.Error):
                     conn.rollback()
                 msg = f"cannot start a write on journal {self.path}: {exc}"
                 raise JournalError(msg) from exc
             self._in_txn = True
-            self._notified_in_txn = False
             try:
                 txn = Txn(self)
                 yield txn
-                if not self._notified_in_txn:  # an append notifies in its own statement
-                    conn.execute(f"NOTIFY {_CHANNEL}")
-                conn.commit()
+                with conn.pipeline():
+                    self._send_queued(conn)
+                    conn.commit()
             except psycopg.Error as exc:
                 with contextlib.suppress(psycopg.Error):
                     conn.rollback()
@@ -387,6 +374,30 @@ class PostgresJournal(IndexedJournal):
                 raise
             finally:
                 self._in_txn = False
+                self._read_ahead = self._queued = None
+
+    def _send_queued(self, conn: Any) -> None:
+        """Send the append that waits for the commit (``_insert``)."""
+        queued, self._queued = self._queued, None
+        if queued is not None:
+            conn.execute(*queued)
+
+    def _flush(self) -> None:
+        """Before another statement of a write: the append waiting for the commit first
+        (its errors are the write's)."""
+        if self._queued is not None:
+            psycopg = _psycopg()
+            try:
+                self._send_queued(self._conn)
+            except psycopg.Error as exc:
+                msg = f"write to journal {self.path} failed: {exc}"
+                raise JournalError(msg) from exc
+
+
+def _json(rows: list[Any]) -> str:
+    """Rows as a JSON array of arrays (the strings as they are: the journal's texts are
+    already valid UTF-8)."""
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
 def _redact(dsn: str, text: str | None = None) -> str:

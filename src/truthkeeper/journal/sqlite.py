@@ -277,7 +277,7 @@ class SqliteJournal(IndexedJournal):
     # ------------------------------------------------------------------ writing
 
     @contextmanager
-    def transaction(self) -> Iterator[Txn]:
+    def transaction(self, after: int | None = None) -> Iterator[Txn]:
         """BEGIN IMMEDIATE ... COMMIT. Commit errors reach the caller as JournalError."""
         if self.readonly:
             msg = f"journal {self.path!r} is open read-only"

@@ -9,7 +9,7 @@ loader has read everything (or that had to replay the journal in full) answers a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from typing import Any
 
 from ..journal.codec import ERASED_ATTRIBUTE, erased_slot
@@ -59,13 +59,23 @@ class LazyStore(Store):
 
     # ------------------------------------------------------------------ writes
 
+    def prefetch(self, facts: Sequence[Fact], drawn: Set[str] = frozenset()) -> None:
+        self._need_for(facts, drawn)
+
     def add(self, facts: Sequence[Fact], ras: Sequence[int], now: int | None = None,
-            ) -> list[Fact]:
+            drawn: Set[str] = frozenset()) -> list[Fact]:
+        # under the write's lock this asks the journal nothing when ``prefetch`` brought
+        # the slots in and the sources are bound: a write holds the lock for less
+        self._need_for(facts, drawn)
+        return super().add(facts, ras, now)
+
+    def _need_for(self, facts: Sequence[Fact], drawn: Set[str]) -> None:
+        """The slots of ``facts``, those of the ids they supersede, and of their own ids
+        unless drawn at random; their sources' bindings and nonces."""
         if self.lazy is not None and not self.lazy.done:
             self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
-                      [x for f in facts for x in (f.id, f.supersedes)],
+                      [x for f in facts for x in (f.id, f.supersedes) if x not in drawn],
                       [x for f in facts for x in _fact_keys(f)])
-        return super().add(facts, ras, now)
 
     def retract(self, fid: str, ra: int, reason: str) -> None:
         self.need(ids=[fid])

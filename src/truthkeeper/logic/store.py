@@ -8,7 +8,7 @@ which, which value equals which, or whether a slot is in conflict.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import replace
 from typing import Any
 
@@ -222,12 +222,18 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
+    def prefetch(self, facts: Sequence[Fact], drawn: Set[str] = frozenset()) -> None:
+        """Before a write takes the journal's lock: bring in what adding ``facts`` reads
+        (a lazily opened store; nothing here)."""
+
     def add(self, facts: Sequence[Fact], ras: Sequence[int], now: int | None = None,
-            ) -> list[Fact]:
+            drawn: Set[str] = frozenset()) -> list[Fact]:
         """Add a batch atomically with these transaction times; returns the facts with
         their ``recorded_at``. Raises the mapped error (nothing changed) when refused.
         ``now`` (a live write: the memory's clock) first moves the store's clock there, so
-        a fact that begins now is not taken for one that begins later."""
+        a fact that begins now is not taken for one that begins later. ``drawn``: ids
+        drawn at random for this batch, which no fact anywhere holds (a lazily opened
+        store does not look them up)."""
         clock = None
         if now is not None and (self.clock_at is None or now > self.clock_at):
             if self.clock_at is not None and (self.next_due is None or now < self.next_due):
