@@ -338,6 +338,8 @@ def test_12_export_import_is_complete_atomic_and_idempotent(tmp_path: Path,
     with pytest.raises(InvalidFact, match="line"):
         fresh.import_jsonl(bad)
     assert len(fresh) == 0 and fresh.rules() == []  # all or nothing
+    for m in (src, dst, fresh):
+        m.close()
 
 
 # ---------------------------------------------------------------- 13, 14. bad input

@@ -75,8 +75,6 @@ class Journal:
     path: str | None = None
     readonly = False
     durable = True
-    dirty: threading.Event | None = None
-    """Set when another writer announced a commit (PostgreSQL's NOTIFY); reads catch up."""
     indexed = False
     """Whether the backend keeps a slot index (SQLite, PostgreSQL), so a memory can open lazily."""
 

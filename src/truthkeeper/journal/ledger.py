@@ -115,12 +115,9 @@ class Ledger:
 
     def poll(self) -> None:
         """Catch up with what other connections committed (the journal's version token
-        changed, or PostgreSQL announced a commit); a no-op otherwise."""
+        changed); a no-op otherwise."""
         version = self.journal.version()
-        dirty = self.journal.dirty
-        if version != self.seen or (dirty is not None and dirty.is_set()):
-            if dirty is not None:
-                dirty.clear()
+        if version != self.seen:
             self.catch_up()
             self.seen = version
 

@@ -1,7 +1,14 @@
-"""The journal of an in-memory Memory: the same events and chain, kept in a list."""
+"""The journal of an in-memory Memory: the same events and chain, kept in columns.
+
+An event is its kind, its transaction time, its body and its hash; the seq is its
+position and the previous hash is the event before's, so neither is kept (a row as
+:class:`~.base.Journal` reads it is made when read). The hashes are kept as 32 bytes each,
+not 64 hex characters: 100,000 events take about 33 MB here, not 71 MB as tuples.
+"""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -10,29 +17,53 @@ from .codec import GENESIS
 
 __all__ = ["MemoryJournal"]
 
+_H = 32  # bytes of one sha256 hash
+
 
 class MemoryJournal(Journal):
-    """Events in a Python list; a transaction that raises leaves the list as it was."""
+    """Events in columns; a transaction that raises leaves them as they were."""
 
     durable = False
 
     def __init__(self) -> None:
-        self._rows: list[Row] = []
-        self._undo: dict[int, Row] | None = None  # rows a transaction rewrote, as they were
+        self._kinds: list[str] = []
+        self._ras = array("q")
+        self._bodies: list[str] = []
+        self._hashes = bytearray()
+        self._undo: dict[int, str] | None = None  # bodies a transaction rewrote, as they were
         # built by the first erasure, then kept: where each fact's event is, and which
         # events are not facts (so that later erasures do not read the whole journal)
         self._ids: dict[str, int] | None = None
         self._others: list[int] | None = None
 
+    def _hash(self, i: int) -> str:
+        """The hash of the event at index ``i`` (seq ``i + 1``); GENESIS before the first."""
+        return GENESIS if i < 0 else self._hashes[_H * i:_H * (i + 1)].hex()
+
+    def _row(self, i: int) -> Row:
+        return (i + 1, self._kinds[i], self._ras[i], self._bodies[i], self._hash(i - 1),
+                self._hash(i))
+
     def _select(self, after_seq: int) -> list[Row]:
-        return self._rows[after_seq:]
+        return list(self._select_iter(after_seq))
+
+    def _select_iter(self, after_seq: int) -> Iterator[Row]:
+        for i in range(max(after_seq, 0), len(self._bodies)):
+            yield self._row(i)
 
     def _insert(self, rows: list[Row]) -> None:
-        self._rows.extend(rows)
+        for seq, kind, ra, body, prev, h in rows:
+            if seq != len(self._bodies) + 1 or prev != self._hash(seq - 2):
+                msg = f"event {seq} does not extend the in-memory journal's chain"
+                raise AssertionError(msg)  # Txn chains every append: a bug, never input
+            self._kinds.append(kind)
+            self._ras.append(ra)
+            self._bodies.append(body)
+            self._hashes += bytes.fromhex(h)
         if self._ids is not None:
             self._note(rows)
 
-    def _note(self, rows: list[Row]) -> None:
+    def _note(self, rows: list[Row] | Iterator[Row]) -> None:
         assert self._ids is not None and self._others is not None
         for seq, kind, _ra, body, _p, _h in rows:
             if kind != "fact":
@@ -43,52 +74,51 @@ class MemoryJournal(Journal):
     def _scan_fact_rows(self, ids: set[str]) -> dict[str, tuple[int, str]]:
         if self._ids is None:
             self._ids, self._others = {}, []
-            self._note(self._rows)
+            self._note(self._select_iter(0))
         out: dict[str, tuple[int, str]] = {}
         for fid in ids:
             seq = self._ids.get(fid)
-            if seq is not None and fact_id(body := self._rows[seq - 1][3], seq) == fid:
+            if seq is not None and fact_id(body := self._bodies[seq - 1], seq) == fid:
                 out[fid] = (seq, body)
         return out
 
     def kind_rows(self, kind: str) -> list[tuple[int, str]]:
         if kind == "fact" or self._others is None:
             return super().kind_rows(kind)
-        return [(seq, self._rows[seq - 1][3]) for seq in self._others
-                if self._rows[seq - 1][1] == kind]
+        return [(seq, self._bodies[seq - 1]) for seq in self._others
+                if self._kinds[seq - 1] == kind]
 
     def _update_body(self, seq: int, body: str) -> None:
-        row = self._rows[seq - 1]
         if self._undo is not None and seq - 1 not in self._undo:
-            self._undo[seq - 1] = row
-        self._rows[seq - 1] = (row[0], row[1], row[2], body, row[4], row[5])
+            self._undo[seq - 1] = self._bodies[seq - 1]
+        self._bodies[seq - 1] = body
 
     def tail(self) -> tuple[int, str, int]:
-        if not self._rows:
+        n = len(self._bodies)
+        if not n:
             return 0, GENESIS, 0
-        last = self._rows[-1]
-        return last[0], last[5], max(r[2] for r in self._rows[-8:])
+        return n, self._hash(n - 1), max(self._ras[-8:])
 
     @contextmanager
     def transaction(self, after: int | None = None) -> Iterator[Txn]:
-        # what a rollback needs: the length before (appends are cut off) and the rows the
-        # transaction rewrote (an erasure); not a copy of the list, which made every write
-        # cost in proportion to the journal
-        n, outer = len(self._rows), self._undo
-        undo: dict[int, Row] = {}
+        # what a rollback needs: the length before (appends are cut off) and the bodies the
+        # transaction rewrote (an erasure); not a copy of the columns, which made every
+        # write cost in proportion to the journal
+        n, outer = len(self._bodies), self._undo
+        undo: dict[int, str] = {}
         self._undo = undo
         try:
             yield Txn(self)
         except BaseException:
-            del self._rows[n:]
+            del self._kinds[n:], self._ras[n:], self._bodies[n:], self._hashes[_H * n:]
             self._ids = self._others = None  # built again by the next erasure
-            for i, row in undo.items():
+            for i, body in undo.items():
                 if i < n:
-                    self._rows[i] = row
+                    self._bodies[i] = body
             raise
         else:
             if outer is not None:  # a nested transaction: the outer one may still roll back
-                for i, row in undo.items():
-                    outer.setdefault(i, row)
+                for i, body in undo.items():
+                    outer.setdefault(i, body)
         finally:
             self._undo = outer
