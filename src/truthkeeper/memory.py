@@ -466,9 +466,8 @@ class Memory:
             facts = [replace(f, scope=self._scope) if isinstance(f, Fact)
                      else {**f, "scope": self._scope} if isinstance(f, Mapping) else f
                      for f in facts]
-        drawn: set[str] = set()
-        with caller_scope(self._scope):
-            built = self._events.validate(facts, drawn)
+        with caller_scope(self._scope):  # the ids it draws at random go into ``drawn``
+            built = self._events.validate(facts, drawn := set[str]())
         # no poll first: the write catches up under the journal's lock (Ledger.write); the
         # slots a lazily opened store reads come in before it takes that lock
         with self._open(poll=False):
