@@ -139,6 +139,9 @@ class Reasoner:
         memory's lock); ``slot``:
         the store's key of the slot, so that an unknown slot whose facts ended says so."""
         ids = tuple(f.id for f in r.heads)
+        # the closure holds r's fields, not r: r holding a closure that holds r would be a
+        # reference cycle per answer, left to the garbage collector
+        said = (r.subject, r.attribute, r.status, r.value)
 
         def why() -> Justification:
             with guard():
@@ -146,10 +149,9 @@ class Reasoner:
                     ended = tuple(f.id for f in self.store.history(*slot)
                                   if f.status == "ended")
                     if ended:
-                        j = self.why_resolution(r.subject, r.attribute, r.status, r.value,
-                                                ended)
+                        j = self.why_resolution(*said, ended)
                         return replace(j, label=f"{j.label} (every current fact ended)")
-                return self.why_resolution(r.subject, r.attribute, r.status, r.value, ids)
+                return self.why_resolution(*said, ids)
 
         object.__setattr__(r, "_why", why)  # r is the caller's own, not published yet
         return r
