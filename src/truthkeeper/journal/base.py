@@ -99,6 +99,7 @@ class Journal:
         yield from self._select(after_seq)
 
     def _insert(self, rows: list[Row]) -> None:
+        """Append chained rows (in a transaction); the list is the journal's to empty."""
         raise NotImplementedError
 
     def _update_body(self, seq: int, body: str) -> None:
@@ -269,6 +270,7 @@ class Txn:
             h = event_hash(prev, seq, kind, recorded_at, text)
             rows.append((seq, kind, recorded_at, text, prev, h))
             prev = h
-        self.journal._insert(rows)
         if rows:
-            self._at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))
+            at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))
+            self.journal._insert(rows)  # may take the rows out of the list as it goes
+            self._at = at

@@ -52,7 +52,10 @@ class MemoryJournal(Journal):
             yield self._row(i)
 
     def _insert(self, rows: list[Row]) -> None:
-        for seq, kind, ra, body, prev, h in rows:
+        rows.reverse()  # each row leaves the list as it is stored: a large batch is not
+        while rows:     # held twice, as rows and as columns
+            row = rows.pop()
+            seq, kind, ra, body, prev, h = row
             if seq != len(self._bodies) + 1 or prev != self._hash(seq - 2):
                 msg = f"event {seq} does not extend the in-memory journal's chain"
                 raise AssertionError(msg)  # Txn chains every append: a bug, never input
@@ -60,8 +63,8 @@ class MemoryJournal(Journal):
             self._ras.append(ra)
             self._bodies.append(body)
             self._hashes += bytes.fromhex(h)
-        if self._ids is not None:
-            self._note(rows)
+            if self._ids is not None:
+                self._note([row])
 
     def _note(self, rows: list[Row] | Iterator[Row]) -> None:
         assert self._ids is not None and self._others is not None
