@@ -195,6 +195,37 @@ def test_a_lazy_open_reads_only_the_slots_asked_about(loc):
         assert m._store.lazy.done
 
 
+def test_a_write_asks_the_index_nothing_while_it_holds_the_journals_lock(loc):
+    """A lazily opened memory brings a write's slots (and its sources' tiers) in before
+    the write takes the journal's lock, and never looks up an id it drew itself: under the
+    lock (other writers wait on it) the index is not asked anything. An id given by the
+    caller, or a source the journal has not bound yet, is still looked up there, since
+    another writer may have used it meanwhile."""
+    path = _memory(loc)
+    with Memory(path, lazy=True, index_check="before-write") as m:
+        j = m._ledger.journal
+        asked: list[tuple[str, bool]] = []
+
+        def locked() -> bool:
+            return bool(j._in_txn) if hasattr(j, "_in_txn") else j._conn.in_transaction
+
+        for name in ("index_lookup", "index_sync", "slot_events", "index_slots"):
+            def spy(*a: Any, _orig: Any = getattr(j, name), _name: str = name,
+                    **k: Any) -> Any:
+                asked.append((_name, locked()))
+                return _orig(*a, **k)
+            setattr(j, name, spy)
+        m.add("u3", "city", "Faro", source="crm")  # a slot not read yet
+        m.add("u4", "city", "Braga", source="crm")
+        m.add("u4", "city", "Beja", source="crm")
+        assert asked and not [n for n, inside in asked if inside], asked
+        for given in ({"id": "given-1", "source": "crm"}, {"source": "new"}):
+            asked.clear()
+            m.add_many([{"subject": "u5", "attribute": "city", "value": "Tomar", **given}])
+            assert ("index_lookup", True) in asked, given  # checked under the lock
+        assert m.current("u4", "city").value == "Beja"
+
+
 def test_about_a_subject_reads_only_that_subjects_slots(loc):
     """``about`` and ``slots(subject)`` find a subject's slots through the index (they
     read every slot before: minutes at a million facts); scopes stay apart."""

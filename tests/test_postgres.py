@@ -182,6 +182,18 @@ def test_a_read_sees_another_hosts_write_without_refresh(url: str) -> None:
     writer.close()
 
 
+def test_a_memory_on_postgresql_starts_no_thread(url: str) -> None:
+    """Freshness is the last-seq query before each answer: no listener thread (it woke at
+    every other writer's commit and took the CPU from the writer holding the lock)."""
+    import threading
+
+    before = threading.active_count()
+    with Memory(url, index_check="before-write") as mem:
+        mem.add("acme", "price", 1, source="s")
+        assert threading.active_count() == before
+        assert mem.current("acme", "price").value == 1
+
+
 def test_a_journal_object_carries_connection_options(url: str) -> None:
     from truthkeeper.journal.postgres import PostgresJournal
 
