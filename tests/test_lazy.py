@@ -209,12 +209,16 @@ def test_a_write_asks_the_index_nothing_while_it_holds_the_journals_lock(loc):
         def locked() -> bool:
             return bool(j._in_txn) if hasattr(j, "_in_txn") else j._conn.in_transaction
 
+        def spying(name: str) -> Any:
+            orig = getattr(j, name)
+
+            def spy(*a: Any, **k: Any) -> Any:
+                asked.append((name, locked()))
+                return orig(*a, **k)
+            return spy
+
         for name in ("index_lookup", "index_sync", "slot_events", "index_slots"):
-            def spy(*a: Any, _orig: Any = getattr(j, name), _name: str = name,
-                    **k: Any) -> Any:
-                asked.append((_name, locked()))
-                return _orig(*a, **k)
-            setattr(j, name, spy)
+            setattr(j, name, spying(name))
         m.add("u3", "city", "Faro", source="crm")  # a slot not read yet
         m.add("u4", "city", "Braga", source="crm")
         m.add("u4", "city", "Beja", source="crm")
