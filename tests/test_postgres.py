@@ -182,6 +182,25 @@ def test_a_read_sees_another_hosts_write_without_refresh(url: str) -> None:
     writer.close()
 
 
+def test_an_append_refused_at_commit_takes_the_write_back(url: str, monkeypatch) -> None:
+    """A write's append goes with its COMMIT: the server's refusal then reaches the caller
+    as JournalError, the store takes the write back, and the next write goes through."""
+    from truthkeeper.journal import postgres
+
+    with Memory(url) as mem:
+        mem.add("acme", "price", 1, source="s", valid_from=T(1))
+        for name in ("_APPEND", "_APPEND_UNINDEXED"):
+            monkeypatch.setattr(postgres, name, "SELECT 1 / 0 WHERE %(rows)s::text IS NOT NULL")
+        with pytest.raises(JournalError, match="division by zero"):
+            mem.add("acme", "price", 2, source="s", valid_from=T(2))
+        assert mem.current("acme", "price").value == 1 and len(mem) == 1
+        monkeypatch.undo()
+        mem.add("acme", "price", 3, source="s", valid_from=T(3))
+        assert mem.verify().ok
+    with Memory(url) as again:
+        assert [f.value for f in again.history("acme", "price")] == [1, 3]
+
+
 def test_a_memory_on_postgresql_starts_no_thread(url: str) -> None:
     """Freshness is the last-seq query before each answer: no listener thread (it woke at
     every other writer's commit and took the CPU from the writer holding the lock)."""
