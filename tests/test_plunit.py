@@ -24,16 +24,13 @@ def test_plunit_failures_are_reported(tmp_path: object) -> None:
 
 
 _PROBE = """
-import json, threading
+import json
 from truthkeeper import Memory
 from truthkeeper.logic import bridge
 with Memory(policy="temporal") as m:
     m.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01")
     m.add("ana", "city", "Porto", source="s", valid_from="2026-06-01")
     value = m.current("ana", "city").value
-for t in threading.enumerate():
-    if t.name == "truthkeeper-qlf":  # the build the first process started
-        t.join()
 print(json.dumps({"from": bridge.loaded_from, "value": value,
                   "plunit": bridge.run_plunit() if __import__("sys").argv[1] == "1" else None}))
 """
@@ -52,12 +49,24 @@ def _probe(cache: object, plunit: bool = False) -> dict[str, object]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _built(cache: object) -> list[object]:
+    """The quick-load files once the build a process started has ended (it outlives it)."""
+    import time
+    from pathlib import Path
+
+    d = Path(str(cache))
+    deadline = time.monotonic() + 120
+    while list(d.glob("*.building")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return sorted(d.glob("modules-*.qlf"))
+
+
 def test_the_modules_load_from_a_quick_load_file_once_it_is_built(tmp_path) -> None:
     """The first process loads the Prolog modules from source and builds the quick-load
     file; the next loads that file, answers the same, and every plunit suite passes."""
     cache = tmp_path / "cache"
     assert _probe(cache) == {"from": "source", "value": "Porto", "plunit": None}
-    assert len(list(cache.glob("modules-*.qlf"))) == 1
+    assert len(_built(cache)) == 1
     again = _probe(cache, plunit=True)
     assert again["from"] == "qlf" and again["value"] == "Porto"
     passed, failed = again["plunit"]  # type: ignore[misc]
@@ -69,13 +78,32 @@ def test_a_quick_load_file_is_not_used_from_a_shared_or_damaged_cache(tmp_path) 
     file is set aside and the modules load from source."""
     cache = tmp_path / "cache"
     _probe(cache)
-    [qlf] = cache.glob("modules-*.qlf")
+    [qlf] = _built(cache)
     cache.chmod(0o777)
     assert _probe(cache)["from"] == "source"
     cache.chmod(0o700)
     qlf.write_bytes(b"not a quick-load file")
     assert _probe(cache)["from"] == "source"
+    _built(cache)
     assert _probe(cache)["from"] == "qlf"  # rebuilt by the process before
+
+
+def test_a_process_that_ends_at_once_still_gets_its_quick_load_file_built(tmp_path) -> None:
+    """A short process (a CLI command) ends long before the build it starts: the build
+    still finishes, leaves no scratch directory or lock behind, and the process exits
+    without a word on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TRUTHKEEPER_CACHE": str(cache)}
+    out = subprocess.run([sys.executable, "-c", "from truthkeeper.logic import bridge; "
+                          "bridge.load(); print(bridge.loaded_from)"], env=env,
+                         capture_output=True, text=True, check=False, timeout=300)
+    assert (out.returncode, out.stdout.strip(), out.stderr) == (0, "source", "")
+    assert len(_built(cache)) == 1
+    assert sorted(p.suffix for p in cache.iterdir()) == [".qlf"]
 
 
 def test_a_quick_load_file_is_named_by_its_sources_and_swi_version(tmp_path) -> None:

@@ -3,7 +3,7 @@
 Every process that opens a memory loads the Prolog modules once. From source that is about
 0.05 s (reading and expanding some 3,000 lines); from SWI-Prolog's quick-load format
 (``qcompile``) about 0.02 s. The quick-load file is built once per set of sources and
-SWI-Prolog version, by a separate ``swipl`` process started in the background the first
+SWI-Prolog version, by a detached ``swipl`` process (it outlives the one that starts it) the first
 time a process loads from source, and it is named by a digest of the sources and the
 version: a changed source or another SWI-Prolog never loads an old file.
 
@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -29,8 +28,17 @@ __all__ = ["CACHE_ENV", "build", "cache_dir", "digest", "load"]
 
 CACHE_ENV = "TRUTHKEEPER_CACHE"
 
-_BUILD_GOAL = ("current_prolog_flag(version, V), write(V), nl, "
-               "qcompile(truthkeeper, [include(user)])")
+# The detached build (argv: scratch directory, target, lock, version): compile in the
+# scratch directory when this swipl is the version the process embeds, move the file into
+# place, and always remove the scratch directory and the lock.
+_BUILD_GOAL = (
+    "current_prolog_flag(argv, Argv), append(_, [Dir, Qlf, Lock, Want], Argv), "
+    "setup_call_cleanup(true, "
+    "( current_prolog_flag(version, V), atom_number(Want, V), working_directory(_, Dir), "
+    "  qcompile(truthkeeper, [include(user)]), "
+    "  directory_file_path(Dir, 'truthkeeper.qlf', Made), rename_file(Made, Qlf) ), "
+    "( catch(delete_directory_and_contents(Dir), _, true), "
+    "  catch(delete_file(Lock), _, true) ))")
 
 
 def cache_dir() -> Path | None:
@@ -105,15 +113,17 @@ def load(janus: Any, prolog_dir: Path) -> str:
                 qlf.unlink()  # not one to load: the source is loaded, the file rebuilt
     janus.query_once("use_module(File)", {"File": str(prolog_dir / "truthkeeper.pl")})
     if found is not None:
-        threading.Thread(target=build, args=(prolog_dir, *found), daemon=True,
-                         name="truthkeeper-qlf").start()
+        build(prolog_dir, *found)
     return "source"
 
 
-def build(prolog_dir: Path, qlf: Path, version: str) -> bool:
-    """Build the quick-load file of ``prolog_dir``'s modules as ``qlf`` with the ``swipl``
-    on PATH (or under ``$SWI_HOME_DIR``), if it is the ``version`` the process embeds; in a
-    scratch directory, moved into place when complete. Whether the file is there."""
+def build(prolog_dir: Path, qlf: Path, version: str, *, wait: bool = False) -> bool:
+    """Start building the quick-load file of ``prolog_dir``'s modules as ``qlf`` with the
+    ``swipl`` on PATH (or under ``$SWI_HOME_DIR``), if it is the ``version`` the process
+    embeds: the sources are copied to a scratch directory and a detached ``swipl`` compiles
+    them there, moves the file into place and removes the scratch directory and the lock.
+    The build outlives this process (a short one, a CLI command, would otherwise never
+    finish it). Whether a build was started; with ``wait``, whether the file is there."""
     swipl = shutil.which("swipl")
     home = os.environ.get("SWI_HOME_DIR")
     if swipl is None and home:
@@ -126,7 +136,7 @@ def build(prolog_dir: Path, qlf: Path, version: str) -> bool:
         d.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(d):
             return False
-        for old in d.glob("build-*"):  # left by a process that ended while building
+        for old in d.glob("build-*"):  # left by a build that was killed
             if time.time() - old.stat().st_mtime > 3600:
                 shutil.rmtree(old, ignore_errors=True)
         lock = qlf.with_suffix(".building")
@@ -137,28 +147,32 @@ def build(prolog_dir: Path, qlf: Path, version: str) -> bool:
             os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         except FileExistsError:
             return False  # another process is building it
+        tmp = ""
         try:
-            return _compile(swipl, prolog_dir, d, qlf, version)
-        finally:
-            with contextlib.suppress(OSError):
-                lock.unlink()
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-def _compile(swipl: str, prolog_dir: Path, d: Path, qlf: Path, version: str) -> bool:
-    """``qcompile`` in a scratch directory of ``d``, the result moved to ``qlf``."""
-    try:
-        with tempfile.TemporaryDirectory(prefix="build-", dir=d) as tmp:
+            tmp = tempfile.mkdtemp(prefix="build-", dir=d)
             for p in prolog_dir.glob("*.pl"):
                 shutil.copy(p, tmp)
-            out = subprocess.run([swipl, "-q", "-f", "none", "--no-packs", "-g", _BUILD_GOAL,
-                                  "-t", "halt"], cwd=tmp, capture_output=True, text=True,
-                                 timeout=300, check=False)
-            made = Path(tmp) / "truthkeeper.qlf"
-            if out.returncode != 0 or out.stdout.strip() != version or not made.is_file():
-                return False
-            os.replace(made, qlf)
-    except (OSError, subprocess.SubprocessError):
+            devnull = os.open(os.devnull, os.O_RDWR)
+            try:
+                pid = os.posix_spawn(swipl, [
+                    swipl, "-q", "-f", "none", "--no-packs", "-g", _BUILD_GOAL, "-t", "halt",
+                    "--", tmp, str(qlf), str(lock), version], os.environ,
+                    file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)],
+                    setsid=True)
+            finally:
+                os.close(devnull)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if wait:
+            os.waitpid(pid, 0)
+            return qlf.is_file()
+        # reaped when it ends (no zombie); a daemon thread does not hold up the exit
+        threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True,
+                         name="truthkeeper-qlf").start()
+        return True
+    except OSError:
         return False
-    return True
