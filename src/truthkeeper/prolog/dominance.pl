@@ -17,14 +17,13 @@
             head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
             conflict/3,             % +M, ?S, ?A
             fresh/3,                % +M, +S, +A
-            fresh_all/1,            % +M
-            keep_holds/1            % +M
+            fresh_all/1             % +M
           ]).
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, payload/3,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      fact_count/2, nonce/3, source_tier/5, keeps_holds/1]).
+                      fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1,
                           confirmation_source/1]).
@@ -42,8 +41,7 @@ it; otherwise the memory's policy decides (policies:policy_dominates/3). A
 chain head is a live fact that no live fact dominates. Heads, holds/4 and conflict/3
 are kept current on every write to a slot whose heads are known; a slot a write
 creates is stale/3 until first read (head/4, conflict/3, slot_heads/4, fresh/3), so a
-bulk load derives nothing. Beliefs (tabled over holds/4, kept from the first
-evaluation on) call keep_holds/1 and fresh_all/1 first.
+bulk load derives nothing. Beliefs (tabled over holds/4) call fresh_all/1 first.
 
 Writes raise ISO error terms (library(error)); the Python bridge maps them to
 the truthkeeper error family in one table:
@@ -61,7 +59,8 @@ the truthkeeper error family in one table:
 :- det(undo_facts/2).
 :- det(unretract/2).
 :- det(slot_heads/4).
-:- det((fresh/3, fresh_all/1, keep_holds/1)).
+:- det(fresh/3).
+:- det(fresh_all/1).
 :- det(heads_among/3).
 :- det(recompute_slot/3).
 :- det(dominators/3).
@@ -294,7 +293,8 @@ retract_fact(M, Id, RA, Reason) :-
 
 %!  undo_facts(+M, +Ids) is det.
 %
-%   Remove facts whose journal commit failed (never acknowledged); recompute their slots.
+%   Remove facts whose journal commit failed (they were never acknowledged)
+%   and recompute the heads of their slots.
 undo_facts(M, Ids) :-
     findall(S-A, ( member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
     sort(Slots0, Slots),
@@ -382,7 +382,7 @@ first_heads(M, P, S, A) :-
     assert_heads(Recs, Front, P, M, S, A, Ks),
     one_holds(Ks, In, Contested),                 % a frontier slot is no set
     ( Contested == true -> assertz(kept_conflict(M, S, A)) ; true ),
-    ( keeps_holds(M) -> forall(member(Y, In), assertz(holds(M, S, A, Y))) ; true ).
+    forall(member(Y, In), assertz(holds(M, S, A, Y))).
 
 % assert_heads(+Recs, +Front, +P, +M, +S, +A, -Keys): heads_by_frontier/4's heads asserted
 % in one pass, with their value keys
@@ -396,18 +396,6 @@ assert_heads([R|Rs], Front, P, M, S, A, Ks) :-
     ),
     assert_heads(Rs, Front, P, M, S, A, Ks1).
 
-%!  keep_holds(+M) is det.
-%
-%   Keep holds/4 of M from now on (its rules are evaluated), seeded from the slots
-%   derived so far: until then no derivation pays for its incremental asserts.
-keep_holds(M) :-
-    (   keeps_holds(M)
-    ->  true
-    ;   assertz(keeps_holds(M)),
-        findall(S-A, kept_head(M, S, A, _), SAs0),
-        sort(SAs0, SAs),
-        forall(member(S-A, SAs), refresh_holds(M, S, A))
-    ).
 
 %!  fresh_all(+M) is det.
 %
@@ -493,9 +481,7 @@ refresh_holds(M, S, A) :-
     ->  ( kept_conflict(M, S, A) -> true ; assertz(kept_conflict(M, S, A)) )
     ;   retractall(kept_conflict(M, S, A))
     ),
-    (   \+ keeps_holds(M)
-    ->  true
-    ;   many_attr(M, A)
+    (   many_attr(M, A)
     ->  findall(O, holds(M, S, A, O), Old0),
         sort(Old0, Old),
         (   Old == In

@@ -21,7 +21,6 @@
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
             mem_gen/2,          % ?M, ?Generation (incremental: bumped by every write)
-            keeps_holds/1,      % ?M (holds/4 is kept: its rules have been evaluated)
             touch/1,            % +M: a write happened (scopes' beliefs re-evaluate)
             new_memory/3,       % +M, +Policy, +Tiers
             drop_memory/1,      % +M
@@ -115,13 +114,8 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 %   Explicit supersedes links or a confirmation.
 :- dynamic linked/3.
 %!  holds(?M, ?S, ?A, ?Key) is nondet.
-%   Incremental: beliefs depend on it. Kept only once the memory's rules have been
-%   evaluated (keeps_holds/1): an assert into an incremental predicate costs about
-%   4 us more than into a plain one, a sixth of a slot's first derivation.
+%   Incremental: beliefs depend on it.
 :- dynamic holds/4 as incremental.
-%!  keeps_holds(?M) is nondet.
-%   holds/4 is maintained for memory M.
-:- dynamic keeps_holds/1.
 %!  kept_conflict(?M, ?S, ?A) is nondet.
 %   A slot, not stale, whose heads disagree (dominance:conflict/3 reads it).
 :- dynamic kept_conflict/3.
@@ -190,7 +184,6 @@ drop_memory(M) :-
     retractall(front(M, _, _, _)),
     retractall(linked(M, _, _)),
     retractall(holds(M, _, _, _)),
-    retractall(keeps_holds(M)),
     retractall(kept_conflict(M, _, _)),
     retractall(timed(M, _, _)),
     retractall(many_attr(M, _)),

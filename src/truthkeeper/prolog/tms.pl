@@ -13,7 +13,7 @@
             what_if/6           % +M, +Scope, +Now, +Recs, +Retracts, -Changes
           ]).
 :- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_union/6,
-                          heads_holds/4, head/4, fresh_all/1, keep_holds/1]).
+                          heads_holds/4, head/4, fresh_all/1]).
 :- use_module(clock, [advance/3]).
 :- use_module(store, [holds/4, fact/10, store_now/2, mem_gen/2]).
 :- use_module(policies, [pure_builtin/1, guarded/2, new_budget/1]).
@@ -230,7 +230,6 @@ rule_limits(4_000_000, 10).
 %   evaluating rules, abandons memory M's tables (no other memory's) and raises
 %   rule_error/1.
 limited(M, G) :-
-    keep_holds(M),                      % holds/4 kept from the first evaluation on
     fresh_all(M),                       % stale slots derived before any table is built
     rule_limits(L, Secs),
     new_budget(tk_rule_budget),

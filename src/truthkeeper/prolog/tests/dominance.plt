@@ -21,23 +21,9 @@ test(a_new_slot_is_derived_when_first_read, [S0-K0-S1 == true-[]-false, Hs == [b
     ( store:stale(-9101, s, attr) -> S1 = true ; S1 = false ).
 test(a_write_to_a_stale_slot_is_seen_by_its_first_read, [Hs == [c], V == 3]) :-
     new_memory(-9101, temporal, [agent]),
-    keep_holds(-9101),
     add(-9101, a, s, 1, 10, 1, agent), add(-9101, c, s, 3, 30, 2, agent),
     retract_fact(-9101, a, 3, wrong), add(-9101, b, s, 2, 20, 4, agent),
     heads(-9101, s, Hs), holds(-9101, s, attr, V).
-test(holds_is_kept_once_asked_and_seeded_from_the_derived_slots,
-     [H0 == [], H1 == [2], H2 == [3], H3 == [9]]) :-
-    new_memory(-9101, temporal, [agent]),
-    add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
-    heads(-9101, s, _),                                  % derived, holds/4 not kept yet
-    findall(V, store:holds(-9101, s, attr, V), H0),
-    keep_holds(-9101),
-    findall(V, store:holds(-9101, s, attr, V), H1),
-    add(-9101, c, s, 3, 30, 3, agent),                   % a write keeps it
-    findall(V, store:holds(-9101, s, attr, V), H2),
-    add(-9101, d, t, 9, 10, 4, agent),                   % a new slot: on its first read
-    heads(-9101, t, _),
-    findall(V, store:holds(-9101, t, attr, V), H3).
 test(a_custom_policy_derives_on_every_write, [S == false, Hs == [a]]) :-
     policies:register_policy(plunit_older_wins,
                              "dominates(F, G) :- valid_from(F, TF), valid_from(G, TG), TF < TG.",
@@ -76,7 +62,6 @@ test(string_and_boolean_differ, St == conflict) :-
     slot_heads(-9101, s, attr, H0), resolution(-9101, H0, St, _).
 test(corroboration_keeps_both, [Hs == [a, b], V == 7, Gs == [[b, a]]]) :-
     new_memory(-9101, temporal, [agent]),
-    keep_holds(-9101),
     add(-9101, a, s, 7, 10, 1, agent), add(-9101, b, s, 7, 20, 2, agent),
     heads(-9101, s, Hs), holds(-9101, s, attr, V),
     slot_heads(-9101, s, attr, H0), resolution(-9101, H0, resolved, Gs).
