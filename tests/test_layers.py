@@ -294,3 +294,19 @@ def test_every_predicate_a_module_asserts_or_retracts_is_its_own_or_imported() -
             declared = re.search(rf"^:- dynamic {name}/\d", text, re.M)
             imported = re.search(rf"use_module\([^)]*\[[^\]]*(?<![\w]){name}/\d", text, re.S)
             assert declared or imported, f"{path.name} changes {name}, not its own"
+
+
+def test_opening_a_memory_and_reading_a_plain_slot_imports_no_numpy() -> None:
+    """numpy (about 12 MB of RSS and 40-75 ms of import) is loaded when the reliability
+    model first computes, not by ``import truthkeeper``: a writer, a CLI command or a bulk
+    load that meets no conflict never pays for it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom truthkeeper import Memory\nm = Memory()\n"
+            "m.add('ana', 'city', 'Lisbon', source='crm')\n"
+            "assert m.current('ana', 'city').value == 'Lisbon'\n"
+            "print('numpy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=False, timeout=300)
+    assert (out.returncode, out.stdout.strip()) == (0, "False"), out.stderr[-2000:]

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it is used: opening a memory does not need it
+    import numpy as np
 
 __all__ = ["Confusion",
            "fit_confusions"]
@@ -39,6 +40,8 @@ class Confusion:
 
     @staticmethod
     def from_body(body: Mapping[str, Any]) -> Confusion:
+        import numpy as np
+
         prior = np.asarray(body["class_prior"], dtype=float)
         seen = np.asarray(body["perception"], dtype=float)
         return Confusion(tuple(body["categories"]), prior / prior.sum(),
@@ -59,6 +62,8 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
     the sources perceive), learned from them; a conflict's probabilities are those of the
     value that would be confirmed. (Confirmations reach the rows and the perception here,
     at the next learning, not one by one as they reach a source's one-coin reliability.)"""
+    import numpy as np
+
     from .crowd import CrowdData
     from .ds import vb_dawid_skene
 
@@ -103,6 +108,8 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     category of claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
     ``omega`` each source's weight."""
+    import numpy as np
+
     draws = theta.shape[0]
     pairs = np.argwhere(support > 0)                     # (value, source) per claim
     said = np.asarray(claimed, dtype=int)[pairs[:, 0]]

@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidFact
+
+if TYPE_CHECKING:  # numpy is imported where it is used: opening a memory does not need it
+    import numpy as np
 
 __all__ = ["Similarity", "kernel"]
 
@@ -158,6 +159,7 @@ def kernel(sim: Similarity | None, values: Sequence[Any]) -> np.ndarray | None:
     values are similar: the plain model)."""
     if sim is None or len(values) < 2:
         return None
+    import numpy as np
     n = len(values)
     k = np.eye(n)
     for i in range(n):
@@ -172,6 +174,8 @@ def log_likelihood(theta: np.ndarray, k: np.ndarray, said: np.ndarray) -> np.nda
 
     ``theta``: (..., S) accuracies; ``k``: (m, m) kernel; ``said``: (S,) index of each source's
     claimed value. Returns (..., S, m)."""
+    import numpy as np
+
     m = k.shape[0]
     w = k[said, :]                                           # (S, m)
     t = np.clip(theta, 1e-12, 1 - 1e-12)[..., None]
