@@ -222,3 +222,31 @@ def test_a_journal_object_carries_connection_options(url: str) -> None:
         assert again.current("acme", "price").value == 1
     with pytest.raises(JournalError, match="cannot connect"):
         PostgresJournal("postgresql://nobody@127.0.0.1:1/none", connect_timeout=1)
+
+
+def test_opening_a_journal_waits_for_no_writer(url: str) -> None:
+    """Opening a journal whose schema is current reads it in one round trip: it neither
+    takes the writers' lock nor writes the catalog, so it does not wait for a write."""
+    import threading
+
+    import psycopg
+
+    from truthkeeper.journal.postgres import _LOCK_KEY
+
+    Memory(url).close()
+    writer = psycopg.connect(url)
+    writer.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))  # a write under way
+    opened: list[int] = []
+
+    def open_and_read() -> None:
+        with Memory(url) as mem:
+            opened.append(len(mem))
+
+    t = threading.Thread(target=open_and_read)
+    t.start()
+    t.join(timeout=20)
+    waited = t.is_alive()
+    writer.rollback()
+    writer.close()
+    t.join()
+    assert not waited and opened == [0]

@@ -29,6 +29,16 @@ T = TypeVar("T")
 
 _LOCK_KEY = 0x746B6A31  # pg_advisory_xact_lock key: one chain per database
 _PAGE = 5_000  # rows per read while replaying
+_TRIGGER_BODY = """
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit', 'rule', 'outcome')
+       AND NEW.kind = OLD.kind
+       AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
+       AND NEW.hash = OLD.hash AND starts_with(NEW.body, '{"$erased":') THEN
+        RETURN NEW;  -- an erasure: the event's body becomes its placeholder
+    END IF;
+    RAISE EXCEPTION 'truthkeeper journal is append-only';
+END; """
 _SCHEMA = f"""
 SELECT pg_advisory_xact_lock({_LOCK_KEY});
 CREATE TABLE IF NOT EXISTS events (
@@ -39,16 +49,8 @@ CREATE TABLE IF NOT EXISTS events (
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL
 );
-CREATE OR REPLACE FUNCTION truthkeeper_append_only() RETURNS trigger AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' AND NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit', 'rule', 'outcome')
-       AND NEW.kind = OLD.kind
-       AND NEW.recorded_at = OLD.recorded_at AND NEW.prev_hash = OLD.prev_hash
-       AND NEW.hash = OLD.hash AND starts_with(NEW.body, '{{"$erased":') THEN
-        RETURN NEW;  -- an erasure: the event's body becomes its placeholder
-    END IF;
-    RAISE EXCEPTION 'truthkeeper journal is append-only';
-END; $$ LANGUAGE plpgsql;
+CREATE OR REPLACE FUNCTION truthkeeper_append_only() RETURNS trigger AS $${_TRIGGER_BODY}$$
+LANGUAGE plpgsql;
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_append_only') THEN
         CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
@@ -57,6 +59,14 @@ DO $$ BEGIN
 END $$;
 COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
 """
+# What an open reads in one round trip: whether the table is there, its mark, and whether
+# the schema is complete and current (else a writable open runs _SCHEMA, which takes the
+# writers' lock and writes the catalog: not on every open)
+_STATE = """SELECT to_regclass('events') IS NOT NULL,
+    obj_description(to_regclass('events'), 'pg_class'),
+    EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_append_only'
+            AND tgrelid = to_regclass('events')),
+    (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('truthkeeper_append_only()'))"""
 _PAGE_AFTER = ("SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
                "WHERE seq > %s ORDER BY seq LIMIT %s")
 _MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
@@ -124,11 +134,12 @@ class PostgresJournal(IndexedJournal):
         """A write's append, sent with its commit (or before its next statement)."""
         self._connect()
         try:
-            exists = self._run(
-                lambda c: c.execute("SELECT to_regclass('events')").fetchone()[0])
-            if exists is not None or readonly:
-                self._check_table()  # before any change: never touch another application's
-            if not readonly:
+            exists, comment, trigger, body = self._run(lambda c: c.execute(_STATE).fetchone())
+            if exists or readonly:
+                self._check_table(exists, comment)  # never touch another application's
+            current = (comment == f"{_MARK} format {FORMAT}" and trigger
+                       and body == _TRIGGER_BODY)
+            if not readonly and not current:
                 self._run(lambda c: c.execute(_SCHEMA), commit=True)
                 if self.tail()[0] == 0:  # a new journal is indexed from its first event on
                     with self.transaction() as txn:
@@ -176,18 +187,11 @@ class PostgresJournal(IndexedJournal):
                 msg = _redact(self.dsn, f"journal {self.path}: {exc}")
                 raise JournalError(msg) from exc
 
-    def _check_table(self) -> None:
-        def probe(c: Any) -> Any:
-            return c.execute("SELECT obj_description('events'::regclass, 'pg_class')"
-                             ).fetchone()
-
-        try:
-            row = self._run(probe)
-        except JournalError as exc:
-            msg = _redact(self.dsn, f"{self.path} holds no truthkeeper journal (no table "
-                                    f"events): {exc}")
-            raise JournalError(msg) from exc
-        comment = row[0] if row is not None and isinstance(row[0], str) else ""
+    def _check_table(self, exists: bool, comment: object) -> None:
+        if not exists:
+            msg = f"{self.path} holds no truthkeeper journal (no table events)"
+            raise JournalError(msg)
+        comment = comment if isinstance(comment, str) else ""
         # the bare mark was written before formats were marked here, by format 2 (a format
         # 1 journal would fail its chain check)
         version = "2" if comment == _MARK else comment.removeprefix(f"{_MARK} format ")
