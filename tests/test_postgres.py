@@ -250,3 +250,20 @@ def test_opening_a_journal_waits_for_no_writer(url: str) -> None:
     writer.close()
     t.join()
     assert not waited and opened == [0]
+
+
+def test_a_batch_of_many_megabytes_is_written_not_stalled(url: str) -> None:
+    """One add_many whose rows come to 24 MB: in pipeline mode libpq stalled on so large a
+    message (both ends waiting, for ever). Run in a child process so a stall fails the test
+    instead of hanging the run."""
+    import sys
+
+    code = ("import sys; from truthkeeper import Memory\n"
+            "m = Memory(sys.argv[1])\n"
+            "m.add_many([dict(subject=f's{i}', attribute='a', value='x' * 60000 + str(i),"
+            " source='crm') for i in range(400)])\n"
+            "m.close()\n")
+    subprocess.run([sys.executable, "-c", code, url], check=True, timeout=120)
+    with Memory(url) as mem:
+        assert len(mem) == 400 and mem.current("s399", "a").value.endswith("x399")
+        assert mem.verify().ok

@@ -69,6 +69,7 @@ _STATE = """SELECT to_regclass('events') IS NOT NULL,
     (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('truthkeeper_append_only()'))"""
 _PAGE_AFTER = ("SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
                "WHERE seq > %s ORDER BY seq LIMIT %s")
+_PIPELINED_MAX = 1 << 20  # bytes: a larger append goes on its own, outside the pipeline
 _MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
 # The rows go as one JSON text each (arrays of arrays): building it is one json.dumps,
 # where psycopg's array adapters took a quarter of a single-fact write's time under the lock.
@@ -364,6 +365,10 @@ class PostgresJournal(IndexedJournal):
             try:
                 txn = Txn(self)
                 yield txn
+                if self._queued is not None and len(self._queued[1]["rows"]) > _PIPELINED_MAX:
+                    # libpq in pipeline (non-blocking) mode can stall on a message of
+                    # megabytes, both ends waiting (psycopg #685): one more round trip
+                    self._send_queued(conn)
                 with conn.pipeline():
                     self._send_queued(conn)
                     conn.commit()
