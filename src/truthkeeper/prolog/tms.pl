@@ -15,7 +15,7 @@
 :- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_union/6,
                           heads_holds/4, head/4, fresh_all/1]).
 :- use_module(clock, [advance/3]).
-:- use_module(store, [holds/4, fact/10, store_now/2, mem_gen/2]).
+:- use_module(store, [holds/4, fact/10, store_now/2, mem_gen/2, gen_read/1]).
 :- use_module(policies, [pure_builtin/1, guarded/2, new_budget/1]).
 :- autoload(library(time), [call_with_time_limit/2]).  % loaded when a rule first runs
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
@@ -94,6 +94,7 @@ view_holds(M, '', S, A, V) :- !,
     \+ scoped_key(S).
 view_holds(M, Sc, S, A, V) :-
     mem_gen(M, _),                      % a dependency: any write re-evaluates the scope
+    gen_read(M),                        % (touch/1 bumps it only when a table read it)
     atom_concat(Sc, '\x1F\', Pre),
     view_slot(M, Pre, S, A),
     view_heads(M, Pre, S, A, Heads),

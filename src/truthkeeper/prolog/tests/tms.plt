@@ -53,6 +53,18 @@ test(scope_rule_stays_in_its_scope, [Ana == [a], Bob == [], Shared == []]) :-
     findall(U, belief(-9201, 'user:bob', mine(U)), Bob),
     findall(U, belief(-9201, '', mine(U)), Shared),
     drop_rules(-9201).
+test(scope_beliefs_follow_writes_that_bump_only_a_read_generation,
+     [Before == [], G1 == 1, G2 == 1, After == [a], G3 == 2]) :-
+    new_memory(-9201, temporal, [agent]),
+    add_rule(-9201, 'user:ana', r1, "mine(U) :- holds(U, city, rome)"),  % evaluates it
+    findall(U, belief(-9201, 'user:ana', mine(U)), Before),
+    assertz(store:kept_head(-9201, 'user:ana\x1F\a', city, f1)),
+    assertz(store:fact(-9201, f1, 'user:ana\x1F\a', city, rome, 1, none, 1, agent, s)),
+    touch(-9201), mem_gen(-9201, G1),    % a table read the generation: bumped
+    touch(-9201), mem_gen(-9201, G2),    % none read it since: left alone
+    findall(U, belief(-9201, 'user:ana', mine(U)), After),
+    touch(-9201), mem_gen(-9201, G3),
+    drop_rules(-9201).
 test(shared_layer_seen_from_a_scope, [Ana == [b]]) :-
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, '', r1, "rome(U) :- holds(U, city, rome)"),
