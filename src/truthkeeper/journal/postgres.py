@@ -365,7 +365,9 @@ class PostgresJournal(IndexedJournal):
             try:
                 txn = Txn(self)
                 yield txn
-                if self._queued is not None and len(self._queued[1]["rows"]) > _PIPELINED_MAX:
+                if self._queued is not None and sum(
+                        len(v) for v in self._queued[1].values() if isinstance(v, str)
+                ) > _PIPELINED_MAX:
                     # libpq in pipeline (non-blocking) mode can stall on a message of
                     # megabytes, both ends waiting (psycopg #685): one more round trip
                     self._send_queued(conn)
