@@ -240,6 +240,8 @@ def test_bench_scale_reports_ingest_reopen_and_rss(capsys: pytest.CaptureFixture
     for mode in ("lazy", "full"):
         assert 0 < out[mode]["first_answer_s"] < 60
         assert out[mode]["rss_after_reads_mb"] >= out[mode]["rss_after_open_mb"] > 10
+        first = out[mode]["first_read_us"]  # 10,000 reads of 600 slots: each read first once
+        assert first["slots"] == 600 and 0 < first["p50"] <= first["p99"]
     assert out["lazy"]["rss_all_loaded_mb"] >= out["lazy"]["rss_after_reads_mb"]
     assert (tmp_path / "bench_scale.png").stat().st_size > 10_000
     # a saved run is redrawn without running again; anything else is refused
