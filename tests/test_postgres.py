@@ -267,3 +267,18 @@ def test_a_batch_of_many_megabytes_is_written_not_stalled(url: str) -> None:
     with Memory(url) as mem:
         assert len(mem) == 400 and mem.current("s399", "a").value.endswith("x399")
         assert mem.verify().ok
+
+
+def test_a_read_is_one_statement_that_keeps_its_prepared_plan(url: str) -> None:
+    """Reads run in autocommit mode: no transaction is left open after one, and psycopg
+    keeps the statements it prepared (a rollback after every read discarded them, so a
+    slot's events were planned again on every first read: 1 ms instead of 0.2)."""
+    with Memory(url) as mem:
+        mem.add_many([{"subject": f"s{i}", "attribute": "a", "value": i, "source": "crm"}
+                      for i in range(20)])
+    with Memory(url) as mem:  # lazily: each first read loads its slot from the index
+        assert [mem.current(f"s{i}", "a").value for i in range(20)] == list(range(20))
+        conn = mem._p.ledger.journal._conn
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        plans = conn.execute("SELECT statement FROM pg_prepared_statements").fetchall()
+        assert any("tk_index_slot" in s for (s,) in plans)

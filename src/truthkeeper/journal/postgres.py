@@ -7,7 +7,10 @@ writers' commits by asking for the last seq before an answer (one query: no noti
 that may arrive late, no listener thread taking the CPU from the writer that holds the
 lock). A lost connection fails the write with a JournalError
 (the transaction is rolled back by the server, so the write is in the chain or not at all);
-the next call reconnects.
+the next call reconnects. The connection is in autocommit mode: a read is one statement and
+one round trip (no transaction to end after it, and psycopg keeps its prepared statements,
+which a rollback after every read discarded: a slot's events took 1 ms to read, 0.2 ms
+now); a write and a snapshot open their transaction with an explicit BEGIN.
 """
 
 from __future__ import annotations
@@ -155,7 +158,8 @@ class PostgresJournal(IndexedJournal):
     def _connect(self) -> None:
         psycopg = _psycopg()
         try:
-            self._conn = psycopg.connect(self.dsn, connect_timeout=max(1, int(self._timeout)))
+            self._conn = psycopg.connect(self.dsn, connect_timeout=max(1, int(self._timeout)),
+                                         autocommit=True)
         except psycopg.Error as exc:
             msg = _redact(self.dsn, f"cannot connect to the journal at {self.path}: {exc}")
             raise JournalError(msg) from exc
@@ -176,15 +180,11 @@ class PostgresJournal(IndexedJournal):
                 self._flush()
                 return fn(conn)
             try:
-                out = fn(conn)
-                if commit:
-                    conn.commit()
-                else:
-                    conn.rollback()  # end the read transaction: see the newest commits next
-                return out
+                if commit:  # its statements in one transaction
+                    with conn.transaction():
+                        return fn(conn)
+                return fn(conn)  # autocommit: each statement sees the newest commits
             except psycopg.Error as exc:
-                with contextlib.suppress(psycopg.Error):
-                    conn.rollback()
                 msg = _redact(self.dsn, f"journal {self.path}: {exc}")
                 raise JournalError(msg) from exc
 
@@ -268,8 +268,7 @@ class PostgresJournal(IndexedJournal):
         with self._lock:
             conn = self._ensure()
             try:
-                conn.rollback()
-                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
             except psycopg.Error as exc:
                 msg = _redact(self.dsn, f"journal {self.path}: {exc}")
                 raise JournalError(msg) from exc
@@ -281,9 +280,7 @@ class PostgresJournal(IndexedJournal):
                 raise JournalError(msg) from exc
             finally:
                 self._in_txn = False
-                with contextlib.suppress(psycopg.Error):
-                    conn.rollback()
-                    conn.isolation_level = None
+                _abort(conn)
 
     def reader(self) -> PostgresJournal:
         return PostgresJournal(self.dsn, readonly=True,
@@ -351,14 +348,14 @@ class PostgresJournal(IndexedJournal):
             conn = self._ensure()
             try:
                 with conn.pipeline():
+                    conn.execute("BEGIN")
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
                     if after is not None:
                         self._read_ahead = (after, conn.execute(_PAGE_AFTER, (after, _PAGE))
                                             .fetchall())
             except psycopg.Error as exc:
                 self._read_ahead = None
-                with contextlib.suppress(psycopg.Error):
-                    conn.rollback()
+                _abort(conn)
                 msg = f"cannot start a write on journal {self.path}: {exc}"
                 raise JournalError(msg) from exc
             self._in_txn = True
@@ -373,15 +370,13 @@ class PostgresJournal(IndexedJournal):
                     self._send_queued(conn)
                 with conn.pipeline():
                     self._send_queued(conn)
-                    conn.commit()
+                    conn.execute("COMMIT")
             except psycopg.Error as exc:
-                with contextlib.suppress(psycopg.Error):
-                    conn.rollback()
+                _abort(conn)
                 msg = f"commit to journal {self.path} failed: {exc}"
                 raise JournalError(msg) from exc
             except BaseException:
-                with contextlib.suppress(psycopg.Error):
-                    conn.rollback()
+                _abort(conn)
                 raise
             finally:
                 self._in_txn = False
@@ -403,6 +398,15 @@ class PostgresJournal(IndexedJournal):
             except psycopg.Error as exc:
                 msg = f"write to journal {self.path} failed: {exc}"
                 raise JournalError(msg) from exc
+
+
+def _abort(conn: Any) -> None:
+    """End the transaction open on ``conn``, if any, taking it back (a broken connection's
+    is gone with it)."""
+    psycopg = _psycopg()
+    with contextlib.suppress(psycopg.Error):
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
 
 
 def _json(rows: list[Any]) -> str:

@@ -109,7 +109,9 @@ class PostgresDb:
 
     def stream(self, sql: str) -> Iterator[tuple[Any, ...]]:
         """The rows of a query through a server-side cursor, in pages."""
-        with self.conn.cursor(name="tk_index_stream") as cur:
+        # a server-side cursor lives in a transaction (the connection is in autocommit
+        # mode; inside a write this is a savepoint)
+        with self.conn.transaction(), self.conn.cursor(name="tk_index_stream") as cur:
             cur.execute(sql)
             while page := cur.fetchmany(5_000):
                 yield from page
