@@ -365,8 +365,9 @@ class PostgresJournal(IndexedJournal):
                 if self._queued is not None and sum(
                         len(v) for v in self._queued[1].values() if isinstance(v, str)
                 ) > _PIPELINED_MAX:
-                    # libpq in pipeline (non-blocking) mode can stall on a message of
-                    # megabytes, both ends waiting (psycopg #685): one more round trip
+                    # a message of megabytes in the pipeline stalled for ever, both ends
+                    # waiting (psycopg #685; seen at 24 MB with conn.commit() in the
+                    # pipeline; COMMIT as a statement took 60 MB): one more round trip
                     self._send_queued(conn)
                 with conn.pipeline():
                     self._send_queued(conn)
