@@ -282,3 +282,31 @@ def test_a_read_is_one_statement_that_keeps_its_prepared_plan(url: str) -> None:
         assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
         plans = conn.execute("SELECT statement FROM pg_prepared_statements").fetchall()
         assert any("tk_index_slot" in s for (s,) in plans)
+
+
+def test_a_write_whose_transaction_failed_is_never_acknowledged(url: str) -> None:
+    """A statement of a write that failed, its error swallowed, leaves the transaction
+    aborted; the server answers its COMMIT with ROLLBACK and no error. The write must fail,
+    not return as if its events were in the chain."""
+    from truthkeeper.journal.postgres import PostgresJournal
+
+    Memory(url).close()
+    j = PostgresJournal(url)
+    try:
+        before = j.tail()
+        with pytest.raises(JournalError, match="transaction is aborted"), \
+                j.transaction() as txn:
+            with pytest.raises(psycopg.errors.DivisionByZero):
+                j._conn.execute("SELECT 1/0")
+            txn.append_many([("outcome", before[2] + 1, {"note": "lost?"})])
+        # nothing queued after the failure (an erasure's update runs at once): the COMMIT
+        # alone meets the aborted transaction
+        with pytest.raises(JournalError, match="rolled it back"), j.transaction(), \
+                pytest.raises(psycopg.errors.DivisionByZero):
+            j._conn.execute("SELECT 1/0")
+        assert j.tail() == before
+        with j.transaction() as txn:  # the connection is usable again
+            txn.append_many([("outcome", before[2] + 1, {"note": "kept"})])
+        assert j.tail()[0] == before[0] + 1
+    finally:
+        j.close()

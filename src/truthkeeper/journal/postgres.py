@@ -371,7 +371,12 @@ class PostgresJournal(IndexedJournal):
                     self._send_queued(conn)
                 with conn.pipeline():
                     self._send_queued(conn)
-                    conn.execute("COMMIT")
+                    done = conn.execute("COMMIT")
+                if done.statusmessage != "COMMIT":  # the server's answer to a COMMIT of a
+                    # failed transaction is ROLLBACK, with no error: never acknowledge it
+                    msg = (f"commit to journal {self.path} failed: a statement of the write "
+                           "failed, so the server rolled it back")
+                    raise JournalError(msg)
             except psycopg.Error as exc:
                 _abort(conn)
                 msg = f"commit to journal {self.path} failed: {exc}"
