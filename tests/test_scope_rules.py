@@ -270,3 +270,23 @@ def test_closing_a_memory_keeps_the_belief_tables_of_the_others() -> None:
     a.close()
     assert cost(b) < 1.2 * warm  # answered from its tables, not derived again
     b.close()
+
+
+def test_a_scopes_beliefs_follow_writes_after_a_what_if() -> None:
+    """A write bumps the memory's generation only when a scope's table read it since the
+    last bump; a what_if evaluates the scope's beliefs inside a snapshot that is rolled back.
+    Neither leaves a belief stale: not the hypothetical one, not one a later write makes."""
+    mem = Memory()
+    ana = mem.scope("user:ana")
+    ana.add_rule("roman(U) :- holds(U, city, rome)")
+    ana.add("bob", "city", "Rome", source="s")
+    before = sorted(map(str, ana.beliefs()))
+    w = ana.what_if(add=[{"subject": "sue", "attribute": "city", "value": "Rome",
+                          "source": "s"}])
+    assert [str(b) for b in w.beliefs_gained] == ["roman(sue)"]
+    assert sorted(map(str, ana.beliefs())) == before == ["roman(bob)"]
+    mem.add("zed", "colour", "red", source="s")  # a write no table of the scope reads
+    mem.add("kim", "city", "Rome", source="s")  # in the shared layer, which the view sees
+    assert sorted(map(str, ana.beliefs())) == ["roman(bob)", "roman(kim)"]
+    ana.add("kim", "city", "Paris", source="s")  # newer, in the scope: current in its view
+    assert sorted(map(str, ana.beliefs())) == ["roman(bob)"]
