@@ -290,3 +290,9 @@ def test_a_scopes_beliefs_follow_writes_after_a_what_if() -> None:
     assert sorted(map(str, ana.beliefs())) == ["roman(bob)", "roman(kim)"]
     ana.add("kim", "city", "Paris", source="s")  # newer, in the scope: current in its view
     assert sorted(map(str, ana.beliefs())) == ["roman(bob)"]
+    ana.add("lea", "city", "Rome", source="s")  # a write, then a what_if before any read
+    w = ana.what_if(add=[{"subject": "max", "attribute": "city", "value": "Rome",
+                          "source": "s"}])
+    assert [str(b) for b in w.beliefs_gained] == ["roman(max)"]
+    mem.add("zoe", "city", "Rome", source="s")
+    assert sorted(map(str, ana.beliefs())) == ["roman(bob)", "roman(lea)", "roman(zoe)"]

@@ -20,7 +20,7 @@
             store_now/2,        % ?M, ?Now (the memory's clock as last advanced, or none)
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
-            mem_gen/2,          % ?M, ?Generation (incremental: bumped by every write)
+            mem_gen/2,          % ?M, ?Generation (incremental: bumped by a write once read)
             touch/1,            % +M: a write happened (scopes' beliefs re-evaluate)
             gen_read/1,         % +M: a scope's beliefs are being tabled over mem_gen/2
             new_memory/3,       % +M, +Policy, +Tiers
@@ -137,7 +137,7 @@ scope; by the first fact or outcome that names it there); nonce/3 holds every si
 %!  mem_policy(?M, ?Policy) is nondet.
 :- dynamic mem_policy/2.
 %!  mem_gen(?M, ?Generation) is nondet.
-%   Incremental: bumped by every write.
+%   Incremental: bumped by a write when a table read it since the last bump (touch/1).
 :- dynamic mem_gen/2 as incremental.
 %!  gen_is_read(?M) is nondet.
 %   A table of a scope's beliefs read mem_gen/2 since it was last bumped.

@@ -37,8 +37,8 @@ unscoped subjects; in a scope it is the scope's view (view_holds/5): for each
 slot, the union of the scope's facts and the shared layer's, decided by the
 policy as the view's current answer is (dominance:heads_union/6), with the
 subjects named as the view names them. A scope's beliefs are tabled over
-store:mem_gen/2, which every write bumps: they are recomputed, when asked, after
-any write; the shared layer's follow holds/4 slot by slot.
+store:mem_gen/2, which a write bumps once such a table read it: they are recomputed,
+when asked, after any write; the shared layer's follow holds/4 slot by slot.
 
 Rules are data: they are parsed with term_string/3 and interpreted by body/3,
 which calls only holds/3, other rule heads and a short list of pure builtins
