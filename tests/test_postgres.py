@@ -191,8 +191,14 @@ def test_an_append_refused_at_commit_takes_the_write_back(url: str, monkeypatch)
         mem.add("acme", "price", 1, source="s", valid_from=T(1))
         for name in ("_APPEND", "_APPEND_UNINDEXED"):
             monkeypatch.setattr(postgres, name, "SELECT 1 / 0 WHERE %(rows)s::text IS NOT NULL")
+        monkeypatch.setattr(postgres, "_APPEND_FACTS",  # the append of plain facts too
+                            "SELECT 1 / 0 WHERE %s::bigint + length(%s || %s || %s) > 0")
         with pytest.raises(JournalError, match="division by zero"):
             mem.add("acme", "price", 2, source="s", valid_from=T(2))
+        assert mem.current("acme", "price").value == 1 and len(mem) == 1
+        with pytest.raises(JournalError, match="division by zero"):  # a linked fact: slow
+            mem.add("acme", "price", 2, source="s", valid_from=T(2),
+                    supersedes=mem.history("acme", "price")[0].id)
         assert mem.current("acme", "price").value == 1 and len(mem) == 1
         monkeypatch.undo()
         mem.add("acme", "price", 3, source="s", valid_from=T(3))

@@ -137,6 +137,7 @@ class Applier(Erasing):
             self.audit.rejected(exc, {"facts": [f.id for f in facts]})
             raise
         w.on_undo(lambda: self.store.undo_add([f.id for f in out]))
+        w.on_retime(lambda moved: self.store.retime(out, moved))
         self._confirmation_nonces(w, out)
         salts = list(salts) or [None] * len(out)
         w.events.extend(("fact", to_us(f.recorded_at), canonical(fact_body(f, salt)))

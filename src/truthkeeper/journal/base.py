@@ -77,6 +77,9 @@ class Journal:
     durable = True
     indexed = False
     """Whether the backend keeps a slot index (SQLite, PostgreSQL), so a memory can open lazily."""
+    fast = False
+    """Whether the journal has :meth:`append_facts` (PostgreSQL, writable): a write of plain
+    facts chained in the database, decided without reading the tail under the lock."""
 
     def version(self) -> object:
         """A token that changes when another connection commits (SQLite's data_version,
@@ -169,6 +172,13 @@ class Journal:
 
     def close(self) -> None:
         """Release the backend."""
+
+    def append_facts(self, clean: int, events: list[tuple[str, int, str]],
+                     ) -> tuple[int, list[int], str] | None:
+        """Where :attr:`fast`: append fact and audit events chained by the backend; the
+        first seq, the recorded times and the last hash, or None (nothing appended) when an event of
+        another kind came after ``clean``."""
+        raise NotImplementedError
 
     def transaction(self, after: int | None = None) -> AbstractContextManager[Txn]:
         """One write transaction: everything appended in it is committed, or nothing.

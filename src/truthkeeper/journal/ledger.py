@@ -11,13 +11,19 @@ from typing import Any
 
 from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
 from .base import Journal, Txn
-from .codec import GENESIS, Event
+from .codec import GENESIS, Event, canonical
 
 RUN = 5_000
 """Replay applies at most this many consecutive fact events at a time (one Prolog call
 each), so a reopen never holds the whole journal as events, facts and one Prolog term."""
 
-__all__ = ["Ledger", "Write", "now_us"]
+__all__ = ["FastRefused", "Ledger", "Write", "now_us"]
+
+
+class FastRefused(Exception):  # noqa: N818 - a signal to the caller, never an error to a user
+    """A write of plain facts decided without the tail was refused by the journal (an event
+    other than a fact or an audit entry came first; nothing was appended and the write's
+    changes were taken back): write it again with ``fast=False``."""
 
 
 def now_us() -> int:
@@ -35,6 +41,13 @@ class Write:
         """The events to append: kind, transaction time and body (a dict, or its canonical
         text: a bulk write's fact bodies wait as text, a third of their size as dicts)."""
         self.undos: list[Callable[[], None]] = []
+        self.retimers: list[Callable[[dict[int, int]], None]] = []
+
+    def on_retime(self, fn: Callable[[dict[int, int]], None]) -> None:
+        """Register how to move the change's transaction times where the journal put them
+        (a write decided without the tail: a time at or before the tail's moves past it);
+        ``fn`` gets {time given: time recorded}."""
+        self.retimers.append(fn)
 
     def on_undo(self, fn: Callable[[], None]) -> None:
         """Register how to take back a change the body applied (run in reverse order)."""
@@ -74,6 +87,12 @@ class Ledger:
         """The memory's :class:`~truthkeeper.lazy.LazyLoad`, when it was opened lazily."""
         self.seen: object = None
         """The journal's version token when this memory last caught up."""
+        self.ahead: set[int] = set()
+        """The seqs of this memory's own fast writes past ``seq`` (applied when written;
+        catching up passes over them)."""
+        self.clean = 0
+        """Every event up to here that this memory has not applied is another writer's fact
+        or audit entry (a fast write's condition)."""
         self.pending: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
             collections.deque(maxlen=10_000)
         """Events journalled with the next write (audit entries), bounded; each is built
@@ -84,6 +103,47 @@ class Ledger:
         10,000 waiting, the oldest are dropped."""
         if self.journal.durable and not self.journal.readonly:
             self.pending.append((kind, bodies))
+
+    @contextlib.contextmanager
+    def _fast_write(self) -> Iterator[Write]:
+        txn = Txn(self.journal)
+        txn.at(self.seq, self.hash, self.last_ra)
+        w = Write(self, txn)
+        try:
+            yield w
+            taken = len(self.pending)
+            deferred = [(k, b) for k, make in list(self.pending) for b in make()]
+            times = w.times(len(deferred))
+            events = [(k, t, b if isinstance(b, str) else canonical(b)) for k, t, b in
+                      w.events + [(k, t, b) for (k, b), t in zip(deferred, times, strict=True)]]
+            if not events or any(k not in ("fact", "audit") for k, _, _ in events):
+                raise FastRefused
+            got = self.journal.append_facts(max(self.clean, self.seq), events)
+            if got is None:
+                raise FastRefused
+        except BaseException:
+            for undo in reversed(w.undos):
+                undo()
+            raise
+        first, ras, last_hash = got
+        for _ in range(taken):
+            self.pending.popleft()
+        sent = [t for _, t, _ in events]
+        if ras != sent:  # committed: the change follows the times the journal recorded
+            moved = dict(zip(sent, ras, strict=True))
+            for fn in w.retimers:
+                fn(moved)
+        last = first + len(events) - 1
+        self.last_ra = max(self.last_ra, ras[-1])
+        self.clean = last
+        if first == self.seq + 1:  # no other writer's event came between: caught up
+            self.seq, self.hash = last, last_hash
+            seen = self.journal.version_after_write(last)
+            if seen is not None:
+                self.seen = seen
+        else:  # the events between are other writers' facts: applied at the next read
+            self.ahead.update(range(first, last + 1))
+            self.seen = None
 
     def flush(self) -> None:
         """Journal the deferred events now."""
@@ -128,6 +188,13 @@ class Ledger:
         try:
             try:
                 for ev in self.journal.read_checked(self.seq, self.hash):
+                    if ev.seq in self.ahead:  # this memory's own, applied as it was written
+                        self.apply_run(run)
+                        run = []
+                        self.ahead.discard(ev.seq)
+                        self.seq, self.hash = ev.seq, ev.hash
+                        self.last_ra = max(self.last_ra, ev.recorded_at)
+                        continue
                     if run and (ev.kind != "fact" or run[-1].kind != "fact"
                                 or len(run) >= RUN):
                         self.apply_run(run)
@@ -158,14 +225,25 @@ class Ledger:
         self.last_ra = max(self.last_ra, max(ev.recorded_at for ev in run))
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[Write]:
+    def write(self, fast: bool = False) -> Iterator[Write]:
         """One write: catch up, let the body apply its change and list its events, append
         them in one transaction. If the body raises or the commit fails, nothing is appended,
         the changes the body registered with ``on_undo`` are taken back, and the error reaches
-        the caller."""
-        w: Write | None = None
+        the caller.
+
+        ``fast`` (the caller's promise that the body adds plain facts whose adding commutes
+        with any fact another writer appends: no link, no signature, ids drawn at random,
+        sources bound already, a shipped policy): on a journal that chains appends itself
+        (:attr:`Journal.fast`) the write is decided without catching up, and appended in one
+        round trip that holds the writers' lock for no work here; FastRefused when an
+        event of another kind came first (nothing appended, the change taken back)."""
         if self.lazy is not None:  # a lazily opened memory: its index checked once first
             self.lazy.before_write()
+        if fast and self.journal.fast and self.corruption is None and not self.journal.readonly:
+            with self._fast_write() as w:
+                yield w
+            return
+        w: Write | None = None
         try:
             with self.journal.transaction(after=self.seq) as txn:
                 self.catch_up()  # under the write's lock: up to the tail, checked

@@ -23,8 +23,9 @@ from typing import Any, TypeVar
 
 from ..errors import JournalError
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
-from .codec import GENESIS
+from .codec import GENESIS, content_hash
 from .slotindex import IndexedJournal, PostgresDb, SlotIndex
+from .slotindex import entries as index_entries
 
 __all__ = ["PostgresJournal"]
 
@@ -42,6 +43,47 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'truthkeeper journal is append-only';
 END; """
+# A write of plain facts decided without the tail (Ledger.write(fast=True)): chained here,
+# under the writers' lock, in the statement that appends it, so the lock is held for no
+# round trip to the client. Refused (NULL, nothing appended) when an event other than a
+# fact or an audit entry came after ``clean``: only those commute with the write's facts.
+# Each row is [kind, recorded_at, body, sha256(body)]; a recorded_at at or before the tail's
+# is moved just past it (transaction times increase along the chain); the hash is
+# codec.event_hash's. The slot index is extended as _APPEND does (slots' seqs as offsets).
+_APPEND_FACTS_BODY = """
+DECLARE
+    t_seq bigint; t_hash text; t_ra bigint; r json; ra bigint; h text;
+    ras bigint[] := '{}'; first bigint;
+BEGIN
+    PERFORM pg_advisory_xact_lock(%(lock)s);  -- each statement below sees what came first
+    SELECT seq, hash, recorded_at INTO t_seq, t_hash, t_ra FROM events
+        ORDER BY seq DESC LIMIT 1;
+    IF t_seq IS NULL OR EXISTS (SELECT 1 FROM events WHERE seq > clean AND seq <= t_seq
+                                AND kind NOT IN ('fact', 'audit')) THEN
+        RETURN NULL;
+    END IF;
+    first := t_seq + 1;
+    FOR r IN SELECT value FROM json_array_elements(rows) LOOP
+        ra := greatest((r->>1)::bigint, t_ra + 1);
+        t_seq := t_seq + 1;
+        h := encode(sha256(convert_to(t_hash || '|' || t_seq || '|' || (r->>0) || '|' || ra
+                                      || '|' || (r->>3), 'UTF8')), 'hex');
+        INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash)
+            VALUES (t_seq, r->>0, ra, r->>2, t_hash, h);
+        t_hash := h; t_ra := ra; ras := ras || ra;
+    END LOOP;
+    IF to_regclass('tk_index_state2') IS NOT NULL THEN
+        WITH ok AS (SELECT 1 FROM tk_index_state2 WHERE seq = first - 1),
+        sl AS (INSERT INTO tk_index_slot(slot, seq)
+               SELECT s->>0, first + (s->>1)::bigint FROM json_array_elements(slots) s
+               WHERE EXISTS (SELECT 1 FROM ok) ON CONFLICT DO NOTHING),
+        ky AS (INSERT INTO tk_index_key(key, slot)
+               SELECT s->>0, s->>1 FROM json_array_elements(keys) s
+               WHERE EXISTS (SELECT 1 FROM ok) ON CONFLICT DO NOTHING)
+        UPDATE tk_index_state2 SET seq = t_seq, hash = t_hash WHERE seq = first - 1;
+    END IF;
+    RETURN json_build_object('first', first, 'ras', to_json(ras), 'hash', t_hash);
+END; """ % {"lock": _LOCK_KEY}
 _SCHEMA = f"""
 SELECT pg_advisory_xact_lock({_LOCK_KEY});
 CREATE TABLE IF NOT EXISTS events (
@@ -60,6 +102,8 @@ DO $$ BEGIN
         FOR EACH ROW EXECUTE FUNCTION truthkeeper_append_only();
     END IF;
 END $$;
+CREATE OR REPLACE FUNCTION truthkeeper_append_facts(clean bigint, rows json, slots json,
+    keys json) RETURNS json AS $${_APPEND_FACTS_BODY}$$ LANGUAGE plpgsql;
 COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
 """
 # What an open reads in one round trip: whether the table is there, its mark, and whether
@@ -69,9 +113,12 @@ _STATE = """SELECT to_regclass('events') IS NOT NULL,
     obj_description(to_regclass('events'), 'pg_class'),
     EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_append_only'
             AND tgrelid = to_regclass('events')),
-    (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('truthkeeper_append_only()'))"""
+    (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('truthkeeper_append_only()')),
+    (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure(
+        'truthkeeper_append_facts(bigint, json, json, json)'))"""
 _PAGE_AFTER = ("SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
                "WHERE seq > %s ORDER BY seq LIMIT %s")
+_APPEND_FACTS = "SELECT truthkeeper_append_facts(%s, %s::json, %s::json, %s::json)"
 _PIPELINED_MAX = 1 << 20  # bytes: a larger append goes on its own, outside the pipeline
 _MARK = "truthkeeper journal"  # the table comment: the mark, then " format N"
 # The rows go as one JSON text each (arrays of arrays): building it is one json.dumps,
@@ -138,11 +185,13 @@ class PostgresJournal(IndexedJournal):
         """A write's append, sent with its commit (or before its next statement)."""
         self._connect()
         try:
-            exists, comment, trigger, body = self._run(lambda c: c.execute(_STATE).fetchone())
+            exists, comment, trigger, body, fast = self._run(
+                lambda c: c.execute(_STATE).fetchone())
             if exists or readonly:
                 self._check_table(exists, comment)  # never touch another application's
             current = (comment == f"{_MARK} format {FORMAT}" and trigger
-                       and body == _TRIGGER_BODY)
+                       and body == _TRIGGER_BODY and fast == _APPEND_FACTS_BODY)
+            self.fast = not readonly  # _SCHEMA made the function current
             if not readonly and not current:
                 self._run(lambda c: c.execute(_SCHEMA), commit=True)
                 if self.tail()[0] == 0:  # a new journal is indexed from its first event on
@@ -261,6 +310,43 @@ class PostgresJournal(IndexedJournal):
     def _index_read(self, fn: Callable[[SlotIndex], T]) -> T:
         out: T = self._run(lambda c: fn(self._slot_index(PostgresDb(c))))
         return out
+
+    def append_facts(self, clean: int, events: list[tuple[str, int, str]],
+                     ) -> tuple[int, list[int], str] | None:
+        """Append fact and audit events (kind, recorded_at, body text) chained in the
+        database by one statement (its own transaction: it takes the writers' lock, so the
+        lock is held for no round trip and no work here): the
+        first event's seq, every event's recorded_at (moved past the tail's where it was
+        not later) and the last event's hash, or None (nothing appended) when an event other than a fact or an
+        audit entry came after ``clean``."""
+        if self.readonly:
+            msg = f"journal {self.path} is open read-only"
+            raise JournalError(msg)
+        psycopg = _psycopg()
+        rows, slots, keys = [], [], {}
+        for i, (kind, ra, text) in enumerate(events):
+            rows.append((kind, ra, text, content_hash(text)))
+            slot, entries = index_entries(kind, text, _no_lookup)
+            slots.append((slot, i))
+            for k, v in entries:
+                keys.setdefault(k, v)
+        params = (clean, _json(rows), _json(slots), _json(list(keys.items())))
+        if sum(len(x) for x in params[1:]) > _PIPELINED_MAX:
+            return None  # a large batch: the pipeline could stall (transaction() sends it)
+        with self._lock:
+            conn = self._ensure()
+            try:  # one statement in autocommit: its own transaction, the lock taken in it
+                out = conn.execute(_APPEND_FACTS, params).fetchone()[0]
+            except psycopg.Error as exc:
+                _abort(conn)
+                msg = f"commit to journal {self.path} failed: {exc}"
+                raise JournalError(msg) from exc
+            except BaseException:
+                _abort(conn)
+                raise
+        if out is None:
+            return None
+        return int(out["first"]), [int(x) for x in out["ras"]], str(out["hash"])
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -404,6 +490,12 @@ class PostgresJournal(IndexedJournal):
             except psycopg.Error as exc:
                 msg = f"write to journal {self.path} failed: {exc}"
                 raise JournalError(msg) from exc
+
+
+def _no_lookup(key: str) -> str | None:
+    """A fact's or an audit entry's index entries look nothing up."""
+    msg = f"an event of the fast append looked up {key!r}"
+    raise AssertionError(msg)
 
 
 def _abort(conn: Any) -> None:

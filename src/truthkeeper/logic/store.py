@@ -148,6 +148,9 @@ class Store:
         """The time the memory last asked the clock to stand at (``tick``), moved or not."""
         self.next_due: int | None = None
         """When a timed slot's fact next begins or ends after ``clock_at`` (None: never)."""
+        self.commuting: set[tuple[str, str, str]] = set()
+        """The (scope or "", source, tier) that ``tk_commuting/3`` found commuting: what it
+        reads (the policy, a binding made) does not change once so."""
 
     def key(self, attribute: str, value: Any, present: bool = True) -> Any:
         """The key the store compares for a value of this attribute."""
@@ -268,6 +271,34 @@ class Store:
             object.__setattr__(f, "recorded_at", from_us(ra))  # not published yet
             out.append(f)
         return out
+
+    def commutes(self, facts: Sequence[Fact], drawn: Set[str]) -> bool:
+        """Whether adding ``facts`` commutes with any fact another writer may append
+        meanwhile (Prolog's ``tk_commuting/3``), so that the write may be decided without
+        the journal's tail: plain facts (no link, no signature, ids drawn at random) whose
+        sources are bound to their tiers already, under a shipped policy."""
+        if not facts or any(f.supersedes is not None or f.signature is not None
+                            or f.id not in drawn for f in facts):
+            return False
+        rows = {(f.scope or "", f.source, f.tier): scoped(f.scope, f.subject) for f in facts
+                if (f.scope or "", f.source, f.tier) not in self.commuting}
+        if rows and bridge.ask("tk_commuting(M, Rs, C)", {
+                "M": self.h, "Rs": [(k, src, tier) for (_, src, tier), k in rows.items()]},
+                               )["C"] is not True:
+            return False
+        if len(self.commuting) < 65_536:
+            self.commuting.update(rows)
+        return True
+
+    def retime(self, facts: Sequence[Fact], moved: dict[int, int]) -> None:
+        """Move facts added with the times in ``moved``'s keys to its values (the journal
+        recorded them later than given)."""
+        changed = [(f, moved[to_us(f.recorded_at)]) for f in facts
+                   if moved.get(to_us(f.recorded_at), to_us(f.recorded_at))
+                   != to_us(f.recorded_at)]
+        if changed:
+            self.undo_add([f.id for f, _ in changed])
+            Store.add(self, [f for f, _ in changed], [ra for _, ra in changed])
 
     def undo_add(self, ids: Iterable[str]) -> None:
         """Take back facts whose commit failed (never acknowledged)."""
