@@ -316,3 +316,96 @@ def test_a_write_whose_transaction_failed_is_never_acknowledged(url: str) -> Non
         assert j.tail()[0] == before[0] + 1
     finally:
         j.close()
+
+
+def _spy_appends(mem: Memory, monkeypatch) -> dict[str, list]:
+    """Record which way each write of ``mem`` went: ``fast`` (the database chained plain
+    facts: None when it refused) or ``locked`` (caught up under the writers' lock)."""
+    seen: dict[str, list] = {"fast": [], "locked": []}
+    journal = mem._ledger.journal
+    append, transaction = journal.append_facts, journal.transaction
+
+    def fast(clean, events):
+        out = append(clean, events)
+        seen["fast"].append(out)
+        return out
+
+    def locked(after=None):
+        seen["locked"].append(after)
+        return transaction(after)
+
+    monkeypatch.setattr(journal, "append_facts", fast)
+    monkeypatch.setattr(journal, "transaction", locked)
+    return seen
+
+
+def _as_replayed(url: str, *mems: Memory) -> None:
+    """Every memory answers as a full replay of the journal, transaction times included."""
+    with Memory(url, lazy=False) as ref:
+        assert ref.verify().ok
+        for s in ("x", "y"):
+            want = [(f.id, f.value, f.recorded_at) for f in ref.history(s, "p")]
+            for m in mems:
+                assert [(f.id, f.value, f.recorded_at) for f in m.history(s, "p")] == want
+                assert m.current(s, "p").value == ref.current(s, "p").value
+
+
+def test_plain_facts_of_two_writers_are_chained_by_the_database(url: str, monkeypatch) -> None:
+    """A plain fact whose source is bound already is decided without catching up (issue
+    30): one statement appends and chains it under the writers' lock. Two writers that
+    never read interleave; each then reads the other's facts, passing over its own."""
+    a, b = Memory(url), Memory(url)
+    try:
+        spy = _spy_appends(a, monkeypatch)
+        a.add("x", "p", 0, source="w", valid_from=T(1))  # binds w: caught up, under the lock
+        assert len(spy["locked"]) == 1 and not spy["fast"]
+        b.add("y", "p", 0, source="w", valid_from=T(1))
+        for i in range(1, 4):
+            a.add("x", "p", i, source="w", valid_from=T(1 + i))
+            b.add("y", "p", i, source="w", valid_from=T(1 + i))
+        assert len(spy["locked"]) == 1 and len(spy["fast"]) == 3 and None not in spy["fast"]
+        assert a._ledger.ahead  # its own events past others' it has not read yet
+        assert a.current("y", "p").value == 3 and b.current("x", "p").value == 3
+        assert not a._ledger.ahead
+        _as_replayed(url, a, b)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_plain_fact_after_another_writers_retraction_waits_for_it(url: str,
+                                                                     monkeypatch) -> None:
+    """An event other than a fact came first (a retraction): the database refuses the fast
+    append, and the write is made again after catching up, where the retraction holds."""
+    a, b = Memory(url), Memory(url)
+    try:
+        first = a.add("x", "p", 1, source="w", valid_from=T(1))
+        second = a.add("x", "p", 2, source="w", valid_from=T(2))
+        b.retract(second.id, reason="wrong")
+        spy = _spy_appends(a, monkeypatch)
+        a.add("y", "p", 5, source="w", valid_from=T(3))
+        assert spy["fast"] == [None] and len(spy["locked"]) == 1
+        assert a.current("x", "p").value == 1 == first.value
+        _as_replayed(url, a, b)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_transaction_time_behind_the_tail_moves_past_it(url: str) -> None:
+    """Another writer recorded a later transaction time: the database moves the fast
+    write's time just past it (times increase along the chain) and the writer's memory
+    holds the fact at the time the journal recorded."""
+    a, b = Memory(url), Memory(url)
+    try:
+        a.add("x", "p", 0, source="w", valid_from=T(1))
+        b.add("y", "p", 0, source="w", valid_from=T(1))
+        b._ledger.last_ra += 60_000_000  # a clock a minute ahead
+        late = b.add("y", "p", 1, source="w", valid_from=T(2))
+        f = a.add("x", "p", 1, source="w", valid_from=T(2))
+        assert f.recorded_at > late.recorded_at
+        assert a.history("x", "p")[-1].recorded_at == f.recorded_at
+        _as_replayed(url, a, b)
+    finally:
+        a.close()
+        b.close()

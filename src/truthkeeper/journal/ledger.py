@@ -240,8 +240,8 @@ class Ledger:
         if self.lazy is not None:  # a lazily opened memory: its index checked once first
             self.lazy.before_write()
         if fast and self.journal.fast and self.corruption is None and not self.journal.readonly:
-            with self._fast_write() as w:
-                yield w
+            with self._fast_write() as fw:
+                yield fw
             return
         w: Write | None = None
         try:

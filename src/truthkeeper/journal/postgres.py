@@ -50,12 +50,12 @@ END; """
 # Each row is [kind, recorded_at, body, sha256(body)]; a recorded_at at or before the tail's
 # is moved just past it (transaction times increase along the chain); the hash is
 # codec.event_hash's. The slot index is extended as _APPEND does (slots' seqs as offsets).
-_APPEND_FACTS_BODY = """
+_APPEND_FACTS_BODY = f"""
 DECLARE
     t_seq bigint; t_hash text; t_ra bigint; r json; ra bigint; h text;
-    ras bigint[] := '{}'; first bigint;
+    ras bigint[] := '{{}}'; first bigint;
 BEGIN
-    PERFORM pg_advisory_xact_lock(%(lock)s);  -- each statement below sees what came first
+    PERFORM pg_advisory_xact_lock({_LOCK_KEY});  -- each statement below sees what came first
     SELECT seq, hash, recorded_at INTO t_seq, t_hash, t_ra FROM events
         ORDER BY seq DESC LIMIT 1;
     IF t_seq IS NULL OR EXISTS (SELECT 1 FROM events WHERE seq > clean AND seq <= t_seq
@@ -83,7 +83,7 @@ BEGIN
         UPDATE tk_index_state2 SET seq = t_seq, hash = t_hash WHERE seq = first - 1;
     END IF;
     RETURN json_build_object('first', first, 'ras', to_json(ras), 'hash', t_hash);
-END; """ % {"lock": _LOCK_KEY}
+END; """
 _SCHEMA = f"""
 SELECT pg_advisory_xact_lock({_LOCK_KEY});
 CREATE TABLE IF NOT EXISTS events (
@@ -315,15 +315,17 @@ class PostgresJournal(IndexedJournal):
                      ) -> tuple[int, list[int], str] | None:
         """Append fact and audit events (kind, recorded_at, body text) chained in the
         database by one statement (its own transaction: it takes the writers' lock, so the
-        lock is held for no round trip and no work here): the
-        first event's seq, every event's recorded_at (moved past the tail's where it was
-        not later) and the last event's hash, or None (nothing appended) when an event other than a fact or an
+        lock is held for no round trip and no work here): the first event's seq, every
+        event's recorded_at (moved past the tail's where it was not later) and the last
+        event's hash, or None (nothing appended) when an event other than a fact or an
         audit entry came after ``clean``."""
         if self.readonly:
             msg = f"journal {self.path} is open read-only"
             raise JournalError(msg)
         psycopg = _psycopg()
-        rows, slots, keys = [], [], {}
+        rows: list[tuple[str, int, str, str]] = []
+        slots: list[tuple[str, int]] = []
+        keys: dict[str, str] = {}
         for i, (kind, ra, text) in enumerate(events):
             rows.append((kind, ra, text, content_hash(text)))
             slot, entries = index_entries(kind, text, _no_lookup)
