@@ -365,6 +365,7 @@ def test_plain_facts_of_two_writers_are_chained_by_the_database(url: str, monkey
             b.add("y", "p", i, source="w", valid_from=T(1 + i))
         assert len(spy["locked"]) == 1 and len(spy["fast"]) == 3 and None not in spy["fast"]
         assert a._ledger.ahead  # its own events past others' it has not read yet
+        assert a.refresh() == 4  # b's four facts; its own are passed over
         assert a.current("y", "p").value == 3 and b.current("x", "p").value == 3
         assert not a._ledger.ahead
         _as_replayed(url, a, b)

@@ -17,7 +17,6 @@ from .errors import ScopeError, TruthkeeperError
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
-from .journal.ledger import FastRefused
 from .logic.filter import filter_items
 from .logic.policy import Policy
 from .reliability.context import decide_context
@@ -472,15 +471,7 @@ class Memory:
         # no poll first: the write catches up under the journal's lock (Ledger.write); the
         # slots a lazily opened store reads come in before it takes that lock
         with self._open(poll=False):
-            self._store.prefetch(built, drawn)
-            # plain facts on PostgreSQL: decided without the tail, chained by the database
-            fast = self._ledger.journal.fast and self._store.commutes(built, drawn)
-            try:
-                with self._ledger.write(fast=fast) as w:
-                    return self._events.facts(w, built, drawn=drawn)
-            except FastRefused:  # another kind of event came first: catch up and decide
-                with self._ledger.write() as w:
-                    return self._events.facts(w, built, drawn=drawn)
+            return self._p.add_facts(built, drawn)
 
     def declare(self, attribute: str, *, cardinality: str = "one",
                 value_type: str | None = None,

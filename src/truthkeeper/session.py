@@ -16,7 +16,7 @@ from .audit import AuditLog
 from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError
 from .events import Applier
 from .journal import Journal, open_journal
-from .journal.ledger import Ledger, now_us
+from .journal.ledger import FastRefused, Ledger, now_us
 from .lazy import INDEX_CHECKS, LazyLoad
 from .logic.lazystore import LazyStore
 from .logic.rules import Reasoner
@@ -34,7 +34,7 @@ from .validation import (
     check_schema,
     check_similarity,
 )
-from .values import FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
+from .values import Fact, FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
 
 __all__ = ["CACHE_SIZE", "Answers", "Parts"]
 
@@ -103,6 +103,20 @@ class Parts:
         """The memory's clock, in microseconds since the epoch."""
         return now_us() if self.clock is None else to_us(parse_time(self.clock(), "clock()"))
 
+    def add_facts(self, built: list[Fact], drawn: set[str]) -> list[Fact]:
+        """Add validated facts (``add_many``, under the memory's lock). Plain facts whose
+        adding commutes with any fact another writer appends (``Store.commutes``) are
+        decided without catching up, on a journal that chains appends itself (PostgreSQL);
+        when it refuses (another kind of event came first), as every other write."""
+        self.store.prefetch(built, drawn)  # a lazy store's slots, before the journal's lock
+        fast = self.ledger.journal.fast and self.store.commutes(built, drawn)
+        try:
+            with self.ledger.write(fast=fast) as w:
+                return self.events.facts(w, built, drawn=drawn)
+        except FastRefused:
+            with self.ledger.write() as w:
+                return self.events.facts(w, built, drawn=drawn)
+
     def fresh(self) -> bool:
         """No other connection committed and no fact began or ended since the last call."""
         with self.lock:
@@ -130,10 +144,10 @@ class Parts:
         """Catch up with other connections' commits (inside ``guard``, the memory's open
         check, which catches up itself); how many events were applied."""
         with self.lock:  # the events the guard's own catching up applied count too
-            before = self.ledger.seq
+            before = self.ledger.seq - self.ledger.passed
             with guard():
                 self.ledger.catch_up()
-                return self.ledger.seq - before
+                return self.ledger.seq - self.ledger.passed - before
 
     def close(self) -> None:
         """Release the journal and the Prolog state (idempotent)."""

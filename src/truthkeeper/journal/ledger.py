@@ -91,6 +91,9 @@ class Ledger:
         """The seqs of this memory's own fast writes past ``seq`` (applied when written;
         catching up passes over them)."""
         self.clean = 0
+        self.passed = 0
+        """How many of its own events catching up has passed over (``refresh`` counts the
+        others')."""
         """Every event up to here that this memory has not applied is another writer's fact
         or audit entry (a fast write's condition)."""
         self.pending: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
@@ -192,6 +195,7 @@ class Ledger:
                         self.apply_run(run)
                         run = []
                         self.ahead.discard(ev.seq)
+                        self.passed += 1
                         self.seq, self.hash = ev.seq, ev.hash
                         self.last_ra = max(self.last_ra, ev.recorded_at)
                         continue

@@ -62,6 +62,10 @@ class LazyStore(Store):
     def prefetch(self, facts: Sequence[Fact], drawn: Set[str] = frozenset()) -> None:
         self._need_for(facts, drawn)
 
+    def commutes(self, facts: Sequence[Fact], drawn: Set[str]) -> bool:
+        self._need_for(facts, drawn)  # the sources' bindings (``prefetch`` brought them in)
+        return super().commutes(facts, drawn)
+
     def add(self, facts: Sequence[Fact], ras: Sequence[int], now: int | None = None,
             drawn: Set[str] = frozenset()) -> list[Fact]:
         # under the write's lock this asks the journal nothing when ``prefetch`` brought

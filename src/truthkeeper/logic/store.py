@@ -282,9 +282,9 @@ class Store:
             return False
         rows = {(f.scope or "", f.source, f.tier): scoped(f.scope, f.subject) for f in facts
                 if (f.scope or "", f.source, f.tier) not in self.commuting}
-        if rows and bridge.ask("tk_commuting(M, Rs, C)", {
-                "M": self.h, "Rs": [(k, src, tier) for (_, src, tier), k in rows.items()]},
-                               )["C"] is not True:
+        if rows and bridge.ask("tk_commuting(M, Ss, Rs, Ts, C)", {
+                "M": self.h, "Ss": list(rows.values()), "Rs": [r[1] for r in rows],
+                "Ts": [r[2] for r in rows]})["C"] is not True:
             return False
         if len(self.commuting) < 65_536:
             self.commuting.update(rows)

@@ -17,7 +17,8 @@
             head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
             conflict/3,             % +M, ?S, ?A
             fresh/3,                % +M, +S, +A
-            fresh_all/1             % +M
+            fresh_all/1,            % +M
+            commuting/4             % +M, +SubjectKeys, +Sources, +Tiers
           ]).
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, payload/3,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
@@ -28,7 +29,7 @@
                           insert_newest/3, shipped/1,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3]).
-:- use_module(library(apply), [include/3, exclude/3, maplist/3, foldl/4]).
+:- use_module(library(apply), [include/3, exclude/3, maplist/3, maplist/4, foldl/4]).
 :- use_module(library(pairs), [pairs_values/2]).
 :- use_module(links, [check_link_ends/3, no_cycle/2]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
@@ -80,6 +81,18 @@ dominates(M, F, G) :-
         record(M, G, RG),
         policy_dominates(P, RF, RG)
     ).
+
+%!  commuting(+M, +SubjectKeys, +Sources, +Tiers) is semidet.
+%   Adding plain facts (no link, no signature, ids drawn at random) of these subjects,
+%   sources and tiers changes nothing another writer's fact could change meanwhile (so it
+%   may be decided without the journal's tail): a shipped policy (a custom one may refuse a
+%   write on what the slot holds), and each source no confirmation's and bound to that tier
+%   in the fact's layer already (a binding never changes once made).
+commuting(M, Ss, Srcs, Tiers) :-
+    once(mem_policy(M, P)), shipped(P), maplist(bound_source(M), Ss, Srcs, Tiers).
+
+bound_source(M, S, Src, Tier) :-
+    \+ confirmation_source(Src), key_layer(S, Layer), source_tier(M, Src, Layer, Tier, _).
 
 %!  add_facts(+M, +Recs) is det.
 %

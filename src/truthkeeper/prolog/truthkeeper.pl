@@ -5,7 +5,7 @@
             tk_register_policy/3, % +Name, +Text, +MetaKeys
             tk_policy_meta_keys/2, % +Policy, -Keys
             tk_add/3,             % +M, +Facts, +Clock
-            tk_commuting/3,       % +M, +Rows, -Commutes
+            tk_commuting/5,       % +M, +SubjectKeys, +Sources, +Tiers, -Commutes
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
             tk_erase/6,           % +M, +Id, +RA, +Payload, +S, +A
@@ -62,12 +62,12 @@
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
-                      set_status/6, key_layer/2]).
-:- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2,
-                         shipped/1, confirmation_source/1]).
+                      set_status/6]).
+:- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, dominators/3, dominated/3, heads_at/6,
-                          heads_union/6, dominance_pairs/3, ended/3, head/4, conflict/3]).
+                          heads_union/6, dominance_pairs/3, ended/3, head/4, conflict/3,
+                          commuting/4]).
 :- use_module(clock, [advance/3, end_fact/3]).
 :- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3]).
@@ -101,7 +101,7 @@ with tk_error/2 and maps it to the error family in one table.
 */
 
 :- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
-        tk_add/3, tk_commuting/3, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
+        tk_add/3, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
         tk_guarded_tiers/2, tk_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
@@ -175,18 +175,13 @@ fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
 
 %!  tk_new(+M, +Policy, +Tiers) is det.
 tk_new(M, PolicyS, TierSs) :-
-    atom_in(PolicyS, Policy),
-    maplist(atom_in, TierSs, Tiers),
-    new_memory(M, Policy, Tiers).
+    atom_in(PolicyS, Policy), maplist(atom_in, TierSs, Tiers), new_memory(M, Policy, Tiers).
 
 %!  tk_close(+M) is det.
-tk_close(M) :-
-    drop_rules(M),
-    drop_memory(M).
+tk_close(M) :- drop_rules(M), drop_memory(M).
 
 %!  tk_policies(-Policies) is det.
-tk_policies(Ps) :-
-    findall(P, policy(P), Ps).
+tk_policies(Ps) :- findall(P, policy(P), Ps).
 
 %!  tk_register_policy(+Name, +Text, +MetaKeys) is det.
 tk_register_policy(Name0, Text, Keys0) :-
@@ -195,8 +190,7 @@ tk_register_policy(Name0, Text, Keys0) :-
 
 %!  tk_policy_meta_keys(+Policy, -Keys) is det.
 tk_policy_meta_keys(P0, Keys) :-
-    atom_in(P0, P),
-    ( policy_meta_keys(P, Keys) -> true ; Keys = [] ).
+    atom_in(P0, P), ( policy_meta_keys(P, Keys) -> true ; Keys = [] ).
 
 % ---------------------------------------------------------------- writes
 
@@ -211,23 +205,10 @@ tk_add(M, Rows, Clock0) :-
     ( Clock == none -> true ; set_now(M, Clock) ),
     add_facts(M, Recs).
 
-%!  tk_commuting(+M, +Rows, -Commutes) is det.
-%   Commutes is @(true) when adding facts of these -(SubjectKey, Source, Tier) rows
-%   (plain: no link, no signature, ids drawn at random) changes nothing that another
-%   writer's fact could change meanwhile, so the write may be decided without the
-%   journal's tail: the memory's policy is shipped (a custom one may refuse a write on
-%   what the slot holds), and each source is a confirmation's in none and is bound to
-%   that tier in the fact's layer already (a binding never changes once made).
-tk_commuting(M, Rows, Commutes) :-
-    (   once(mem_policy(M, P)), shipped(P),
-        forall(member(-(S0, Src0, Tier0), Rows),
-               ( atom_in(S0, S), atom_in(Src0, Src), atom_in(Tier0, Tier),
-                 \+ confirmation_source(Src),
-                 key_layer(S, Layer),
-                 source_tier(M, Src, Layer, Tier, _) ))
-    ->  Commutes = @(true)
-    ;   Commutes = @(false)
-    ).
+%!  tk_commuting(+M, +SubjectKeys, +Sources, +Tiers, -Commutes) is det (commuting/4).
+tk_commuting(M, Ss0, Rs0, Ts0, C) :-
+    maplist(atom_in, Ss0, Ss), maplist(atom_in, Rs0, Rs), maplist(atom_in, Ts0, Ts),
+    ( commuting(M, Ss, Rs, Ts) -> C = @(true) ; C = @(false) ).
 
 %!  tk_retract(+M, +Id, +RA, +Reason) is det.
 tk_retract(M, Id0, RA, Reason0) :-

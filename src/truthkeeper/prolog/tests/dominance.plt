@@ -126,4 +126,19 @@ test(dominators_and_dominated, [Ds == [b], Dd == [a]]) :-
     new_memory(-9101, temporal, [agent]),
     add(-9101, a, s, 1, 10, 1, agent), add(-9101, b, s, 2, 20, 2, agent),
     dominators(-9101, a, Ds), dominated(-9101, b, Dd).
+test(a_write_commutes_once_its_source_is_bound_under_a_shipped_policy,
+     R == [false, true, false, false, false, false]) :-
+    new_memory(-9101, temporal, [human, agent]),
+    C = [Ss, Srcs, Ts, X]>>(commuting(-9101, Ss, Srcs, Ts) -> X = true ; X = false),
+    call(C, [s], [x], [agent], A),                  % x is not bound yet
+    add(-9101, a, s, 1, 10, 1, agent, x),
+    call(C, [t, s], [x, x], [agent, agent], B),     % bound in the shared layer: any subject
+    call(C, [s], [x], [human], H),                  % another tier
+    call(C, ['sc\x1F\s'], [x], [agent], L),        % another layer: a scope binds anew
+    add(-9101, k, s, 1, 10, 2, agent, 'confirmation:agent'),
+    call(C, [s], ['confirmation:agent'], [agent], K),
+    new_memory(-9101, plunit_older_wins, [agent]),
+    add(-9101, a, s, 1, 10, 1, agent, x),
+    call(C, [s], [x], [agent], P),                  % a custom policy
+    R = [A, B, H, L, K, P].
 :- end_tests(dominance).
