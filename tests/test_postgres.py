@@ -410,3 +410,25 @@ def test_a_transaction_time_behind_the_tail_moves_past_it(url: str) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_a_memory_that_only_writes_keeps_no_growing_list(url: str, monkeypatch) -> None:
+    """Its own events past other writers' unread facts are remembered until it catches up;
+    a memory that never reads catches up once it has written AHEAD of them."""
+    from truthkeeper.journal import ledger
+
+    monkeypatch.setattr(ledger, "AHEAD", 3)
+    a, b = Memory(url), Memory(url)
+    try:
+        a.add("x", "p", 0, source="w", valid_from=T(1))
+        b.add("y", "p", 0, source="w", valid_from=T(1))
+        sizes = []
+        for i in range(1, 8):
+            a.add("x", "p", i, source="w", valid_from=T(1 + i))
+            b.add("y", "p", i, source="w", valid_from=T(1 + i))
+            sizes.append(len(a._ledger.ahead))
+        assert max(sizes) == 3 and sizes[3] < 3  # caught up before its fourth such write
+        _as_replayed(url, a, b)
+    finally:
+        a.close()
+        b.close()

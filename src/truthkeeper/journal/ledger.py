@@ -17,7 +17,11 @@ RUN = 5_000
 """Replay applies at most this many consecutive fact events at a time (one Prolog call
 each), so a reopen never holds the whole journal as events, facts and one Prolog term."""
 
-__all__ = ["FastRefused", "Ledger", "Write", "now_us"]
+__all__ = ["AHEAD", "FastRefused", "Ledger", "Write", "now_us"]
+
+AHEAD = 10_000
+"""A memory that has written this many events past other writers' unread ones catches up
+before its next such write (a process that only writes keeps no growing list)."""
 
 
 class FastRefused(Exception):  # noqa: N818 - a signal to the caller, never an error to a user
@@ -244,6 +248,8 @@ class Ledger:
         if self.lazy is not None:  # a lazily opened memory: its index checked once first
             self.lazy.before_write()
         if fast and self.journal.fast and self.corruption is None and not self.journal.readonly:
+            if len(self.ahead) >= AHEAD:
+                self.catch_up()
             with self._fast_write() as fw:
                 yield fw
             return
