@@ -322,7 +322,6 @@ class PostgresJournal(IndexedJournal):
         if self.readonly:
             msg = f"journal {self.path} is open read-only"
             raise JournalError(msg)
-        psycopg = _psycopg()
         rows: list[tuple[str, int, str, str]] = []
         slots: list[tuple[str, int]] = []
         keys: dict[str, str] = {}
@@ -337,15 +336,8 @@ class PostgresJournal(IndexedJournal):
             return None  # a large batch: the pipeline could stall (transaction() sends it)
         with self._lock:
             conn = self._ensure()
-            try:  # one statement in autocommit: its own transaction, the lock taken in it
+            with self._committing(conn):  # one autocommit statement: it takes the lock
                 out = conn.execute(_APPEND_FACTS, params).fetchone()[0]
-            except psycopg.Error as exc:
-                _abort(conn)
-                msg = f"commit to journal {self.path} failed: {exc}"
-                raise JournalError(msg) from exc
-            except BaseException:
-                _abort(conn)
-                raise
         if out is None:
             return None
         return int(out["first"]), [int(x) for x in out["ras"]], str(out["hash"])
@@ -448,33 +440,42 @@ class PostgresJournal(IndexedJournal):
                 raise JournalError(msg) from exc
             self._in_txn = True
             try:
-                txn = Txn(self)
-                yield txn
-                if self._queued is not None and sum(
-                        len(v) for v in self._queued[1].values() if isinstance(v, str)
-                ) > _PIPELINED_MAX:
-                    # a message of megabytes in the pipeline stalled for ever, both ends
-                    # waiting (psycopg #685; seen at 24 MB with conn.commit() in the
-                    # pipeline; COMMIT as a statement took 60 MB): one more round trip
-                    self._send_queued(conn)
-                with conn.pipeline():
-                    self._send_queued(conn)
-                    done = conn.execute("COMMIT")
-                if done.statusmessage != "COMMIT":  # the server's answer to a COMMIT of a
-                    # failed transaction is ROLLBACK, with no error: never acknowledge it
-                    msg = (f"commit to journal {self.path} failed: a statement of the write "
-                           "failed, so the server rolled it back")
-                    raise JournalError(msg)
-            except psycopg.Error as exc:
-                _abort(conn)
-                msg = f"commit to journal {self.path} failed: {exc}"
-                raise JournalError(msg) from exc
-            except BaseException:
-                _abort(conn)
-                raise
+                with self._committing(conn):
+                    txn = Txn(self)
+                    yield txn
+                    if self._queued is not None and sum(
+                            len(v) for v in self._queued[1].values() if isinstance(v, str)
+                    ) > _PIPELINED_MAX:
+                        # a message of megabytes in the pipeline stalled for ever, both ends
+                        # waiting (psycopg #685; seen at 24 MB with conn.commit() in the
+                        # pipeline; COMMIT as a statement took 60 MB): one more round trip
+                        self._send_queued(conn)
+                    with conn.pipeline():
+                        self._send_queued(conn)
+                        done = conn.execute("COMMIT")
+                    if done.statusmessage != "COMMIT":  # the server's answer to a COMMIT of a
+                        # failed transaction is ROLLBACK, with no error: never acknowledge it
+                        msg = (f"commit to journal {self.path} failed: a statement of the write "
+                               "failed, so the server rolled it back")
+                        raise JournalError(msg)
             finally:
                 self._in_txn = False
                 self._read_ahead = self._queued = None
+
+    @contextlib.contextmanager
+    def _committing(self, conn: Any) -> Iterator[None]:
+        """A write's commit: a database error is the write's JournalError, and any error
+        ends the transaction (taken back)."""
+        psycopg = _psycopg()
+        try:
+            yield
+        except psycopg.Error as exc:
+            _abort(conn)
+            msg = f"commit to journal {self.path} failed: {exc}"
+            raise JournalError(msg) from exc
+        except BaseException:
+            _abort(conn)
+            raise
 
     def _send_queued(self, conn: Any) -> None:
         """Send the append that waits for the commit (``_insert``)."""
