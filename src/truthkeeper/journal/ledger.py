@@ -95,11 +95,11 @@ class Ledger:
         """The seqs of this memory's own fast writes past ``seq`` (applied when written;
         catching up passes over them)."""
         self.clean = 0
+        """Every event up to here that this memory has not applied is another writer's fact
+        or audit entry (a fast write's condition)."""
         self.passed = 0
         """How many of its own events catching up has passed over (``refresh`` counts the
         others')."""
-        """Every event up to here that this memory has not applied is another writer's fact
-        or audit entry (a fast write's condition)."""
         self.pending: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
             collections.deque(maxlen=10_000)
         """Events journalled with the next write (audit entries), bounded; each is built
@@ -111,6 +111,15 @@ class Ledger:
         if self.journal.durable and not self.journal.readonly:
             self.pending.append((kind, bodies))
 
+    def _with_deferred(self, w: Write,
+                       ) -> tuple[int, list[tuple[str, int, dict[str, Any] | str]]]:
+        """The write's events followed by the deferred ones (timed now), and how many
+        deferred entries they take (popped once the write commits)."""
+        taken = len(self.pending)
+        deferred = [(k, b) for k, make in list(self.pending) for b in make()]
+        times = w.times(len(deferred))
+        return taken, w.events + [(k, t, b) for (k, b), t in zip(deferred, times, strict=True)]
+
     @contextlib.contextmanager
     def _fast_write(self) -> Iterator[Write]:
         txn = Txn(self.journal)
@@ -118,11 +127,9 @@ class Ledger:
         w = Write(self, txn)
         try:
             yield w
-            taken = len(self.pending)
-            deferred = [(k, b) for k, make in list(self.pending) for b in make()]
-            times = w.times(len(deferred))
-            events = [(k, t, b if isinstance(b, str) else canonical(b)) for k, t, b in
-                      w.events + [(k, t, b) for (k, b), t in zip(deferred, times, strict=True)]]
+            taken, all_events = self._with_deferred(w)
+            events = [(k, t, b if isinstance(b, str) else canonical(b))
+                      for k, t, b in all_events]
             if not events or any(k not in ("fact", "audit") for k, _, _ in events):
                 raise FastRefused
             got = self.journal.append_facts(max(self.clean, self.seq), events)
@@ -261,11 +268,8 @@ class Ledger:
                     txn.at(self.seq, self.hash, self.last_ra)
                 w = Write(self, txn)
                 yield w
-                taken = len(self.pending)
-                deferred = [(k, b) for k, make in list(self.pending) for b in make()]
-                times = w.times(len(deferred))
-                txn.append_many(w.events + [(k, t, b) for (k, b), t in
-                                            zip(deferred, times, strict=True)])
+                taken, events = self._with_deferred(w)
+                txn.append_many(events)
         except BaseException:
             for undo in reversed(w.undos if w is not None else []):
                 undo()
