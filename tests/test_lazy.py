@@ -12,7 +12,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import truthkeeper.lazy
 from truthkeeper import Candidate, JournalCorrupt, Memory, TierNotAuthorized, TruthkeeperError
+from truthkeeper.lazy import HELD_SLOTS
 from truthkeeper.testing import at, policies
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("bob", "city"),
@@ -107,15 +109,17 @@ def _ask(mem: Memory, ids: list[str], q: tuple[Any, ...]) -> Any:
 
 
 @settings(max_examples=40)
-@example(policy="temporal", touched=set(), queries=[("len",)], other_lazy=False, history=[
+@example(policy="temporal", touched=set(), queries=[("len",)], other_lazy=False, held=1, history=[
     ("add", 0, 0, 0, 0, "a", None), ("add", 0, 0, 0, 0, "a", None), ("outcome", 0, False),
     ("add", 0, 0, 0, 0, "a", None), ("outcome", 20, False)])
 @given(policy=policies, history=st.lists(write, max_size=25),
        touched=st.sets(st.integers(0, len(SLOTS) - 1)), other_lazy=st.booleans(),
-       queries=st.lists(query, min_size=1, max_size=12))
+       queries=st.lists(query, min_size=1, max_size=12), held=st.sampled_from([1, 2, HELD_SLOTS]))
 def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, policy, history,
                                                                   touched, queries,
-                                                                  other_lazy):
+                                                                  other_lazy, held):
+    """``held``: how many slots the lazy memory keeps read in (1: before each call it
+    takes out every slot Prolog lets it, and reads them again when asked)."""
     path = new_journal()
     ids: list[str] = []
     with Memory(path, policy=policy, protected_tiers=(), synchronous="NORMAL") as w:
@@ -124,6 +128,7 @@ def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, pol
     lazy = Memory(path, policy=policy, protected_tiers=(), lazy=True)
     full = Memory(path, policy=policy, protected_tiers=(), lazy=False)
     other = Memory(path, policy=policy, protected_tiers=(), lazy=other_lazy)
+    held_before, truthkeeper.lazy.HELD_SLOTS = truthkeeper.lazy.HELD_SLOTS, held
     try:
         # at open: the slots outcomes name, and the placeholders' slots erasures name
         assert {s for s in lazy._store.lazy.loaded if not s.endswith("\x1f$erased")} <= {
@@ -147,6 +152,7 @@ def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, pol
         assert lazy.reliability() == full.reliability()
         assert lazy.verify().ok
     finally:
+        truthkeeper.lazy.HELD_SLOTS = held_before
         for m in (lazy, full, other):
             m.close()
 

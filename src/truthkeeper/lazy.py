@@ -23,6 +23,8 @@ the index until the first write or ``verify()``.
 
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import os
 import subprocess
@@ -43,7 +45,12 @@ if TYPE_CHECKING:
     from .journal.ledger import Ledger
     from .logic.store import Store
 
-__all__ = ["INDEX_CHECKS", "LazyLoad"]
+__all__ = ["HELD_SLOTS", "INDEX_CHECKS", "LazyLoad"]
+
+HELD_SLOTS = 2_048
+"""How many slots a lazily opened memory keeps read in: past that, before its next call,
+the least recently asked about are taken out of the store (read from the journal again
+when next asked), so its memory does not grow with what it has read."""
 
 INDEX_CHECKS = ("background", "before-write")
 """When a lazily opened memory compares its slot index with the whole chain."""
@@ -79,6 +86,8 @@ class LazyLoad:
         self.journal, self.store, self.replay, self.audit = journal, store, replay, audit
         self.ledger: Ledger | None = None
         self.loaded: set[str] = set()
+        self.recent: collections.OrderedDict[str, None] = collections.OrderedDict()
+        """The loaded slots that may be taken out again, least recently asked about first."""
         self.bound: set[str] = set()
         self.done = False
         """Every slot is in the store: the memory behaves as after a full replay."""
@@ -248,7 +257,11 @@ class LazyLoad:
         bind the sources named (``s:<source>``) to the tier the journal gave them."""
         if not self._loading():
             return
-        want = [s for s in dict.fromkeys(slots) if self._missing(s)]
+        slots = list(dict.fromkeys(slots))
+        for s in slots:
+            if s in self.recent:
+                self.recent.move_to_end(s)
+        want = [s for s in slots if self._missing(s)]
         keys = [k for k in keys if not (k.startswith("s:") and k[2:] in self.bound)]
         if keys:
             self._sync()
@@ -328,6 +341,7 @@ class LazyLoad:
                 break
             slots = slots + linked
         self.loaded.update(slots)
+        self.recent.update(dict.fromkeys(s for s in slots if s != GLOBAL))
         if self.partial is not None:
             self.partial.update(dict.fromkeys(slots, self.upto))
         self.busy += 1
@@ -338,6 +352,25 @@ class LazyLoad:
             raise
         finally:
             self.busy -= 1
+
+    def trim(self) -> bool:
+        """Between calls: past :data:`HELD_SLOTS` slots read in, take the least recently
+        asked about out of the store, down to three quarters of that (Prolog keeps those a rule may
+        read and those whose facts are linked). Not while this memory's own writes wait
+        past other writers' unread events (``Ledger.ahead``): a slot read again now would
+        lack them. Whether any slot was taken out (an answer about it, cached, would not
+        see another writer's event that now passes it by)."""
+        held = HELD_SLOTS
+        if (len(self.recent) <= held or self.done or self.busy or self.partial is not None
+                or self.ledger is None or self.ledger.ahead):
+            return False
+        victims = list(itertools.islice(self.recent, len(self.recent) - held * 3 // 4))
+        for s in victims:
+            del self.recent[s]  # kept by Prolog: not offered again
+        rows = [(s, *s.rsplit(SCOPE_SEP, 1)) for s in victims]
+        out = self.store.unload(rows)
+        self.loaded.difference_update(out)
+        return bool(out)
 
     def _unheld(self, found: list[tuple[str, Event]]) -> list[Event]:
         """The events, but those of facts the store holds already that are listed under a

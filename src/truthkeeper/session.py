@@ -137,6 +137,8 @@ class Parts:
             lazy.raise_if_broken()
         if poll:
             self.ledger.poll()
+        if lazy is not None and lazy.trim():  # its memory stays bounded by what it holds
+            self.answers.clear()
         if self.store.tick(self.now()):  # a fact began or ended since the last call
             self.answers.clear()
 

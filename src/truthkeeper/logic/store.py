@@ -300,6 +300,15 @@ class Store:
             self.undo_add([f.id for f, _ in changed])
             Store.add(self, [f for f, _ in changed], [ra for _, ra in changed])
 
+    def unload(self, slots: Sequence[tuple[str, str, str]]) -> list[str]:
+        """Take these slots (key, store subject, attribute) out of the store, as if never
+        read in (a lazily opened memory reads them again when asked); the keys of those
+        taken out: Prolog keeps every slot while a rule may read it, and a slot whose
+        facts are linked (``store:unload_slots/3``)."""
+        out: list[str] = bridge.ask("tk_unload_slots(M, Ss, Us)",
+                                    {"M": self.h, "Ss": list(slots)})["Us"]
+        return out
+
     def undo_add(self, ids: Iterable[str]) -> None:
         """Take back facts whose commit failed (never acknowledged)."""
         bridge.ask("tk_undo_facts(M, Ids)", {"M": self.h, "Ids": list(ids)})

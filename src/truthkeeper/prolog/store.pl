@@ -47,12 +47,13 @@
             protect_tiers/2,    % +M, +Tiers
             attribute_used/2,   % +M, +Attribute (semidet)
             known_ids/3,        % +M, +Ids, -Known
-            slots/3             % +M, ?Subject, -Slots
+            slots/3,            % +M, ?Subject, -Slots
+            unload_slots/3      % +M, +Slots, -Unloaded
           ]).
 :- use_module(policies, [policy/1, tier_ranks/2]).
 :- use_module(library(error), [must_be/2, domain_error/2, existence_error/2,
                               permission_error/3]).
-:- use_module(library(lists), [member/2, reverse/2]).
+:- use_module(library(lists), [member/2, memberchk/2, reverse/2]).
 :- use_module(library(pairs), [pairs_values/2]).
 
 /** <module> The fact store: the one copy of every fact
@@ -481,3 +482,33 @@ known_ids(M, Ids, Known) :-
 slots(M, S, Slots) :-
     findall(S-A, fact(M, _, S, A, _, _, _, _, _, _), Slots0),
     sort(Slots0, Slots).
+
+%!  unload_slots(+M, +Slots, -Unloaded) is det.
+%
+%   Take the facts of the slots -(Key, S, A) out of the store, with all that was
+%   derived from them, as if they had never been read in: a lazily opened memory
+%   reads such a slot from its journal again when it is next asked about.
+%   Unloaded are the Keys of the slots taken out. None is while the memory holds a
+%   rule (its beliefs read every slot); nor is a slot with a supersedes link or a
+%   confirmation, or an erased fact's placeholder slot (links may cross slots
+%   there). Source bindings and nonces stay: they are the memory's, not a slot's.
+unload_slots(M, Slots, Unloaded) :-
+    (   tms:rule(M, _, _, _)
+    ->  Unloaded = []
+    ;   findall(K, ( member(-(K, S, A), Slots), unloadable(M, S, A) ), Unloaded),
+        forall(( member(-(K, S, A), Slots), memberchk(K, Unloaded) ), unload_slot(M, S, A))
+    ).
+
+unloadable(M, S, A) :-
+    A \== '$erased',
+    \+ linked(M, S, A),
+    \+ ( fact(M, F, S, A, _, _, _, _, _, _), ( sup(M, F, _) ; sup(M, _, F) ) ).
+
+unload_slot(M, S, A) :-
+    forall(fact(M, Id, S, A, _, _, _, _, _, _),
+           ( retractall(payload(M, Id, _)), retractall(fact_meta(M, Id, _)),
+             retractall(retracted(M, Id, _, _)) )),
+    retractall(fact(M, _, S, A, _, _, _, _, _, _)),
+    retractall(kept_head(M, S, A, _)), retractall(stale(M, S, A)),
+    retractall(front(M, S, A, _)), retractall(holds(M, S, A, _)),
+    retractall(kept_conflict(M, S, A)), retractall(timed(M, S, A)).

@@ -22,6 +22,7 @@
             tk_tiers/2,           % +M, -Tiers
             tk_attribute_used/3,  % +M, +Attribute, -Used
             tk_slots/3,           % +M, +Subject, -Slots
+            tk_unload_slots/3,    % +M, +Slots, -Unloaded
             tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
             tk_bind_source/5,     % +M, +Scope, +Source, +Tier, +Restore
@@ -58,7 +59,7 @@
           ]).
 :- use_module(store, [bind_source/4, use_nonce/3, unuse_nonce/2, set_now/2, blank_fact/5,
                       view_source_tier/4, view_sources/3, union_status/6, declare_attr/3,
-                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, fact/10, payload/3, sup/3, retracted/4,
+                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, unload_slots/3, fact/10, payload/3, sup/3, retracted/4,
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
@@ -455,12 +456,14 @@ cand_in(M, -(I, K0, V0, T, Tier0, RA0, Src0, VT0), VT-c(I, K, r(I, V, T, RA, R, 
 slot_in(-(K0, S0, A0), -(K, S, A)) :-
     atom_in(K0, K), atom_in(S0, S), atom_in(A0, A).
 
+%!  tk_unload_slots(+M, +Slots, -Unloaded) is det (store:unload_slots/3).
+tk_unload_slots(M, Ss0, Us) :- maplist(slot_in, Ss0, Ss), unload_slots(M, Ss, Us).
+
 %!  tk_ended_rows(+M, +Candidates, -Indexes) is det.
 %
 %   The indexes of the candidates whose valid_to has passed at the memory's clock.
 tk_ended_rows(M, Rows, Is) :-
-    maplist(cand_in(M), Rows, Timed),
-    live_candidates(M, Timed, _, Ended),
+    maplist(cand_in(M), Rows, Timed), live_candidates(M, Timed, _, Ended),
     pairs_keys_values(Ended, Is, _).
 
 %!  tk_phi_store(+M, +Candidates, +Slots, -Drops) is det.
@@ -565,10 +568,8 @@ tk_explain(M, Sc0, Text, Proof) :-
 %   touched slot whose heads change. Errors of the hypothetical writes are
 %   raised as by tk_add/3 and tk_retract/4.
 tk_what_if(M, Sc0, Now, Adds, Retracts0, Changes) :-
-    atom_in(Sc0, Sc),
-    must_be(integer, Now),
-    maplist(fact_in, Adds, Recs),
-    maplist(atom_in, Retracts0, Retracts),
+    atom_in(Sc0, Sc), must_be(integer, Now),
+    maplist(fact_in, Adds, Recs), maplist(atom_in, Retracts0, Retracts),
     what_if(M, Sc, Now, Recs, Retracts, Changes).
 
 % ---------------------------------------------------------------- errors
@@ -594,7 +595,6 @@ tk_error(E, Goal, Err) :-
 %   on this call only (plunit is a third of the time every process would spend
 %   loading truthkeeper); Dir is the package's, wherever the modules came from.
 tk_run_tests(Dir0, Passed, Failed) :-
-    atom_in(Dir0, Dir),
-    directory_file_path(Dir, selftest, Selftest),
+    atom_in(Dir0, Dir), directory_file_path(Dir, selftest, Selftest),
     use_module(Selftest, [run_suites/2]),
     selftest:run_suites(Passed, Failed).
