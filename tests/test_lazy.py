@@ -291,6 +291,49 @@ def test_the_cache_of_answers_is_bounded(loc, monkeypatch):
             assert len(m._cache) == 3
 
 
+def test_a_lazy_memory_holds_a_bounded_number_of_slots(loc, monkeypatch):
+    """Past HELD_SLOTS slots read in, the least recently asked about are taken out of the
+    store before the next call, and read from the journal again when asked: what a long-
+    lived reader holds does not grow with what it has read, and every answer stays."""
+    monkeypatch.setattr(truthkeeper.lazy, "HELD_SLOTS", 8)
+    path = _memory(loc, 30)
+    with Memory(path, lazy=True) as m:
+        lazy = m._store.lazy
+        for _ in range(2):
+            for i in range(30):
+                assert m.current(f"u{i}", "city").value == f"Porto{i}"
+                assert [f.value for f in m.history(f"u{i}", "city")] == ["Lisbon", f"Porto{i}"]
+                assert len(lazy.loaded) <= 9
+        from truthkeeper.logic.store import Store
+        assert Store.count(m._store, None) <= 2 * 9  # the facts held now (nothing loaded)
+        m.retract(m.current("u0", "city").heads[0].id, reason="wrong")  # u0 taken out before
+        for i in range(1, 30):
+            m.current(f"u{i}", "city")
+        assert m.current("u0", "city").value == "Lisbon"
+        assert len(m) == 60 and m.verify().ok
+
+
+def test_written_and_linked_slots_stay_in(loc, monkeypatch):
+    """A slot this memory writes to stays in (a writer cycling over more slots than it may
+    hold would read each back at every write); so does a slot whose facts are linked by
+    supersedes (Prolog's unload_slots/3 keeps it)."""
+    monkeypatch.setattr(truthkeeper.lazy, "HELD_SLOTS", 1)
+    path = _memory(loc, 10)
+    with Memory(path) as w:  # another writer's link: this memory only reads the slot
+        w.add("u2", "city", "Braga", source="crm", supersedes=w.current("u2", "city").heads[0].id)
+    with Memory(path, lazy=True) as m:
+        lazy = m._store.lazy
+        m.add("u1", "city", "Faro", source="crm", valid_from=at(7))
+        assert m.current("u2", "city").value == "Braga"
+        for i in range(3, 10):
+            assert m.current(f"u{i}", "city").value == f"Porto{i}"
+        assert {"u1\x1fcity", "u2\x1fcity"} <= lazy.loaded
+        assert not {f"u{i}\x1fcity" for i in range(3, 8)} & lazy.loaded
+        assert m.current("u1", "city").value == "Faro"
+        assert m.current("u2", "city").value == "Braga"
+        assert m.current("u3", "city").value == "Porto3"
+
+
 def test_rules_in_the_journal_open_lazily_and_beliefs_read_every_slot(tmp_path):
     path = _memory(str(tmp_path), 3)
     with Memory(path) as m:

@@ -252,9 +252,13 @@ class LazyLoad:
 
     # ------------------------------------------------------------------ loading
 
-    def need(self, slots: Iterable[str] = (), keys: Iterable[str] = ()) -> None:
+    def need(self, slots: Iterable[str] = (), keys: Iterable[str] = (),
+             hold: bool = False) -> None:
         """Bring these slots, and those holding these fact ids or nonces, into the store;
-        bind the sources named (``s:<source>``) to the tier the journal gave them."""
+        bind the sources named (``s:<source>``) to the tier the journal gave them.
+        ``hold``: the slots are written to, and stay in (:meth:`trim` does not offer
+        them): a writer that cycles over more slots than it may hold would read each
+        one back at every write."""
         if not self._loading():
             return
         slots = list(dict.fromkeys(slots))
@@ -282,6 +286,9 @@ class LazyLoad:
                     self._load(again, again=True)
         if want and not self.done:
             self._load(list(dict.fromkeys(want)))
+        if hold:
+            for s in slots:
+                self.recent.pop(s, None)
 
     def need_subject(self, subject_key: str) -> None:
         """Bring in every slot of a subject (its store key), found through the index."""
@@ -355,11 +362,12 @@ class LazyLoad:
 
     def trim(self) -> bool:
         """Between calls: past :data:`HELD_SLOTS` slots read in, take the least recently
-        asked about out of the store, down to three quarters of that (Prolog keeps those a rule may
-        read and those whose facts are linked). Not while this memory's own writes wait
-        past other writers' unread events (``Ledger.ahead``): a slot read again now would
-        lack them. Whether any slot was taken out (an answer about it, cached, would not
-        see another writer's event that now passes it by)."""
+        asked about out of the store, down to three quarters of that (Prolog keeps those
+        whose facts are linked). Never once every slot is in (``done``: rules and beliefs
+        read every slot, and load them all first). Not while this memory's own writes
+        wait past other writers' unread events (``Ledger.ahead``): a slot read again now
+        would lack them. Whether any slot was taken out (a cached answer about it would
+        not see another writer's event that now passes it by)."""
         held = HELD_SLOTS
         if (len(self.recent) <= held or self.done or self.busy or self.partial is not None
                 or self.ledger is None or self.ledger.ahead):

@@ -40,12 +40,12 @@ class LazyStore(Store):
     lazy: Any
 
     def need(self, slots: Iterable[tuple[str, str]] = (), ids: Iterable[str | None] = (),
-             keys: Iterable[str] = ()) -> None:
+             keys: Iterable[str] = (), *, hold: bool = False) -> None:
         """Bring these slots (store keys), those of these fact ids and these index keys
-        into the store."""
+        into the store; ``hold``: keep the slots in (a write's: see ``LazyLoad.need``)."""
         if self.lazy is not None and not self.lazy.done:
             self.lazy.need([slot_key(s, a) for s, a in slots],
-                           [*("i:" + i for i in ids if isinstance(i, str)), *keys])
+                           [*("i:" + i for i in ids if isinstance(i, str)), *keys], hold=hold)
             # a slot loaded now may hold a fact that began or ended between the clock's
             # last move and the time the memory last asked at: move it as catching up
             # would have, had the slot been in the store then
@@ -79,7 +79,7 @@ class LazyStore(Store):
         if self.lazy is not None and not self.lazy.done:
             self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
                       [x for f in facts for x in (f.id, f.supersedes) if x not in drawn],
-                      [x for f in facts for x in _fact_keys(f)])
+                      [x for f in facts for x in _fact_keys(f)], hold=True)
 
     def retract(self, fid: str, ra: int, reason: str) -> None:
         self.need(ids=[fid])

@@ -303,8 +303,7 @@ class Store:
     def unload(self, slots: Sequence[tuple[str, str, str]]) -> list[str]:
         """Take these slots (key, store subject, attribute) out of the store, as if never
         read in (a lazily opened memory reads them again when asked); the keys of those
-        taken out: Prolog keeps every slot while a rule may read it, and a slot whose
-        facts are linked (``store:unload_slots/3``)."""
+        taken out: Prolog keeps a slot whose facts are linked (``store:unload_slots/3``)."""
         out: list[str] = bridge.ask("tk_unload_slots(M, Ss, Us)",
                                     {"M": self.h, "Ss": list(slots)})["Us"]
         return out

@@ -488,16 +488,14 @@ slots(M, S, Slots) :-
 %   Take the facts of the slots -(Key, S, A) out of the store, with all that was
 %   derived from them, as if they had never been read in: a lazily opened memory
 %   reads such a slot from its journal again when it is next asked about.
-%   Unloaded are the Keys of the slots taken out. None is while the memory holds a
-%   rule (its beliefs read every slot); nor is a slot with a supersedes link or a
-%   confirmation, or an erased fact's placeholder slot (links may cross slots
-%   there). Source bindings and nonces stay: they are the memory's, not a slot's.
+%   Unloaded are the Keys of the slots taken out: not a slot with a supersedes
+%   link or a confirmation, nor an erased fact's placeholder slot (links may cross
+%   slots there). Source bindings and nonces stay: they are the memory's, not a
+%   slot's. The caller is a memory that has not read every slot, so no belief was
+%   derived from holds/4 yet (beliefs read every slot first).
 unload_slots(M, Slots, Unloaded) :-
-    (   tms:rule(M, _, _, _)
-    ->  Unloaded = []
-    ;   findall(K, ( member(-(K, S, A), Slots), unloadable(M, S, A) ), Unloaded),
-        forall(( member(-(K, S, A), Slots), memberchk(K, Unloaded) ), unload_slot(M, S, A))
-    ).
+    findall(K, ( member(-(K, S, A), Slots), unloadable(M, S, A) ), Unloaded),
+    forall(( member(-(K, S, A), Slots), memberchk(K, Unloaded) ), unload_slot(M, S, A)).
 
 unloadable(M, S, A) :-
     A \== '$erased',
