@@ -375,7 +375,8 @@ class LazyLoad:
         victims = list(itertools.islice(self.recent, len(self.recent) - held * 3 // 4))
         for s in victims:
             del self.recent[s]  # kept by Prolog: not offered again
-        rows = [(s, *s.rsplit(SCOPE_SEP, 1)) for s in victims]
+        rows = [(s, subject, attribute) for s in victims
+                for subject, attribute in [s.rsplit(SCOPE_SEP, 1)]]
         out = self.store.unload(rows)
         self.loaded.difference_update(out)
         return bool(out)
