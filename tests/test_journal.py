@@ -408,3 +408,33 @@ def test_an_in_memory_journal_rolls_back_appends_and_rewritten_bodies() -> None:
         raise RuntimeError
     assert list(j._select(0)) == before
     assert j.verify(lambda e: None).ok
+
+
+_texts = st.text(st.characters(codec="utf-8"), max_size=12)
+
+
+@settings(max_examples=300)
+@given(value=st.one_of(st.integers(-10**30, 10**30), _texts, st.booleans(), st.floats(
+           allow_nan=False), st.lists(st.integers(), max_size=3)),
+       subject=_texts.filter(str.strip), text=st.none() | _texts,
+       supersedes=st.none() | st.just("f12ab"), scope=st.none() | st.just("user:ana"),
+       ended=st.booleans(), meta=st.sampled_from([{}, {"k": "é"}]),
+       present=st.booleans(), salt=st.none() | st.just("00ff"))
+def test_a_fact_body_written_out_directly_is_its_canonical_json(
+        value, subject, text, supersedes, scope, ended, meta, present, salt) -> None:
+    """The journal's text of a fact (``fact_text``'s direct path for most facts) is
+    byte for byte the canonical JSON of its body, which the chain hashes."""
+    from truthkeeper.journal.codec import canonical, fact_body, fact_text
+    from truthkeeper.values import EPOCH, Fact, parse_time
+
+    f = Fact(id="f0a1", subject=subject, attribute="pet \"x\"\n", value=value,
+             valid_from=parse_time("2026-01-01T00:00:01.5+02:00", "t"), recorded_at=EPOCH,
+             source="src\u2028", tier="agent", supersedes=supersedes,
+             valid_to=parse_time("2027-01-01", "t") if ended else None, text=text,
+             meta=meta, scope=scope, present=present)
+    got = fact_text(f, salt)
+    want = canonical(fact_body(f, salt))
+    if salt is None:  # a random salt each time: compare the rest
+        got, want = (json.loads(t) for t in (got, want))
+        assert got.pop("salt") != want.pop("salt")
+    assert got == want

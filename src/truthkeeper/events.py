@@ -25,9 +25,8 @@ from .errors import (
 from .journal.base import Journal
 from .journal.codec import (
     Event,
-    canonical,
-    fact_body,
     fact_fields,
+    fact_text,
 )
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner
@@ -140,7 +139,7 @@ class Applier(Erasing):
         w.on_retime(lambda moved: self.store.retime(out, moved))
         self._confirmation_nonces(w, out)
         salts = list(salts) or [None] * len(out)
-        w.events.extend(("fact", to_us(f.recorded_at), canonical(fact_body(f, salt)))
+        w.events.extend(("fact", to_us(f.recorded_at), fact_text(f, salt))
                         for f, salt in zip(out, salts, strict=True))
         self.touch()
         return out
