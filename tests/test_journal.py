@@ -410,6 +410,37 @@ def test_an_in_memory_journal_rolls_back_appends_and_rewritten_bodies() -> None:
     assert j.verify(lambda e: None).ok
 
 
+@settings(max_examples=200)
+@given(steps=st.lists(st.tuples(st.integers(0, 7), st.lists(st.integers(0, 40), max_size=3),
+                                st.booleans()), max_size=12))
+def test_an_in_memory_journal_with_compressed_bodies_reads_what_was_written(steps) -> None:
+    """Bodies compressed in blocks (three to a block here) read back as written, after
+    appends, rewrites (erasures) and rolled back transactions cutting into a block."""
+    from unittest import mock
+
+    from truthkeeper.journal import memory as journal_memory
+
+    with mock.patch.object(journal_memory, "_BLOCK", 3):
+        j = journal_memory.MemoryJournal()
+        model: list[str] = []
+        for step, (n, erase, fail) in enumerate(steps):
+            kept = list(model)
+            try:
+                with j.transaction() as t:
+                    t.append_many([("fact", len(model) + i + 1, {"n": len(model) + i, "é": step})
+                                   for i in range(n)])
+                    model += [f'{{"n":{len(model) + i},"é":{step}}}' for i in range(n)]
+                    for seq in (s + 1 for s in erase if s < len(model)):
+                        t.erase(seq, f'{{"erased":{seq}}}')
+                        model[seq - 1] = f'{{"erased":{seq}}}'
+                    if fail:
+                        raise RuntimeError
+            except RuntimeError:
+                model = kept
+            assert [r[3] for r in j._select(0)] == model
+            assert [j._bodies[i] for i in reversed(range(len(model)))] == model[::-1]
+
+
 _texts = st.text(st.characters(codec="utf-8"), max_size=12)
 
 

@@ -397,3 +397,21 @@ def test_erasures_in_memory_reach_what_was_written_between_them(tmp_path: Path) 
     the next ones use (kept up to date by every write after it)."""
     with Memory() as mem:
         _erasures_between_writes(mem, tmp_path)
+
+
+def test_an_erasure_reaches_a_body_compressed_in_an_in_memory_journal(tmp_path: Path) -> None:
+    """An in-memory journal compresses older bodies in blocks: erasing a fact of an early
+    block leaves its value nowhere in the export, the chain verifies, and a batch refused
+    afterwards changes nothing."""
+    with Memory() as mem:
+        mem.add("ana", "diagnosis", "secret-flu", source="doctor")
+        mem.add_many([{"subject": f"s{i}", "attribute": "x", "value": i, "source": "s"}
+                      for i in range(1_000)])
+        assert mem.erase(subject="ana")
+        with pytest.raises(InvalidFact):
+            mem.add_many([{"subject": "b", "attribute": "x", "value": 1, "source": "s"},
+                          {"subject": "", "attribute": "x", "value": 1, "source": "s"}])
+        assert mem.verify().ok
+        mem.export_jsonl(tmp_path / "out.jsonl")
+    text = (tmp_path / "out.jsonl").read_text()
+    assert "secret-flu" not in text and text.count('"kind": "fact"') == 1_001

@@ -3,11 +3,13 @@
 An event is its kind, its transaction time, its body and its hash; the seq is its
 position and the previous hash is the event before's, so neither is kept (a row as
 :class:`~.base.Journal` reads it is made when read). The hashes are kept as 32 bytes each,
-not 64 hex characters: 100,000 events take about 33 MB here, not 71 MB as tuples.
+not 64 hex characters, and the bodies compressed 256 to a block once the block is full
+(:class:`_Bodies`): 100,000 fact events take about 9 MB here, 71 MB as tuples.
 """
 
 from __future__ import annotations
 
+import zlib
 from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +20,65 @@ from .codec import GENESIS
 __all__ = ["MemoryJournal"]
 
 _H = 32  # bytes of one sha256 hash
+_BLOCK = 256  # bodies compressed together
+
+
+class _Bodies:
+    """The events' body texts by index: the older ones in zlib blocks of ``_BLOCK`` (level
+    1: the canonical JSON of 100,000 facts, 28 MB as str, takes about 5 MB; 1.2 us an event
+    to compress), the last block's as str. A body rewritten after its block was compressed
+    (an erasure's placeholder, a rollback's restore) is kept apart and read first. Reading
+    one body decompresses its block (about 0.1 ms); the last block read stays decompressed,
+    so a sequential read decompresses each block once."""
+
+    def __init__(self) -> None:
+        self._blocks: list[tuple[bytes, array[int]]] = []  # the text and each body's length
+        self._open: list[str] = []
+        self._changed: dict[int, str] = {}
+        self._last: tuple[int, list[str]] = (-1, [])
+
+    def __len__(self) -> int:
+        return len(self._blocks) * _BLOCK + len(self._open)
+
+    def __getitem__(self, i: int) -> str:
+        body = self._changed.get(i)
+        if body is not None:
+            return body
+        k, r = divmod(i, _BLOCK)
+        return self._open[r] if k == len(self._blocks) else self._block(k)[r]
+
+    def _block(self, k: int) -> list[str]:
+        last = self._last
+        if last[0] != k:
+            blob, lengths = self._blocks[k]
+            text, at, out = zlib.decompress(blob).decode(), 0, []
+            for n in lengths:
+                out.append(text[at:at + n])
+                at += n
+            self._last = last = (k, out)
+        return last[1]
+
+    def __setitem__(self, i: int, body: str) -> None:
+        self._changed[i] = body
+
+    def append(self, body: str) -> None:
+        self._open.append(body)
+        if len(self._open) == _BLOCK:
+            self._blocks.append((zlib.compress("".join(self._open).encode(), 1),
+                                 array("I", map(len, self._open))))
+            self._open = []
+
+    def truncate(self, n: int) -> None:
+        """Drop the bodies from index ``n`` on (a rolled back transaction's)."""
+        k, r = divmod(n, _BLOCK)
+        if k < len(self._blocks):
+            self._open = self._block(k)[:r]  # the block cut into is open again
+            del self._blocks[k:]
+        else:
+            del self._open[r:]
+        self._last = (-1, [])
+        for i in [i for i in self._changed if i >= n]:
+            del self._changed[i]
 
 
 class MemoryJournal(Journal):
@@ -28,7 +89,7 @@ class MemoryJournal(Journal):
     def __init__(self) -> None:
         self._kinds: list[str] = []
         self._ras = array("q")
-        self._bodies: list[str] = []
+        self._bodies = _Bodies()
         self._hashes = bytearray()
         self._undo: dict[int, str] | None = None  # bodies a transaction rewrote, as they were
         # built by the first erasure, then kept: where each fact's event is, and which
@@ -113,7 +174,8 @@ class MemoryJournal(Journal):
         try:
             yield Txn(self)
         except BaseException:
-            del self._kinds[n:], self._ras[n:], self._bodies[n:], self._hashes[_H * n:]
+            del self._kinds[n:], self._ras[n:], self._hashes[_H * n:]
+            self._bodies.truncate(n)
             self._ids = self._others = None  # built again by the next erasure
             for i, body in undo.items():
                 if i < n:
