@@ -65,7 +65,7 @@ end_fact(M, Id, VT) :-
     ->  domain_error(valid_to_after_valid_from, Id)
     ;   true
     ),
-    once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src))),
-    assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
+    once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src, Json))),
+    assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),
     ( timed(M, S, A) -> true ; assertz(timed(M, S, A)) ),
     recompute_slot(M, S, A).

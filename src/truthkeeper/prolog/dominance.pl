@@ -20,7 +20,7 @@
             fresh_all/1,            % +M
             commuting/4             % +M, +SubjectKeys, +Sources, +Tiers
           ]).
-:- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, payload/3,
+:- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, fact/11,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
@@ -131,9 +131,8 @@ assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Met
     ->  true
     ;   assertz(stale(M, S, A))         % a new slot: derived when first read
     ),
-    assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src)),
+    assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),  % its payload with it
     mark_timed(M, S, A, VF, VT),
-    assertz(payload(M, Id, Json)),
     ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
     (   Sup == @(none), \+ confirmation_source(Src)
     ->  true
@@ -312,8 +311,7 @@ undo_facts(M, Ids) :-
     findall(S-A, ( member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _) ), Slots0),
     sort(Slots0, Slots),
     forall(member(Id, Ids),
-           ( retractall(fact(M, Id, _, _, _, _, _, _, _, _)),
-             retractall(payload(M, Id, _)),
+           ( retractall(fact(M, Id, _, _, _, _, _, _, _, _, _)),
              retractall(fact_meta(M, Id, _)),
              retractall(nonce(M, _, Id)),
              retractall(source_tier(M, _, _, _, Id)),

@@ -23,18 +23,18 @@ test(unknown_policy, error(domain_error(policy, nope))) :-
     new_memory(-9001, nope, [h]).
 test(live_and_retracted, Live == [f1]) :-
     new_memory(-9001, temporal, [h, a]),
-    assertz(store:fact(-9001, f1, s, a, 1, 10, none, 1, a, src)),
-    assertz(store:fact(-9001, f2, s, a, 2, 20, none, 2, a, src)),
+    assertz(store:fact(-9001, f1, s, a, 1, 10, none, 1, a, src, "")),
+    assertz(store:fact(-9001, f2, s, a, 2, 20, none, 2, a, src, "")),
     assertz(store:retracted(-9001, f2, 3, why)),
     findall(I, live(-9001, I), Live).
 test(record, R == r(f1, 1, 10, 1, 0, src, [])) :-
     new_memory(-9001, temporal, [h, a]),
-    assertz(store:fact(-9001, f1, s, a, 1, 10, none, 1, a, src)),
+    assertz(store:fact(-9001, f1, s, a, 1, 10, none, 1, a, src, "")),
     record(-9001, f1, R).
 test(memories_are_isolated, N == 0) :-
     new_memory(-9001, temporal, [a]),
     new_memory(-9002, temporal, [a]),
-    assertz(store:fact(-9002, f1, s, a, 1, 10, none, 1, a, src)),
+    assertz(store:fact(-9002, f1, s, a, 1, 10, none, 1, a, src, "")),
     fact_count(-9001, N),
     drop_memory(-9002).
 :- end_tests(store).

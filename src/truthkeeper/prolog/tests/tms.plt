@@ -38,7 +38,7 @@ test(explain, P = -(belief, _, r1, _, [-(holds, ana, location, home, [f1]), test
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, '', r1, "needs_vpn(U) :- holds(U, location, L), L \\== office"),
     assertz(store:kept_head(-9201, ana, location, f1)),
-    assertz(store:fact(-9201, f1, ana, location, home, 1, none, 1, agent, s)),
+    assertz(store:fact(-9201, f1, ana, location, home, 1, none, 1, agent, s, "")),
     assertz(store:holds(-9201, ana, location, home)),
     explain_belief(-9201, '', "needs_vpn(ana)", P),
     drop_rules(-9201).
@@ -46,7 +46,7 @@ test(scope_rule_stays_in_its_scope, [Ana == [a], Bob == [], Shared == []]) :-
     new_memory(-9201, temporal, [agent]),
     add_rule(-9201, 'user:ana', r1, "mine(U) :- holds(U, city, rome)"),
     assertz(store:kept_head(-9201, 'user:ana\x1F\a', city, f1)),
-    assertz(store:fact(-9201, f1, 'user:ana\x1F\a', city, rome, 1, none, 1, agent, s)),
+    assertz(store:fact(-9201, f1, 'user:ana\x1F\a', city, rome, 1, none, 1, agent, s, "")),
     assertz(store:store_now(-9201, 5)),
     touch(-9201),
     findall(U, belief(-9201, 'user:ana', mine(U)), Ana),
@@ -59,7 +59,7 @@ test(scope_beliefs_follow_writes_that_bump_only_a_read_generation,
     add_rule(-9201, 'user:ana', r1, "mine(U) :- holds(U, city, rome)"),  % evaluates it
     findall(U, belief(-9201, 'user:ana', mine(U)), Before),
     assertz(store:kept_head(-9201, 'user:ana\x1F\a', city, f1)),
-    assertz(store:fact(-9201, f1, 'user:ana\x1F\a', city, rome, 1, none, 1, agent, s)),
+    assertz(store:fact(-9201, f1, 'user:ana\x1F\a', city, rome, 1, none, 1, agent, s, "")),
     touch(-9201), mem_gen(-9201, G1),    % a table read the generation: bumped
     touch(-9201), mem_gen(-9201, G2),    % none read it since: left alone
     findall(U, belief(-9201, 'user:ana', mine(U)), After),
@@ -70,7 +70,7 @@ test(shared_layer_seen_from_a_scope, [Ana == [b]]) :-
     add_rule(-9201, '', r1, "rome(U) :- holds(U, city, rome)"),
     assertz(store:kept_head(-9201, b, city, f2)),
     assertz(store:holds(-9201, b, city, rome)),
-    assertz(store:fact(-9201, f2, b, city, rome, 1, none, 1, agent, s)),
+    assertz(store:fact(-9201, f2, b, city, rome, 1, none, 1, agent, s, "")),
     touch(-9201),
     findall(U, belief(-9201, 'user:ana', rome(U)), Ana),
     drop_rules(-9201).
