@@ -236,6 +236,34 @@ def test_a_write_asks_the_index_nothing_while_it_holds_the_journals_lock(loc):
         assert m.current("u4", "city").value == "Beja"
 
 
+def test_a_writer_does_not_ask_whether_the_index_took_its_own_writes(loc):
+    """After a write of its own, with no other writer's event between, a lazily opened
+    memory knows the index holds that write (it was indexed in the same transaction): a
+    write to a new slot asks the journal for that slot's events only, not again for the
+    index's position. Another writer's commit makes it ask, and its facts are read."""
+    path = _memory(loc)
+    with Memory(path, lazy=True) as m, Memory(path, synchronous="NORMAL") as other:
+        j = m._ledger.journal
+        synced: list[int] = []
+        orig = j.index_sync
+
+        def spy() -> bool:
+            synced.append(1)
+            return orig()
+        j.index_sync = spy
+        m.add("n0", "city", "Faro", source="crm")  # the first asks
+        synced.clear()
+        for i in range(1, 4):
+            m.add(f"n{i}", "city", "Faro", source="crm")
+        assert synced == []
+        other.add("n9", "city", "Tomar", source="crm")
+        m.refresh()
+        m.add("n5", "city", "Faro", source="crm")
+        assert synced == [1]
+        assert m.current("n9", "city").value == "Tomar"
+        assert [m.current(f"n{i}", "city").value for i in range(4)] == ["Faro"] * 4
+
+
 def test_about_a_subject_reads_only_that_subjects_slots(loc):
     """``about`` and ``slots(subject)`` find a subject's slots through the index (they
     read every slot before: minutes at a million facts); scopes stay apart."""

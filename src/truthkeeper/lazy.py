@@ -324,6 +324,13 @@ class LazyLoad:
         scope, source = unscoped(key)
         self.store.bind_source(source, tier, scope, restore=True)
 
+    def wrote(self, before: int, after: int) -> None:
+        """This memory appended the events after ``before`` up to ``after``, none of
+        another writer between: the index took them in the same transaction, so an index
+        current at ``before`` is current at ``after`` (the next load does not ask)."""
+        if self._synced == before:
+            self._synced = after
+
     def _sync(self) -> None:
         if self._synced >= self.upto:
             return

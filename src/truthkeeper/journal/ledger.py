@@ -151,6 +151,8 @@ class Ledger:
         self.last_ra = max(self.last_ra, ras[-1])
         self.clean = last
         if first == self.seq + 1:  # no other writer's event came between: caught up
+            if self.lazy is not None:
+                self.lazy.wrote(self.seq, last)
             self.seq, self.hash = last, last_hash
             seen = self.journal.version_after_write(last)
             if seen is not None:
@@ -266,6 +268,7 @@ class Ledger:
                 self.catch_up()  # under the write's lock: up to the tail, checked
                 if self.corruption is None:
                     txn.at(self.seq, self.hash, self.last_ra)
+                caught_up = self.seq
                 w = Write(self, txn)
                 yield w
                 taken, events = self._with_deferred(w)
@@ -275,6 +278,8 @@ class Ledger:
                 undo()
             raise
         self.seq, self.hash = txn.seq, txn.hash
+        if self.lazy is not None:
+            self.lazy.wrote(caught_up, txn.seq)
         seen = self.journal.version_after_write(txn.seq)
         if seen is not None:
             self.seen = seen
