@@ -3,7 +3,7 @@
 An event is its kind, its transaction time, its body and its hash; the seq is its
 position and the previous hash is the event before's, so neither is kept (a row as
 :class:`~.base.Journal` reads it is made when read). The hashes are kept as 32 bytes each,
-not 64 hex characters, and the bodies compressed 256 to a block once the block is full
+not 64 hex characters, and the bodies compressed 64 to a block once the block is full
 (:class:`_Bodies`): 100,000 fact events take about 9 MB here, 71 MB as tuples.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import zlib
 from array import array
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,22 +21,24 @@ from .codec import GENESIS
 __all__ = ["MemoryJournal"]
 
 _H = 32  # bytes of one sha256 hash
-_BLOCK = 256  # bodies compressed together
+_BLOCK = 64  # bodies compressed together
+_CACHED = 8  # blocks kept decompressed
 
 
 class _Bodies:
     """The events' body texts by index: the older ones in zlib blocks of ``_BLOCK`` (level
-    1: the canonical JSON of 100,000 facts, 28 MB as str, takes about 5 MB; 1.2 us an event
+    1: the canonical JSON of 100,000 facts, 28 MB as str, takes about 5 MB; 1.3 us an event
     to compress), the last block's as str. A body rewritten after its block was compressed
     (an erasure's placeholder, a rollback's restore) is kept apart and read first. Reading
-    one body decompresses its block (about 0.1 ms); the last block read stays decompressed,
-    so a sequential read decompresses each block once."""
+    one body decompresses its block (about 30 us); the last ``_CACHED`` blocks read stay
+    decompressed, so a sequential read decompresses each block once and an erasure each
+    block of its facts once."""
 
     def __init__(self) -> None:
         self._blocks: list[tuple[bytes, array[int]]] = []  # the text and each body's length
         self._open: list[str] = []
         self._changed: dict[int, str] = {}
-        self._last: tuple[int, list[str]] = (-1, [])
+        self._cache: OrderedDict[int, list[str]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._blocks) * _BLOCK + len(self._open)
@@ -48,15 +51,19 @@ class _Bodies:
         return self._open[r] if k == len(self._blocks) else self._block(k)[r]
 
     def _block(self, k: int) -> list[str]:
-        last = self._last
-        if last[0] != k:
-            blob, lengths = self._blocks[k]
-            text, at, out = zlib.decompress(blob).decode(), 0, []
-            for n in lengths:
-                out.append(text[at:at + n])
-                at += n
-            self._last = last = (k, out)
-        return last[1]
+        out = self._cache.get(k)
+        if out is not None:
+            self._cache.move_to_end(k)
+            return out
+        blob, lengths = self._blocks[k]
+        text, at, out = zlib.decompress(blob).decode(), 0, []
+        for n in lengths:
+            out.append(text[at:at + n])
+            at += n
+        self._cache[k] = out
+        if len(self._cache) > _CACHED:
+            self._cache.popitem(last=False)
+        return out
 
     def __setitem__(self, i: int, body: str) -> None:
         self._changed[i] = body
@@ -76,7 +83,7 @@ class _Bodies:
             del self._blocks[k:]
         else:
             del self._open[r:]
-        self._last = (-1, [])
+        self._cache.clear()
         for i in [i for i in self._changed if i >= n]:
             del self._changed[i]
 
