@@ -641,3 +641,40 @@ def test_a_batch_crossing_into_prolog_in_parts_is_still_all_or_none(monkeypatch)
     mem.add_many(chain)
     assert mem.current("z", "a").value == 6 and len(mem) == 9
     assert [f.status for f in mem.history("z", "a")][:1] == ["superseded"]
+
+
+def test_value_types_built_by_the_quick_init_behave_as_their_dataclass() -> None:
+    """Fact, Candidate, ValueSupport, Resolution and FilterResult store their fields
+    through their slots (``values.quick_init``): the same signature, defaults, factories,
+    keyword-only fields, equality, hash, pickling and frozenness as the dataclass."""
+    import dataclasses
+    import inspect
+    import pickle
+
+    from truthkeeper import FilterResult, Resolution, ValueSupport
+    from truthkeeper.values import Fact
+
+    def plain(cls: type) -> type:  # the same fields with the dataclass's own __init__
+        spec = [(f.name, f.type, f) for f in dataclasses.fields(cls)]
+        return dataclasses.make_dataclass(cls.__name__, spec, frozen=True, slots=True)
+
+    for cls in (Fact, Candidate, ValueSupport, Resolution, FilterResult):
+        assert str(inspect.signature(cls)) == str(inspect.signature(plain(cls))), cls
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    args = ("f1", "ana", "city", "Lisbon", t, t, "crm", "agent")
+    f, g = Fact(*args), Fact(*args)
+    assert f == g and hash(f) == hash(g) and f.meta == {} and f.meta is not g.meta
+    assert (f.supersedes, f.valid_to, f.present, f.status) == (None, None, True, None)
+    assert dataclasses.asdict(f) == dataclasses.asdict(plain(Fact)(*args))
+    assert Fact(*args, meta={"k": 1}).meta == {"k": 1}
+    assert dataclasses.replace(f, value="Porto").value == "Porto" and f.value == "Lisbon"
+    assert pickle.loads(pickle.dumps(f)) == f
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.value = "Porto"  # type: ignore[misc]
+    c = Candidate("ana", "city", "Lisbon", t, source="s")
+    assert (c.tier, c.source, c.text, c.valid_to) == ("agent", "s", None, None)
+    with pytest.raises(TypeError):
+        Candidate("ana", "city", "Lisbon", t, "agent")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Fact(*args[:-1])  # type: ignore[call-arg]
+    assert ValueSupport("x", ("f1",), ("s",)) == ValueSupport("x", ("f1",), ("s",), None)

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .errors import InvalidFact
+from .fastinit import quick_init
 
 __all__ = [
     "MAX_KEY_CHARS",
@@ -61,6 +62,7 @@ def jsonable(x: Any) -> Any:
     return str(x)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One assertion about a slot. Immutable once written.
@@ -161,6 +163,7 @@ def fact_dict(f: Fact, recorded: bool = True) -> dict[str, Any]:
     return out
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Candidate(ToDict):
     """A retrieved item that is not (necessarily) a fact of this memory, for
@@ -201,6 +204,7 @@ class Candidate(ToDict):
     valid_to: datetime | str | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ValueSupport(ToDict):
     """One candidate value of a slot, with the head facts and sources that support it.
@@ -238,6 +242,7 @@ class ValueSupport(ToDict):
     present: bool = True
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Resolution(ToDict):
     """What a slot's current value is.
@@ -400,6 +405,7 @@ class Drop(ToDict):
                 "rule": self.rule}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class FilterResult(ToDict):
     """What ``Memory.filter`` kept and dropped.
