@@ -678,3 +678,36 @@ def test_value_types_built_by_the_quick_init_behave_as_their_dataclass() -> None
     with pytest.raises(TypeError):
         Fact(*args[:-1])  # type: ignore[call-arg]
     assert ValueSupport("x", ("f1",), ("s",)) == ValueSupport("x", ("f1",), ("s",), None)
+
+
+def test_a_call_refused_on_entry_leaves_the_lock_free_and_the_scope_unset() -> None:
+    """Every call enters the memory's context (its lock, its scope, catching up); when
+    catching up raises, the lock is released and the caller's scope restored, so another
+    thread can go on and no later audit entry is filed under the wrong scope."""
+    import threading
+    from unittest import mock
+
+    from truthkeeper.audit import current_scope
+
+    mem = Memory()
+    mem.add("ana", "city", "Lisbon", source="s")
+    bo = mem.scope("user:bo")
+    with mock.patch.object(type(bo._p), "catch_up", side_effect=TruthkeeperError("down")), \
+            pytest.raises(TruthkeeperError, match="down"):
+        bo.current("ana", "city")
+    assert current_scope() is None
+    got: list[bool] = []
+
+    def other() -> None:
+        got.append(bo._lock.acquire(timeout=2))
+        if got[-1]:
+            bo._lock.release()
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert got == [True]
+    mem.close()
+    with pytest.raises(TruthkeeperError, match="closed"):
+        mem.current("ana", "city")
+    assert current_scope() is None

@@ -240,3 +240,23 @@ def test_a_facts_stored_texts_are_the_canonical_json_of_its_fields(value, text, 
         body = f.to_dict()
         del body["recorded_at"], body["signature"]
         assert canonical(fact_body(f, "salt")) == canonical({**body, "salt": "salt"})
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), min_size=1, max_size=40))
+def test_an_ascii_key_normalises_as_the_unicode_rule_does(text: str) -> None:
+    """ASCII keys take a shorter path (lower and split) than the general rule (NFC,
+    casefold, runs of whitespace collapsed): the same key, or the same refusal."""
+    import re
+    import unicodedata
+
+    from truthkeeper.errors import InvalidFact
+    from truthkeeper.keys import _normalise_key
+
+    rule = re.sub(r"\s+", " ", unicodedata.normalize("NFC", text).casefold()).strip()
+    if not rule:
+        try:
+            _normalise_key(text, "subject")
+        except InvalidFact:
+            return
+        raise AssertionError(f"{text!r} normalised to a key")
+    assert _normalise_key(text, "subject") == rule

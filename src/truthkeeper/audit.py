@@ -20,7 +20,7 @@ from .journal.codec import is_erased
 from .results import AuditEntry
 from .values import Candidate, Drop, Fact, normalise_key
 
-__all__ = ["AuditLog", "caller_scope", "current_scope"]
+__all__ = ["AuditLog", "caller_scope", "current_scope", "enter_scope", "leave_scope"]
 
 _CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("truthkeeper_scope",
                                                                     default=None)
@@ -34,6 +34,16 @@ def caller_scope(scope: str | None) -> Iterator[None]:
         yield
     finally:
         _CALLER.reset(token)
+
+
+def enter_scope(scope: str | None) -> contextvars.Token[str | None]:
+    """:func:`caller_scope`'s entry, for a context manager written as a class (the
+    memory's own, entered by every call); :func:`leave_scope` with the token undoes it."""
+    return _CALLER.set(scope)
+
+
+def leave_scope(token: contextvars.Token[str | None]) -> None:
+    _CALLER.reset(token)
 
 
 def current_scope() -> str | None:

@@ -61,8 +61,11 @@ def _normalise_key(value: object, name: str) -> str:
     if not isinstance(value, str):
         msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
         raise InvalidFact(msg)
-    _utf8(value, name)
-    key = _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    if value.isascii():  # valid UTF-8 and NFC already; casefold is lower, \s is isspace
+        key = " ".join(value.lower().split())
+    else:
+        _utf8(value, name)
+        key = _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
     if not key:
         msg = f"{name} must be a non-empty string, got {value!r}"
         raise InvalidFact(msg)
