@@ -243,20 +243,22 @@ def test_a_facts_stored_texts_are_the_canonical_json_of_its_fields(value, text, 
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), min_size=1, max_size=40))
-def test_an_ascii_key_normalises_as_the_unicode_rule_does(text: str) -> None:
-    """ASCII keys take a shorter path (lower and split) than the general rule (NFC,
-    casefold, runs of whitespace collapsed): the same key, or the same refusal."""
+def test_an_ascii_key_or_value_folds_as_the_unicode_rule_does(text: str) -> None:
+    """ASCII keys and str values take a shorter path (lower and split) than the general
+    rule (NFC, casefold, runs of whitespace collapsed): the same key, or the same refusal."""
     import re
     import unicodedata
 
     from truthkeeper.errors import InvalidFact
-    from truthkeeper.keys import _normalise_key
+    from truthkeeper.keys import _normalise_key, value_key
 
     rule = re.sub(r"\s+", " ", unicodedata.normalize("NFC", text).casefold()).strip()
     if not rule:
+        assert value_key(text) == ""  # a value may be blank; a key may not
         try:
             _normalise_key(text, "subject")
         except InvalidFact:
             return
         raise AssertionError(f"{text!r} normalised to a key")
     assert _normalise_key(text, "subject") == rule
+    assert value_key(text) == rule  # a str value's key folds the same way

@@ -57,15 +57,21 @@ def remember(cache: dict[Any, Any], key: object, value: _T, limit: int) -> _T:
     return value
 
 
+def _fold(value: str, name: str) -> str:
+    """NFC, casefolded, runs of whitespace one space, stripped (InvalidFact for text that is
+    not valid Unicode); ASCII text by a shorter path with the same result (it is valid
+    UTF-8 and NFC already, casefold is lower there, and ``\\s`` is ``str.isspace``)."""
+    if value.isascii():
+        return " ".join(value.lower().split())
+    _utf8(value, name)
+    return _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+
+
 def _normalise_key(value: object, name: str) -> str:
     if not isinstance(value, str):
         msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
         raise InvalidFact(msg)
-    if value.isascii():  # valid UTF-8 and NFC already; casefold is lower, \s is isspace
-        key = " ".join(value.lower().split())
-    else:
-        _utf8(value, name)
-        key = _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    key = _fold(value, name)
     if not key:
         msg = f"{name} must be a non-empty string, got {value!r}"
         raise InvalidFact(msg)
@@ -129,8 +135,7 @@ def value_key(value: object) -> object:
             msg = f"value is {len(value.encode('utf-8', 'replace'))} bytes; the limit is " \
                   f"{MAX_VALUE_BYTES}"
             raise InvalidFact(msg)
-        _utf8(value, "value")
-        return _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+        return _fold(value, "value")
     if value is None:
         return ("n", 0)
     if isinstance(value, bool):

@@ -445,12 +445,19 @@ class Store:
         else:
             r = bridge.ask("tk_resolve_rows(M, S, A, St, Gs)",
                            {"M": self.h, "S": subject, "A": attribute})
-        groups = [[row_fact(row) for row in g] for g in r["Gs"]]
-        heads = tuple(sorted((f for g in groups for f in g),
-                             key=lambda f: (f.valid_from, f.recorded_at), reverse=True))
-        cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),
-                                   tuple(dict.fromkeys(f.source for f in g)),
-                                   present=g[0].present) for g in groups)
+        gs = r["Gs"]
+        if len(gs) == 1 and len(gs[0]) == 1:  # one head (most slots): nothing to order
+            f = row_fact(gs[0][0])
+            heads: tuple[Fact, ...] = (f,)
+            cands: tuple[ValueSupport, ...] = (
+                ValueSupport(f.value, (f.id,), (f.source,), present=f.present),)
+        else:
+            groups = [[row_fact(row) for row in g] for g in gs]
+            heads = tuple(sorted((f for g in groups for f in g),
+                                 key=lambda f: (f.valid_from, f.recorded_at), reverse=True))
+            cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),
+                                       tuple(dict.fromkeys(f.source for f in g)),
+                                       present=g[0].present) for g in groups)
         if attribute in self.many:  # a set: its members, in the order of their keys
             value: Any = tuple(c.value for c in cands if c.present) \
                 if r["St"] == "resolved" else None
