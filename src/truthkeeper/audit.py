@@ -29,11 +29,11 @@ _CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("truthkeepe
 @contextlib.contextmanager
 def caller_scope(scope: str | None) -> Iterator[None]:
     """The scope whose call runs inside: entries recorded meanwhile belong to it."""
-    token = _CALLER.set(scope)
+    token = enter_scope(scope)
     try:
         yield
     finally:
-        _CALLER.reset(token)
+        leave_scope(token)
 
 
 def enter_scope(scope: str | None) -> contextvars.Token[str | None]:

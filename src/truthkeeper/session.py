@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from .audit import AuditLog
+from .audit import AuditLog, enter_scope, leave_scope
 from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError
 from .events import Applier
 from .journal import Journal, open_journal
@@ -36,7 +36,7 @@ from .validation import (
 )
 from .values import Fact, FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
 
-__all__ = ["CACHE_SIZE", "Answers", "Parts"]
+__all__ = ["CACHE_SIZE", "Answers", "CallContext", "Parts"]
 
 CACHE_SIZE = 1024
 """How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
@@ -262,4 +262,31 @@ def id_list(ids: object, name: str) -> list[Any]:
         raise InvalidFact(msg) from None
 
 
+class CallContext:
+    """What every ``Memory`` call runs in: the memory's lock held, its scope the caller's
+    (:func:`~.audit.caller_scope`), a closed memory refused, and other connections' commits
+    caught up (:meth:`Parts.catch_up`). A class, not a generator's context manager, since
+    every call enters it (4.1 -> 1.7 us); when catching up raises, the lock and the scope
+    are given back."""
 
+    __slots__ = ("lock", "parts", "poll", "scope", "strict", "token")
+
+    def __init__(self, lock: threading.RLock, scope: str | None, parts: Parts,
+                 strict: bool, poll: bool) -> None:
+        self.lock, self.scope, self.parts = lock, scope, parts
+        self.strict, self.poll = strict, poll
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        self.token = enter_scope(self.scope)
+        try:
+            if self.parts.closed:
+                raise TruthkeeperError("this Memory is closed")  # noqa: EM101
+            self.parts.catch_up(self.strict, self.poll)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        leave_scope(self.token)
+        self.lock.release()
