@@ -469,6 +469,32 @@ def test_erasing_a_signed_fact_keeps_the_index_true_to_the_chain(loc):
         assert m.history("ana", "ssn")[0].status == "erased" and m.verify().ok
 
 
+def test_a_write_indexes_its_facts_as_their_bodies_read(loc):
+    """A write indexes its facts from the fields it built them with, not by parsing the
+    text it wrote: each fact's slot (a scope's too), its id, its source's tier and its
+    signature's nonce are listed as a rebuild from the chain lists them (``verify`` compares
+    the two), and a lazy open finds them through the index."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from truthkeeper import Signer
+
+    path = _memory(loc, 2)
+    owner = Signer(Ed25519PrivateKey.generate())
+    with Memory(path, trusted_keys=[owner.public_key]) as m:
+        m.add_many([{"subject": "ana", "attribute": "city", "value": "Faro", "source": "app"},
+                    owner.sign({"subject": "ana", "attribute": "ssn", "value": "123",
+                                "source": "user:ana", "tier": "human", "valid_from": at(1)})])
+        m.scope("ana").add_many([{"subject": "u1", "attribute": "city", "value": "Braga",
+                                  "source": "notes"}])
+        v = m.verify()
+        assert v.ok, v.reason
+    with Memory(path, trusted_keys=[owner.public_key], lazy=True) as m:
+        assert m.verify().ok
+        assert m.current("ana", "ssn").value == "123"
+        assert m.scope("ana").current("u1", "city").value == "Braga"
+        assert m._store.lazy.loaded >= {"ana\x1fssn"}
+
+
 def test_a_subject_with_nul_is_applied_at_open(loc):
     """PostgreSQL text cannot hold NUL: a slot whose name has one is never indexed; its
     events belong to no slot and are applied at open (on both backends alike)."""

@@ -163,13 +163,14 @@ class Erasing:
         """Turn the fact events of ``ids`` into placeholders: those in the journal, and
         those this write is about to append (an import)."""
         pending = set()
-        for i, (kind, ra, b) in enumerate(w.events):
+        for i, event in enumerate(w.events):
+            kind, ra, b = event[0], event[1], event[2]
             if kind != "fact":
                 continue
             body = json.loads(b) if isinstance(b, str) else b
             if body.get("id") in ids and not is_erased(body):
                 text = b if isinstance(b, str) else canonical(b)
-                w.events[i] = (kind, ra, erased_body(text, at))
+                w.events[i] = (kind, ra, erased_body(text, at))  # its index fields go
                 pending.add(body["id"])
         for seq, text in journal.fact_rows(ids - pending).values():
             if not text.startswith('{"$erased"'):

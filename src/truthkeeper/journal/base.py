@@ -8,7 +8,7 @@ A backend stores rows ``(seq, kind, recorded_at, body_text, prev_hash, hash)`` a
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -18,6 +18,7 @@ from .codec import (
     ERASED_PREFIX,
     GENESIS,
     Event,
+    NewEvent,
     canonical,
     check_row,
     event_hash,
@@ -101,8 +102,11 @@ class Journal:
         in order, without holding the whole journal)."""
         yield from self._select(after_seq)
 
-    def _insert(self, rows: list[Row]) -> None:
-        """Append chained rows (in a transaction); the list is the journal's to empty."""
+    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
+                ) -> None:
+        """Append chained rows (in a transaction); the list is the journal's to empty.
+        ``fields``: by seq, the fields of fact bodies as the writer had them (the slot
+        index reads them instead of parsing the body again)."""
         raise NotImplementedError
 
     def _update_body(self, seq: int, body: str) -> None:
@@ -173,7 +177,7 @@ class Journal:
     def close(self) -> None:
         """Release the backend."""
 
-    def append_facts(self, clean: int, events: list[tuple[str, int, str]],
+    def append_facts(self, clean: int, events: Sequence[NewEvent],
                      ) -> tuple[int, list[int], str] | None:
         """Where :attr:`fast`: append fact and audit events chained by the backend; the
         first seq, the recorded times and the last hash, or None (nothing appended) when an event of
@@ -270,17 +274,23 @@ class Txn:
         """Replace a fact event's body by its placeholder; the chain still verifies."""
         self.journal._update_body(seq, body)
 
-    def append_many(self, events: list[tuple[str, int, dict[str, Any] | str]]) -> None:
-        """Chain and insert events in order (a body is a dict, or its canonical text)."""
+    def append_many(self, events: Sequence[NewEvent]) -> None:
+        """Chain and insert events in order (a body is a dict, or its canonical text; a
+        fourth item, the fields of a fact body's text as :func:`~.codec.index_fields`
+        gives them, spares the slot index parsing it)."""
         rows: list[Row] = []
+        fields: dict[int, Mapping[str, Any]] = {}
         seq, prev = self.seq, self.hash
-        for kind, recorded_at, body in events:
+        for event in events:
+            kind, recorded_at, body = event[0], event[1], event[2]
             text = body if isinstance(body, str) else canonical(body)
             seq += 1
             h = event_hash(prev, seq, kind, recorded_at, text)
             rows.append((seq, kind, recorded_at, text, prev, h))
+            if len(event) > 3:
+                fields[seq] = event[3]
             prev = h
         if rows:
             at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))
-            self.journal._insert(rows)  # may take the rows out of the list as it goes
+            self.journal._insert(rows, fields)  # may take the rows out of the list as it goes
             self._at = at

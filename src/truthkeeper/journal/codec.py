@@ -48,6 +48,11 @@ _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from",
                 "supersedes", "text", "meta", "id", "signature", "scope", "present")
 
 
+NewEvent = tuple[str, int, "dict[str, Any] | str"] | tuple[str, int, str, Mapping[str, Any]]
+"""An event to append: kind, transaction time, body (a dict or its canonical text) and,
+for a fact written from a :class:`~truthkeeper.values.Fact`, :func:`index_fields` of it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One journal row, its body parsed."""
@@ -206,6 +211,13 @@ def fact_body(f: Fact, salt: str | None = None) -> dict[str, Any]:
     # the salt: an erased value cannot be guessed from the hash its placeholder keeps
     body["salt"] = salt if isinstance(salt, str) else random_hex()
     return body
+
+
+def index_fields(f: Fact) -> dict[str, Any]:
+    """The fields of ``fact_text(f)``'s body that the slot index reads (the same values, as
+    parsing the text would give them)."""
+    return {"id": f.id, "scope": f.scope, "subject": f.subject, "attribute": f.attribute,
+            "source": f.source, "tier": f.tier, "signature": f.signature}
 
 
 def fact_text(f: Fact, salt: str | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
 from .base import Journal, Txn
-from .codec import GENESIS, Event, canonical
+from .codec import GENESIS, Event, NewEvent, canonical
 
 RUN = 5_000
 """Replay applies at most this many consecutive fact events at a time (one Prolog call
@@ -41,7 +41,7 @@ class Write:
 
     def __init__(self, ledger: Ledger, txn: Txn) -> None:
         self.ledger, self.txn = ledger, txn
-        self.events: list[tuple[str, int, dict[str, Any] | str]] = []
+        self.events: list[NewEvent] = []
         """The events to append: kind, transaction time and body (a dict, or its canonical
         text: a bulk write's fact bodies wait as text, a third of their size as dicts)."""
         self.undos: list[Callable[[], None]] = []
@@ -112,7 +112,7 @@ class Ledger:
             self.pending.append((kind, bodies))
 
     def _with_deferred(self, w: Write,
-                       ) -> tuple[int, list[tuple[str, int, dict[str, Any] | str]]]:
+                       ) -> tuple[int, list[NewEvent]]:
         """The write's events followed by the deferred ones (timed now), and how many
         deferred entries they take (popped once the write commits)."""
         taken = len(self.pending)
@@ -128,9 +128,10 @@ class Ledger:
         try:
             yield w
             taken, all_events = self._with_deferred(w)
-            events = [(k, t, b if isinstance(b, str) else canonical(b))
-                      for k, t, b in all_events]
-            if not events or any(k not in ("fact", "audit") for k, _, _ in events):
+            events: list[NewEvent] = [
+                (e[0], e[1], e[2] if isinstance(e[2], str) else canonical(e[2]), *e[3:])
+                for e in all_events]
+            if not events or any(e[0] not in ("fact", "audit") for e in events):
                 raise FastRefused
             got = self.journal.append_facts(max(self.clean, self.seq), events)
             if got is None:
@@ -142,7 +143,7 @@ class Ledger:
         first, ras, last_hash = got
         for _ in range(taken):
             self.pending.popleft()
-        sent = [t for _, t, _ in events]
+        sent = [e[1] for e in events]
         if ras != sent:  # committed: the change follows the times the journal recorded
             moved = dict(zip(sent, ras, strict=True))
             for fn in w.retimers:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import JournalError
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
-from .codec import GENESIS, content_hash
-from .slotindex import IndexedJournal, PostgresDb, SlotIndex
+from .codec import GENESIS, NewEvent, content_hash
+from .slotindex import IndexedJournal, PostgresDb, SlotIndex, body_entries
 from .slotindex import entries as index_entries
 
 __all__ = ["PostgresJournal"]
@@ -286,7 +286,8 @@ class PostgresJournal(IndexedJournal):
         ).fetchone())
         return row
 
-    def _insert(self, rows: list[Row]) -> None:
+    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
+                ) -> None:
         """The rows, their slot index entries (when the index covers every event before
         them) and the index's position, in one statement, sent with the commit (or before the
         write's next statement)."""
@@ -298,7 +299,7 @@ class PostgresJournal(IndexedJournal):
             idx = self._slot_index(PostgresDb(self._conn))
             if not self._indexed:
                 self._indexed = idx.exists() or None  # another process may create it later
-            slots, keys, last = idx.entries_for(rows) if self._indexed else ([], [], None)
+            slots, keys, last = idx.entries_for(rows, fields) if self._indexed else ([], [], None)
             self._queued = (_APPEND if self._indexed else _APPEND_UNINDEXED, {
                 "rows": _json(rows), "before": rows[0][0] - 1, "slots": _json(slots),
                 "keys": _json(keys), "last_seq": None if last is None else last[0],
@@ -311,9 +312,10 @@ class PostgresJournal(IndexedJournal):
         out: T = self._run(lambda c: fn(self._slot_index(PostgresDb(c))))
         return out
 
-    def append_facts(self, clean: int, events: list[tuple[str, int, str]],
+    def append_facts(self, clean: int, events: Sequence[NewEvent],
                      ) -> tuple[int, list[int], str] | None:
-        """Append fact and audit events (kind, recorded_at, body text) chained in the
+        """Append fact and audit events (kind, recorded_at, body text, and optionally a
+        fact's :func:`~.codec.index_fields`) chained in the
         database by one statement (its own transaction: it takes the writers' lock, so the
         lock is held for no round trip and no work here): the first event's seq, every
         event's recorded_at (moved past the tail's where it was not later) and the last
@@ -325,9 +327,11 @@ class PostgresJournal(IndexedJournal):
         rows: list[tuple[str, int, str, str]] = []
         slots: list[tuple[str, int]] = []
         keys: dict[str, str] = {}
-        for i, (kind, ra, text) in enumerate(events):
+        for i, event in enumerate(events):
+            kind, ra, text = event[0], event[1], str(event[2])
             rows.append((kind, ra, text, content_hash(text)))
-            slot, entries = index_entries(kind, text, _no_lookup)
+            slot, entries = index_entries(kind, text, _no_lookup) if len(event) < 4 else \
+                body_entries(kind, event[3], _no_lookup)
             slots.append((slot, i))
             for k, v in entries:
                 keys.setdefault(k, v)

@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -300,35 +300,42 @@ class SlotIndex:
             self.db.rows(f"DELETE FROM tk_index_key WHERE key IN ({','.join('?' * len(part))})",
                          part)
 
-    def add(self, rows: Sequence[tuple[int, str, int, str, str, str]]) -> None:
+    def add(self, rows: Sequence[tuple[int, str, int, str, str, str]],
+            fields: Mapping[int, Mapping[str, Any]] | None = None) -> None:
         """Index rows just appended, in their transaction, when the index covers every
         event before them (else it stays behind and is caught up when next needed)."""
         st = self.state() if rows else None
         if st is None or st[0] != rows[0][0] - 1:
             return
-        self._index(rows)
+        self._index(rows, fields)
 
     def entries_for(self, rows: Iterable[tuple[int, str, int, str, str, str]],
+                    fields: Mapping[int, Mapping[str, Any]] | None = None,
                     ) -> tuple[list[tuple[str, int]], list[tuple[str, str]],
                                tuple[int, str] | None]:
         """What indexing ``rows`` writes: (slot, seq) per row, the new (key, slot) entries,
-        and the index's new position (None for no rows)."""
+        and the index's new position (None for no rows). ``fields``: by seq, the body
+        fields the writer had (:func:`~.codec.index_fields`), read instead of the text."""
         pending: dict[str, str] = {}
 
         def lookup(key: str) -> str | None:
             return pending.get(key) or self.lookup(key)
 
         slots, last = [], None
+        given = fields or {}
         for seq, kind, _ra, body, _p, h in rows:
-            slot, keys = entries(kind, body, lookup)
+            known = given.get(seq)
+            slot, keys = entries(kind, body, lookup) if known is None else \
+                body_entries(kind, known, lookup)
             slots.append((slot, seq))
             for k, v in keys:
                 pending.setdefault(k, v)
             last = (seq, h)
         return slots, list(pending.items()), last
 
-    def _index(self, rows: Iterable[tuple[int, str, int, str, str, str]]) -> None:
-        slots, keys, last = self.entries_for(rows)
+    def _index(self, rows: Iterable[tuple[int, str, int, str, str, str]],
+               fields: Mapping[int, Mapping[str, Any]] | None = None) -> None:
+        slots, keys, last = self.entries_for(rows, fields)
         self.db.many("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                      "ON CONFLICT DO NOTHING", slots)
         self.db.many("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -483,12 +490,13 @@ class IndexedJournal(Journal):
         """The index tables through ``db``, known to exist once this journal has seen them."""
         return SlotIndex(db, known=self._indexed is True)
 
-    def _index_new_rows(self, idx: SlotIndex, rows: list[Row]) -> None:
+    def _index_new_rows(self, idx: SlotIndex, rows: list[Row],
+                        fields: Mapping[int, Mapping[str, Any]] | None = None) -> None:
         """Index rows just inserted, in their transaction (when the index exists)."""
         if not self._indexed:
             self._indexed = idx.exists() or None  # another process may create it later
         if self._indexed:
-            idx.add(rows)
+            idx.add(rows, fields)
 
     def _rebuild(self, idx: SlotIndex) -> None:
         idx.rebuild(self._rows_checked(0, GENESIS))

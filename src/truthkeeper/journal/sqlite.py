@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any, TypeVar
 
@@ -206,12 +206,13 @@ class SqliteJournal(IndexedJournal):
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
 
-    def _insert(self, rows: list[Row]) -> None:
+    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
+                ) -> None:
         try:
             self._conn.executemany(
                 "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
                 "VALUES (?, ?, ?, ?, ?, ?)", rows)
-            self._index_new_rows(self.index, rows)
+            self._index_new_rows(self.index, rows, fields)
         except (sqlite3.Error, OSError) as exc:
             msg = f"write to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
