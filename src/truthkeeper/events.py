@@ -27,7 +27,6 @@ from .journal.codec import (
     Event,
     fact_fields,
     fact_text,
-    index_fields,
 )
 from .journal.ledger import Ledger, Write, now_us
 from .logic.rules import Reasoner
@@ -140,7 +139,7 @@ class Applier(Erasing):
         w.on_retime(lambda moved: self.store.retime(out, moved))
         self._confirmation_nonces(w, out)
         salts = list(salts) or [None] * len(out)
-        w.events.extend(("fact", to_us(f.recorded_at), fact_text(f, salt), index_fields(f))
+        w.events.extend(("fact", to_us(f.recorded_at), fact_text(f, salt), f)
                         for f, salt in zip(out, salts, strict=True))
         self.touch()
         return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import JournalCorrupt
 from ..results import Verification
@@ -25,6 +25,9 @@ from .codec import (
     parse_body,
     row_event,
 )
+
+if TYPE_CHECKING:
+    from ..values import Fact
 
 __all__ = ["FORMAT", "READABLE", "Journal", "Txn", "format_refusal"]
 
@@ -102,11 +105,10 @@ class Journal:
         in order, without holding the whole journal)."""
         yield from self._select(after_seq)
 
-    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
-                ) -> None:
+    def _insert(self, rows: list[Row], facts: Mapping[int, Fact] | None = None) -> None:
         """Append chained rows (in a transaction); the list is the journal's to empty.
-        ``fields``: by seq, the fields of fact bodies as the writer had them (the slot
-        index reads them instead of parsing the body again)."""
+        ``facts``: by seq, the Facts that fact events' texts were written from (the slot
+        index reads them instead of parsing the text again)."""
         raise NotImplementedError
 
     def _update_body(self, seq: int, body: str) -> None:
@@ -276,10 +278,10 @@ class Txn:
 
     def append_many(self, events: Sequence[NewEvent]) -> None:
         """Chain and insert events in order (a body is a dict, or its canonical text; a
-        fourth item, the fields of a fact body's text as :func:`~.codec.index_fields`
-        gives them, spares the slot index parsing it)."""
+        fact event's fourth item, the Fact its text was written from, spares the slot index
+        parsing the text)."""
         rows: list[Row] = []
-        fields: dict[int, Mapping[str, Any]] = {}
+        facts: dict[int, Fact] = {}
         seq, prev = self.seq, self.hash
         for event in events:
             kind, recorded_at, body = event[0], event[1], event[2]
@@ -287,10 +289,10 @@ class Txn:
             seq += 1
             h = event_hash(prev, seq, kind, recorded_at, text)
             rows.append((seq, kind, recorded_at, text, prev, h))
-            if len(event) > 3:
-                fields[seq] = event[3]
+            if len(event) > 3 and self.journal.indexed:  # (a memory's journal has no index)
+                facts[seq] = event[3]
             prev = h
         if rows:
             at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))
-            self.journal._insert(rows, fields)  # may take the rows out of the list as it goes
+            self.journal._insert(rows, facts)  # may take the rows out of the list as it goes
             self._at = at

@@ -48,9 +48,10 @@ _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from",
                 "supersedes", "text", "meta", "id", "signature", "scope", "present")
 
 
-NewEvent = tuple[str, int, "dict[str, Any] | str"] | tuple[str, int, str, Mapping[str, Any]]
+NewEvent = tuple[str, int, "dict[str, Any] | str"] | tuple[str, int, str, Fact]
 """An event to append: kind, transaction time, body (a dict or its canonical text) and,
-for a fact written from a :class:`~truthkeeper.values.Fact`, :func:`index_fields` of it."""
+for a fact event whose text :func:`fact_text` wrote, the :class:`~truthkeeper.values.Fact`
+(the slot index reads :func:`index_fields` of it instead of parsing the text)."""
 
 
 @dataclass(frozen=True, slots=True)

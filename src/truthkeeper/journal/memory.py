@@ -14,10 +14,13 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .base import Journal, Row, Txn, fact_id
 from .codec import GENESIS
+
+if TYPE_CHECKING:
+    from ..values import Fact
 
 __all__ = ["MemoryJournal"]
 
@@ -120,8 +123,7 @@ class MemoryJournal(Journal):
         for i in range(max(after_seq, 0), len(self._bodies)):
             yield self._row(i)
 
-    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
-                ) -> None:
+    def _insert(self, rows: list[Row], facts: Mapping[int, Fact] | None = None) -> None:
         rows.reverse()  # each row leaves the list as it is stored: a large batch is not
         while rows:     # held twice, as rows and as columns
             row = rows.pop()

@@ -19,13 +19,16 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import JournalError
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
-from .codec import GENESIS, NewEvent, content_hash
+from .codec import GENESIS, NewEvent, content_hash, index_fields
 from .slotindex import IndexedJournal, PostgresDb, SlotIndex, body_entries
 from .slotindex import entries as index_entries
+
+if TYPE_CHECKING:
+    from ..values import Fact
 
 __all__ = ["PostgresJournal"]
 
@@ -286,8 +289,7 @@ class PostgresJournal(IndexedJournal):
         ).fetchone())
         return row
 
-    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
-                ) -> None:
+    def _insert(self, rows: list[Row], facts: Mapping[int, Fact] | None = None) -> None:
         """The rows, their slot index entries (when the index covers every event before
         them) and the index's position, in one statement, sent with the commit (or before the
         write's next statement)."""
@@ -299,7 +301,7 @@ class PostgresJournal(IndexedJournal):
             idx = self._slot_index(PostgresDb(self._conn))
             if not self._indexed:
                 self._indexed = idx.exists() or None  # another process may create it later
-            slots, keys, last = idx.entries_for(rows, fields) if self._indexed else ([], [], None)
+            slots, keys, last = idx.entries_for(rows, facts) if self._indexed else ([], [], None)
             self._queued = (_APPEND if self._indexed else _APPEND_UNINDEXED, {
                 "rows": _json(rows), "before": rows[0][0] - 1, "slots": _json(slots),
                 "keys": _json(keys), "last_seq": None if last is None else last[0],
@@ -314,8 +316,8 @@ class PostgresJournal(IndexedJournal):
 
     def append_facts(self, clean: int, events: Sequence[NewEvent],
                      ) -> tuple[int, list[int], str] | None:
-        """Append fact and audit events (kind, recorded_at, body text, and optionally a
-        fact's :func:`~.codec.index_fields`) chained in the
+        """Append fact and audit events (kind, recorded_at, body text, and optionally the
+        Fact of a fact event) chained in the
         database by one statement (its own transaction: it takes the writers' lock, so the
         lock is held for no round trip and no work here): the first event's seq, every
         event's recorded_at (moved past the tail's where it was not later) and the last
@@ -331,7 +333,7 @@ class PostgresJournal(IndexedJournal):
             kind, ra, text = event[0], event[1], str(event[2])
             rows.append((kind, ra, text, content_hash(text)))
             slot, entries = index_entries(kind, text, _no_lookup) if len(event) < 4 else \
-                body_entries(kind, event[3], _no_lookup)
+                body_entries(kind, index_fields(event[3]), _no_lookup)
             slots.append((slot, i))
             for k, v in entries:
                 keys.setdefault(k, v)

@@ -22,9 +22,9 @@ from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from ..errors import JournalCorrupt
-from ..values import SCOPE_SEP, scoped
+from ..values import SCOPE_SEP, Fact, scoped
 from .base import Journal, Row, fact_id
-from .codec import GENESIS, Event, check_row, parse_body
+from .codec import GENESIS, Event, check_row, index_fields, parse_body
 
 __all__ = ["AUDIT", "GLOBAL", "KNOWN_TABLES", "IndexedJournal", "PostgresDb", "SlotIndex",
            "SqliteDb", "body_entries", "entries", "slot_key"]
@@ -301,32 +301,32 @@ class SlotIndex:
                          part)
 
     def add(self, rows: Sequence[tuple[int, str, int, str, str, str]],
-            fields: Mapping[int, Mapping[str, Any]] | None = None) -> None:
+            facts: Mapping[int, Fact] | None = None) -> None:
         """Index rows just appended, in their transaction, when the index covers every
         event before them (else it stays behind and is caught up when next needed)."""
         st = self.state() if rows else None
         if st is None or st[0] != rows[0][0] - 1:
             return
-        self._index(rows, fields)
+        self._index(rows, facts)
 
     def entries_for(self, rows: Iterable[tuple[int, str, int, str, str, str]],
-                    fields: Mapping[int, Mapping[str, Any]] | None = None,
+                    facts: Mapping[int, Fact] | None = None,
                     ) -> tuple[list[tuple[str, int]], list[tuple[str, str]],
                                tuple[int, str] | None]:
         """What indexing ``rows`` writes: (slot, seq) per row, the new (key, slot) entries,
-        and the index's new position (None for no rows). ``fields``: by seq, the body
-        fields the writer had (:func:`~.codec.index_fields`), read instead of the text."""
+        and the index's new position (None for no rows). ``facts``: by seq, the Facts
+        that fact events' texts were written from, read instead of the text."""
         pending: dict[str, str] = {}
 
         def lookup(key: str) -> str | None:
             return pending.get(key) or self.lookup(key)
 
         slots, last = [], None
-        given = fields or {}
+        given = facts or {}
         for seq, kind, _ra, body, _p, h in rows:
             known = given.get(seq)
             slot, keys = entries(kind, body, lookup) if known is None else \
-                body_entries(kind, known, lookup)
+                body_entries(kind, index_fields(known), lookup)
             slots.append((slot, seq))
             for k, v in keys:
                 pending.setdefault(k, v)
@@ -334,8 +334,8 @@ class SlotIndex:
         return slots, list(pending.items()), last
 
     def _index(self, rows: Iterable[tuple[int, str, int, str, str, str]],
-               fields: Mapping[int, Mapping[str, Any]] | None = None) -> None:
-        slots, keys, last = self.entries_for(rows, fields)
+               facts: Mapping[int, Fact] | None = None) -> None:
+        slots, keys, last = self.entries_for(rows, facts)
         self.db.many("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                      "ON CONFLICT DO NOTHING", slots)
         self.db.many("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -491,12 +491,12 @@ class IndexedJournal(Journal):
         return SlotIndex(db, known=self._indexed is True)
 
     def _index_new_rows(self, idx: SlotIndex, rows: list[Row],
-                        fields: Mapping[int, Mapping[str, Any]] | None = None) -> None:
+                        facts: Mapping[int, Fact] | None = None) -> None:
         """Index rows just inserted, in their transaction (when the index exists)."""
         if not self._indexed:
             self._indexed = idx.exists() or None  # another process may create it later
         if self._indexed:
-            idx.add(rows, fields)
+            idx.add(rows, facts)
 
     def _rebuild(self, idx: SlotIndex) -> None:
         idx.rebuild(self._rows_checked(0, GENESIS))

@@ -14,12 +14,15 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import JournalCorrupt, JournalError
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
 from .codec import GENESIS, canonical
 from .slotindex import KNOWN_TABLES, IndexedJournal, SlotIndex, SqliteDb
+
+if TYPE_CHECKING:
+    from ..values import Fact
 
 __all__ = ["SqliteJournal"]
 
@@ -206,13 +209,12 @@ class SqliteJournal(IndexedJournal):
             msg = f"cannot read journal {self.path!r}: {exc}"
             raise JournalError(msg) from exc
 
-    def _insert(self, rows: list[Row], fields: Mapping[int, Mapping[str, Any]] | None = None,
-                ) -> None:
+    def _insert(self, rows: list[Row], facts: Mapping[int, Fact] | None = None) -> None:
         try:
             self._conn.executemany(
                 "INSERT INTO events(seq, kind, recorded_at, body, prev_hash, hash) "
                 "VALUES (?, ?, ?, ?, ?, ?)", rows)
-            self._index_new_rows(self.index, rows, fields)
+            self._index_new_rows(self.index, rows, facts)
         except (sqlite3.Error, OSError) as exc:
             msg = f"write to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
