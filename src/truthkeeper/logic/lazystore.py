@@ -20,13 +20,6 @@ from .store import Store
 __all__ = ["LazyStore", "source_keys"]
 
 
-def _fact_keys(f: Fact) -> list[str]:
-    """The index keys a new fact must not collide with: its nonce; and its source's tier."""
-    nonce = f.signature.get("nonce") if f.signature else None
-    return source_keys(f.scope, f.source) + (["n:" + nonce] if isinstance(nonce, str)
-                                             else [])
-
-
 def source_keys(scope: str | None, source: str) -> list[str]:
     """The slot index keys of a source's bindings a view of ``scope`` must know: the
     shared layer's and, in a scope, the scope's own (``s:<scope><sep><source>``)."""
@@ -75,11 +68,17 @@ class LazyStore(Store):
 
     def _need_for(self, facts: Sequence[Fact], drawn: Set[str]) -> None:
         """The slots of ``facts``, those of the ids they supersede, and of their own ids
-        unless drawn at random; their sources' bindings and nonces."""
+        unless drawn at random; the index keys they must not collide with: their sources'
+        bindings and their signatures' nonces."""
         if self.lazy is not None and not self.lazy.done:
+            # a batch names few sources: each one's keys once
+            keys = [k for scope, source in dict.fromkeys((f.scope, f.source) for f in facts)
+                    for k in source_keys(scope, source)]
+            keys += ["n:" + n for f in facts if f.signature is not None
+                     and isinstance(n := f.signature.get("nonce"), str)]
             self.need([(scoped(f.scope, f.subject), f.attribute) for f in facts],
                       [x for f in facts for x in (f.id, f.supersedes) if x not in drawn],
-                      [x for f in facts for x in _fact_keys(f)], hold=True)
+                      keys, hold=True)
 
     def retract(self, fid: str, ra: int, reason: str) -> None:
         self.need(ids=[fid])
