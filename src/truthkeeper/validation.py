@@ -466,7 +466,8 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
 def check_confusion_body(body: object) -> dict[str, Any]:
     """A prior event's ``confusion`` (from an import): ``{attribute: {"categories": [...],
     "class_prior": [K], "correlation": rho, "perception": K x K, "sources": {source:
-    K x K}}}``, every number finite and positive (rho in [0, 1])."""
+    K x K}, and optionally "bagged": {source: K x K}}}``, every number finite and positive
+    (rho in [0, 1])."""
     def bad(what: str) -> InvalidFact:
         return InvalidFact(f"confusion: {what}")
 
@@ -489,11 +490,12 @@ def check_confusion_body(body: object) -> dict[str, Any]:
             raise bad(f"the class prior of {attr!r} must be {k} positive numbers")
         if not _positive(c.get("perception"), (k, k)):
             raise bad(f"the perception of {attr!r} must be {k} x {k} positive numbers")
-        srcs = c.get("sources")
-        if not isinstance(srcs, dict) or not all(
-                isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
-            raise bad(f"the sources of {attr!r} must map a source to {k} x {k} positive "
-                      "numbers")
+        for name in ("sources", "bagged"):  # the bagged rows: learned since 0.3
+            srcs = c.get(name, {} if name == "bagged" else None)
+            if not isinstance(srcs, dict) or not all(
+                    isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
+                raise bad(f"the {name} rows of {attr!r} must map a source to {k} x {k} "
+                          "positive numbers")
     return body
 
 

@@ -37,6 +37,8 @@ class Confusion:
     correlation: float                  # rho of the claims about one slot
     alpha: Mapping[str, np.ndarray]     # per source, (K, K) Dirichlet rows: P(says c | t)
     perception: np.ndarray              # (K, K): P(the value confirmed | t), rows sum to 1
+    bagged: Mapping[str, np.ndarray]    # per source, (K, K) rows as uncertain as a
+    # bootstrap of the claims shows them (:func:`.bagging.bagged_rows`); {} when not learned
 
     @staticmethod
     def from_body(body: Mapping[str, Any]) -> Confusion:
@@ -47,7 +49,9 @@ class Confusion:
         return Confusion(tuple(body["categories"]), prior / prior.sum(),
                          min(max(float(body["correlation"]), 0.0), 1.0),
                          {s: np.asarray(a, dtype=float) for s, a in body["sources"].items()},
-                         seen / seen.sum(axis=1, keepdims=True))
+                         seen / seen.sum(axis=1, keepdims=True),
+                         {s: np.asarray(a, dtype=float)
+                          for s, a in body.get("bagged", {}).items()})
 
 
 def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[Any], str]],
@@ -64,8 +68,10 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
     at the next learning, not one by one as they reach a source's one-coin reliability.)"""
     import numpy as np
 
+    from .bagging import bagged_rows
     from .crowd import CrowdData
     from .ds import vb_dawid_skene
+    from .priors import DS_PRIOR_DIAG, DS_PRIOR_OFF
 
     out: dict[str, Any] = {}
     for attr, cats in categories.items():
@@ -92,22 +98,26 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
                          np.array(ii), np.array(ww), np.array(ll), {})
         fit = vb_dawid_skene(data, gold=gold, draws=0)
         assert fit.alpha is not None
+        bagged = bagged_rows(data, fit.alpha, gold=gold,
+                             floor=DS_PRIOR_DIAG + DS_PRIOR_OFF * (len(cats) - 1))
         out[attr] = {"categories": list(cats),
                      "class_prior": [float(x) for x in fit.class_prior],
                      "correlation": float(fit.item_correlation),
                      "perception": np.maximum(fit.perception, 1e-6).tolist(),
-                     "sources": {s: fit.alpha[j].tolist() for s, j in workers.items()}}
+                     "sources": {s: fit.alpha[j].tolist() for s, j in workers.items()},
+                     "bagged": {s: bagged[j].tolist() for s, j in workers.items()}}
     return out
 
 
 def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int],
                            theta: np.ndarray, learned: Sequence[bool], srcs: Sequence[str],
                            support: np.ndarray, omega: np.ndarray,
-                           rng: np.random.Generator) -> np.ndarray:
+                           rng: np.random.Generator, *, bagged: bool = False) -> np.ndarray:
     """(draws, k) P(category is the value that would be confirmed). ``claimed[v]`` is the
     category of claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
-    ``omega`` each source's weight."""
+    ``omega`` each source's weight; ``bagged``: the learned rows drawn from the bagged
+    Dirichlets (``Confusion.bagged``) where a source has them."""
     import numpy as np
 
     draws = theta.shape[0]
@@ -120,7 +130,9 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     log_prior = np.zeros(k) if conf is None else np.log(conf.class_prior)
     for c, j in enumerate(src):
         if learned[j] and conf is not None:
-            a = conf.alpha[srcs[j]]  # row t ~ Dirichlet(a[t]): P(said | t) ~ Beta
+            a = conf.bagged.get(srcs[j]) if bagged else None
+            if a is None:
+                a = conf.alpha[srcs[j]]  # row t ~ Dirichlet(a[t]): P(said | t) ~ Beta
             hit = a[:, said[c]]
             like[:, c, :] = rng.beta(hit, a.sum(axis=1) - hit, size=(draws, k))
     score = np.einsum("dck,c->dk", np.log(np.clip(like, 1e-300, None)), omega[src])

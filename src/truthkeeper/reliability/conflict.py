@@ -144,14 +144,21 @@ def _category_posterior(book: ReliabilityBook,
                         cats: tuple[Any, ...], conf: Any, rng: Any, srcs: list[tuple[str, str]],
                         theta: Any, support: Any) -> tuple[Any, tuple[Any, ...]]:
     """(draws, K) over a categorical slot's categories ``cats`` (every claimed value one of
-    them), and their keys; ``conf`` the attribute's learned confusion, if any."""
+    them), and their keys; ``conf`` the attribute's learned confusion, if any. With bagged
+    rows learned, the most probable category is the full fit's and the probabilities are
+    the bagged rows' (:func:`.bagging.anchored_draws`)."""
     conf = conf if conf is not None and conf.categories == cats else None
     rho = conf.correlation if conf is not None else 0.0
     omega = _independence(book, srcs, support) / (1.0 + (len(srcs) - 1) * rho)
-    post = category_probabilities(
-        conf, len(cats), [cats.index(value_key(v)) for v, _ in claims], theta,
-        [conf is not None and s in conf.alpha for s, _ in srcs], [s for s, _ in srcs],
-        support[:len(claims)], omega, rng)
+    args = (conf, len(cats), [cats.index(value_key(v)) for v, _ in claims], theta,
+            [conf is not None and s in conf.alpha for s, _ in srcs], [s for s, _ in srcs],
+            support[:len(claims)], omega, rng)
+    post = category_probabilities(*args)
+    if conf is not None and conf.bagged:
+        from .bagging import anchored_draws
+
+        post = anchored_draws(category_probabilities(*args, bagged=True),
+                              int(post.mean(axis=0).argmax()))
     return post, cats
 
 
