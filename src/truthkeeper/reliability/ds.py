@@ -149,7 +149,7 @@ def vb_dawid_skene(
         e_log_pi = digamma(pi_post) - digamma(pi_post.sum())
         # E step: item posteriors, truths summed out
         ans = np.zeros((n, K))
-        contrib = e_log_cm[ww, :, ll]  # (n_answers, K)
+        contrib = _answer_rows(e_log_cm, ww, ll)  # (n_answers, K)
         for k in range(K):
             ans[:, k] = np.bincount(ii, weights=contrib[:, k], minlength=n)
         logT = ans + e_log_pi[None, :]
@@ -239,12 +239,26 @@ def _draw_average(alpha: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndar
     for _ in range(draws):
         g = rng.standard_gamma(alpha)
         log_cm = np.log(np.maximum(g / g.sum(axis=2, keepdims=True), 1e-300))
-        contrib = log_cm[ww, :, ll]
+        contrib = _answer_rows(log_cm, ww, ll)
         ans = np.stack([np.bincount(ii, weights=contrib[:, k], minlength=n)
                         for k in range(K)], axis=1) * weights[:, None] + log_prior[None, :]
         without += _softmax(ans)
         with_gold += _softmax(ans + gold_term)
     return with_gold / draws, without / draws
+
+
+def _answer_rows(table: np.ndarray, ww: np.ndarray, ll: np.ndarray) -> np.ndarray:
+    """``table[ww, :, ll]`` for a (W, K, K) table: per answer, the column of its label in its
+    worker's rows, (n_answers, K). One ``take`` of rows (the table's columns laid out as rows
+    first): the fancy index with a slice between takes twenty times as long.
+
+    >>> t = np.arange(4.0).reshape(1, 2, 2)
+    >>> _answer_rows(t, np.array([0, 0]), np.array([1, 0])).tolist()
+    [[1.0, 3.0], [0.0, 2.0]]
+    """
+    W, K, L = table.shape
+    out: np.ndarray = np.take(table.transpose(0, 2, 1).reshape(W * L, K), ww * L + ll, axis=0)
+    return out
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
