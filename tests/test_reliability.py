@@ -330,6 +330,29 @@ def test_revealed_gold_calibrates_probabilities_under_correlated_workers(seed: i
     assert np.allclose(fit.reference.sum(1), 1.0)
 
 
+def _one_coin_crowd(rng: np.random.Generator, name: str, *, k: int, per_item: int,
+                    low: float, high: float, n_items: int = 1000,
+                    n_workers: int = 20) -> tuple[CrowdData, np.ndarray]:
+    """Items of k classes, each answered by ``per_item`` of ``n_workers`` workers right with
+    probability uniform in [low, high] (else one of the other classes at random); the truth
+    is the gold."""
+    truth = rng.integers(0, k, n_items)
+    acc = rng.uniform(low, high, n_workers)
+    ii, ww, ll = [], [], []
+    for i in range(n_items):
+        for w in rng.choice(n_workers, per_item, replace=False):
+            ii.append(i)
+            ww.append(w)
+            t = int(truth[i])
+            ll.append(t if rng.random() < acc[w] else 1 - t if k == 2 else
+                      int(rng.choice([c for c in range(k) if c != t])))
+    data = CrowdData(name, [str(i) for i in range(n_items)],
+                     [str(w) for w in range(n_workers)], [str(c) for c in range(k)],
+                     np.array(ii), np.array(ww), np.array(ll),
+                     {i: int(truth[i]) for i in range(n_items)})
+    return data, truth
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_fit_is_calibrated_label_free_where_workers_split(seed: int) -> None:
     """Three classes, nine answers an item from workers right .50-.75 of the time (else
@@ -339,22 +362,9 @@ def test_the_fit_is_calibrated_label_free_where_workers_split(seed: int) -> None
     answers, is .15 less sure than right here (benchmarks/README.md): `eval crowd`'s
     probabilities are not this fit's."""
     rng = np.random.default_rng(seed)
-    n_items, n_workers, k = 1000, 20, 3
-    truth = rng.integers(0, k, n_items)
-    acc = rng.uniform(0.5, 0.75, n_workers)
-    ii, ww, ll = [], [], []
-    for i in range(n_items):
-        for w in rng.choice(n_workers, 9, replace=False):
-            ii.append(i)
-            ww.append(w)
-            ll.append(int(truth[i]) if rng.random() < acc[w] else
-                      int(rng.choice([c for c in range(k) if c != truth[i]])))
-    data = CrowdData("split", [str(i) for i in range(n_items)],
-                     [str(w) for w in range(n_workers)], [str(c) for c in range(k)],
-                     np.array(ii), np.array(ww), np.array(ll),
-                     {i: int(truth[i]) for i in range(n_items)})
-    counts = np.zeros((n_items, k))
-    np.add.at(counts, (np.array(ii), np.array(ll)), 1.0)
+    data, truth = _one_coin_crowd(rng, "split", k=3, per_item=9, low=0.5, high=0.75)
+    counts = np.zeros((data.n_items, 3))
+    np.add.at(counts, (data.item_idx, data.label), 1.0)
     assert (counts.max(axis=1) < 7).mean() > 0.5  # most items: three or more dissent
     p = vb_dawid_skene(data).posterior
     assert ece(p.max(1), p.argmax(1) == truth) <= 0.05
@@ -367,19 +377,8 @@ def test_a_reference_that_agrees_with_the_crowd_keeps_the_identity(seed: int) ->
     would only make confident answers less sure than they are right); where the reference
     disagrees with what the crowd perceives (the test above), it is kept."""
     rng = np.random.default_rng(seed)
-    n_items, n_workers = 1000, 20
-    truth = rng.integers(0, 2, n_items)
-    acc = rng.uniform(0.65, 0.9, n_workers)
-    ii, ww, ll = [], [], []
-    for i in range(n_items):
-        for w in rng.choice(n_workers, 7, replace=False):
-            ii.append(i)
-            ww.append(w)
-            ll.append(int(truth[i]) if rng.random() < acc[w] else 1 - int(truth[i]))
-    data = CrowdData("agreeing", [str(i) for i in range(n_items)],
-                     [str(w) for w in range(n_workers)], ["0", "1"],
-                     np.array(ii), np.array(ww), np.array(ll),
-                     {i: int(truth[i]) for i in range(n_items)})
+    data, truth = _one_coin_crowd(rng, "agreeing", k=2, per_item=7, low=0.65, high=0.9)
+    n_items = data.n_items
     shown = rng.choice(n_items, size=100, replace=False)
     fit = vb_dawid_skene(data, gold={int(i): int(truth[i]) for i in shown})
     assert np.allclose(fit.perception, np.eye(2))
