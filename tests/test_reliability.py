@@ -693,3 +693,18 @@ def test_bagging_lowers_overconfidence_where_workers_err_together_at_equal_accur
     assert (p.argmax(1) == fit.posterior.argmax(1)).all() and np.allclose(p.sum(1), 1.0)
     ok = p.argmax(1) == truth
     assert ece(p.max(1), ok) <= ece(fit.posterior.max(1), ok) - 0.04
+
+
+def test_the_fit_reduces_short_rows_by_columns_to_the_same_numbers() -> None:
+    """``ds._softmax`` and ``ds._answer_rows`` take faster paths than the plain numpy
+    expressions; the numbers must be the same to the bit (the fit's figures do not move)."""
+    from truthkeeper.reliability.ds import _answer_rows, _softmax
+
+    rng = np.random.default_rng(5)
+    for k in range(1, 12):
+        z = rng.normal(size=(2000, k)) * rng.choice([1.0, 40.0, 700.0])
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        assert np.array_equal(_softmax(z), e / e.sum(axis=-1, keepdims=True)), k
+        table = rng.random((30, k, k))
+        ww, ll = rng.integers(0, 30, 500), rng.integers(0, k, 500)
+        assert np.array_equal(_answer_rows(table, ww, ll), table[ww, :, ll]), k
