@@ -23,6 +23,7 @@ claims the two nearly agree; where each made few (measured on synthetic 4-catego
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -37,19 +38,24 @@ RESAMPLES = 10
 """Bootstrap resamples averaged (the measured ECE moves by under .01 past ten)."""
 
 
+def _resamples(data: CrowdData, resamples: int, seed: int) -> Iterator[CrowdData]:
+    """``resamples`` full-size bootstrap resamples of the answers (items and workers kept)."""
+    rng = np.random.default_rng(seed)
+    n = len(data.label)
+    for _ in range(resamples):
+        idx = rng.integers(0, n, n)
+        yield replace(data, item_idx=data.item_idx[idx], worker_idx=data.worker_idx[idx],
+                      label=data.label[idx])
+
+
 def bagged(data: CrowdData, fit: DSFit, *, reference: bool = False,
            resamples: int = RESAMPLES, seed: int = 0, **kwargs: Any) -> np.ndarray:
     """``fit``'s probabilities (its ``posterior``, or with ``reference`` its ``reference``),
     bagged over ``resamples`` fits of ``vb_dawid_skene(resample, **kwargs)``, anchored to
     ``fit``'s answers (:func:`anchored`)."""
-    rng = np.random.default_rng(seed)
-    n = len(data.label)
     full = fit.reference if reference else fit.posterior
     total = np.zeros_like(full)
-    for _ in range(resamples):
-        idx = rng.integers(0, n, n)
-        sub = replace(data, item_idx=data.item_idx[idx], worker_idx=data.worker_idx[idx],
-                      label=data.label[idx])
+    for sub in _resamples(data, resamples, seed):
         one = vb_dawid_skene(sub, **kwargs)
         total += one.reference if reference else one.posterior
     return anchored(total / resamples, full.argmax(axis=1))
@@ -65,13 +71,8 @@ def bagged_rows(data: CrowdData, alpha: np.ndarray, *, gold: dict[int, int] | No
     are as sure as counts can make them, and the answers judge the items that judge the
     worker); a worker of many answers keeps nearly its rows. The gold (revealed labels)
     is kept in every fit; only the answers are resampled."""
-    rng = np.random.default_rng(seed)
-    n = len(data.label)
     fits = []
-    for _ in range(resamples):
-        idx = rng.integers(0, n, n)
-        sub = replace(data, item_idx=data.item_idx[idx], worker_idx=data.worker_idx[idx],
-                      label=data.label[idx])
+    for sub in _resamples(data, resamples, seed):
         one = vb_dawid_skene(sub, gold=gold, correlation=False, draws=0)
         assert one.alpha is not None
         fits.append(one.alpha)
