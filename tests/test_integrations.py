@@ -295,6 +295,31 @@ def test_documents_as_vector_stores_hold_them_never_fail_the_retrieval() -> None
     assert [d.page_content for d in out] == ["acme: ???", "acme: lots", "acme: 1", "acme: 140"]
 
 
+def test_a_kept_document_about_a_slot_the_memory_holds_nothing_of_is_not_called_current(
+) -> None:
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory()
+    mem.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-01")
+    mem.add("bob", "city", "Porto", source="s", valid_from="2026-01-01")
+    mem.erase(subject="ana")
+    about = [("ana", "Lisbon"), ("zed", "Oslo"), ("bob", "Porto")]
+    docs = [Document(f"{s} lives in {v}", metadata={
+        "subject": s, "attribute": "city", "value": v, "valid_from": "2026-01-01"})
+        for s, v in about]
+    comp = TruthkeeperCompressor(memory=mem)
+    out = comp.compress_documents(docs, "where?")
+    assert comp.last_report is not None and comp.last_report.kept == (0, 1, 2)
+    assert comp.last_report.unknown == (0, 1)  # erased; never told
+    assert [d.metadata["truthkeeper"]["status"] for d in out] == ["unknown", "unknown",
+                                                                   "current"]
+    assert "no fact on this slot" in out[0].metadata["truthkeeper"]["reason"]
+    err, res = _call(build_server(mem), "filter_context", {"items": [
+        {"subject": s, "attribute": "city", "value": v, "valid_from": "2026-01-01"}
+        for s, v in about]})
+    assert not err and [k.get("memory") for k in res["kept"]] == ["unknown", "unknown", None]
+
+
 # ---------------------------------------------------------------- CLI for memory files
 
 

@@ -27,13 +27,16 @@ __all__ = ["DocumentReport", "judge_documents"]
 
 @dataclass(frozen=True, slots=True)
 class DocumentReport(ToDict):
-    """By input position: kept (judged current), dropped ``(position, rule, dominated_by)``
-    and unjudged (passed through), with why each unjudged one was not judged."""
+    """By input position: kept (not dominated), dropped ``(position, rule, dominated_by)``
+    and unjudged (passed through), with why each unjudged one was not judged. ``unknown``
+    are the kept ones about a slot of which the memory holds no fact now (never told, or
+    erased): judged against the other documents only, so not known to be current."""
 
     kept: tuple[int, ...]
     dropped: tuple[tuple[int, str, Any], ...]
     unjudged: tuple[int, ...]
     why_unjudged: tuple[tuple[int, str], ...] = ()
+    unknown: tuple[int, ...] = ()
 
     def reason(self, position: int) -> dict[str, Any]:
         """What happened to the document at ``position``, as JSON-ready metadata."""
@@ -43,7 +46,12 @@ class DocumentReport(ToDict):
         for pos, rule, by in self.dropped:
             if pos == position:
                 return {"status": "dropped", "rule": rule, "dominated_by": jsonable(by)}
+        if position in self.unknown:
+            return {"status": "unknown", "reason": _UNKNOWN}
         return {"status": "current"}
+
+
+_UNKNOWN = "the memory holds no fact on this slot: judged against the other documents only"
 
 
 def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
@@ -95,7 +103,12 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
             del items[bad], where[bad]
     report = _report(res, where, items)
     unjudged = tuple(sorted(why))
-    return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged))
+    item_at = dict(zip(where, items, strict=True))
+    unknown = tuple(p for p in report[0] if isinstance(item_at[p], Candidate)
+                    and memory.current(item_at[p].subject, item_at[p].attribute).status
+                    == "unknown")
+    return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged),
+                          unknown)
 
 
 def _first_refused(memory: Memory, items: list[Any]) -> tuple[int, str]:

@@ -2,7 +2,8 @@
 
 ``Document.metadata`` carries ``subject``, ``attribute``, ``value``, ``valid_from`` (and
 optionally ``valid_to``, ``source``, ``tier``), or a ``fact_id``; see :mod:`.documents`.
-Kept documents that were judged get ``metadata["truthkeeper"] = {"status": "current"}``;
+Kept documents that were judged get ``metadata["truthkeeper"] = {"status": "current"}``
+(``{"status": "unknown", "reason": ...}`` where the memory holds no fact on the slot);
 documents the memory cannot judge (no slot, no value, unusable metadata) are returned
 untouched, and ``last_report`` says what happened to each (with the reason).
 

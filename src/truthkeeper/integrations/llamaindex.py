@@ -2,7 +2,8 @@
 
 Node metadata carries ``subject``, ``attribute``, ``value``, ``valid_from`` (and optionally
 ``valid_to``, ``source``, ``tier``), or a ``fact_id``; see :mod:`.documents`. Nodes that are
-kept get ``metadata["truthkeeper"] = {"status": "current"}``, a key excluded from what the
+kept get ``metadata["truthkeeper"] = {"status": "current"}`` (``"unknown"`` with a reason
+where the memory holds no fact on the slot), a key excluded from what the
 LLM and the embedder read (a verdict never enters the text); nodes the memory cannot judge
 pass untouched, and ``last_report`` says what happened to each (with the reason).
 

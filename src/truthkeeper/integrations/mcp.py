@@ -244,7 +244,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
     ) -> dict[str, Any]:
         """Drop the stale items of a retrieved context; each drop names what dominates it.
         Items the memory cannot judge (no slot, no value, unusable dates) are kept
-        untouched, with the reason."""
+        untouched, with the reason; a kept item about a slot of which the memory holds no
+        fact says ``"memory": "unknown"``."""
         from .documents import judge_documents
 
         with _errors():
@@ -253,7 +254,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                                      [it.text or "" for it in items], query)
             why = dict(report.why_unjudged)
             kept = [{"index": i, "judged": i not in why,
-                     **({"reason": why[i]} if i in why else {})}
+                     **({"reason": why[i]} if i in why else {}),
+                     **({"memory": "unknown"} if i in report.unknown else {})}
                     for i in range(len(items)) if i in report.kept or i in why]
             dropped = [{"index": i, "rule": rule, "dominated_by": jsonable(by)}
                        for i, rule, by in report.dropped]
