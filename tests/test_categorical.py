@@ -42,8 +42,11 @@ def _graded(seed: int, n_items: int = 300, n_workers: int = 24,
 def test_confusion_reads_lenient_and_strict_sources(seed: int, tmp_path: Path) -> None:
     """decide() on a categorical attribute after learning from agreement, against the
     one-coin model of open values on the same facts. Tolerance: accuracy >= .95 and at
-    least .05 above the one-coin model's, ECE (10 bins) <= .05 (4 seeds: accuracy .96-.99
-    against .82-.90; ECE .006-.030)."""
+    least .05 above the one-coin model's (4 seeds: .96-.99 against .82-.90). Here the
+    claims are as independent as the model assumes, and the probabilities (BayesBag for
+    the item) are less sure than they are right, never surer: mean p at most accuracy,
+    ECE (10 bins) <= .13 (4 seeds: mean p .88-.89, ECE .078-.103; the full fit's rows
+    alone: .014-.022)."""
     facts, truth = _graded(seed)
     scored = {}
     for cats in (None, {"rating": GRADES}):
@@ -56,7 +59,8 @@ def test_confusion_reads_lenient_and_strict_sources(seed: int, tmp_path: Path) -
                 for k, v in scored.items()}
     ok = [d.value == t for d, t in zip(scored[False], truth, strict=True)]
     assert accuracy[False] >= 0.95 and accuracy[False] >= accuracy[True] + 0.05
-    assert ece([d.p for d in scored[False]], ok) <= 0.05
+    assert ece([d.p for d in scored[False]], ok) <= 0.13
+    assert np.mean([d.p for d in scored[False]]) <= accuracy[False]
     # the confusion is journalled: a reopen with the same categories answers the same
     with Memory(tmp_path / "False.db", categories={"rating": GRADES}) as again:
         d = again.decide("f0", "rating", utility=ANSWER)
@@ -83,10 +87,10 @@ def _few_claims(seed: int, n_items: int = 600, n_sources: int = 120,
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sources_of_few_claims_each_are_read_as_that_uncertain(seed: int) -> None:
     """Sources of about 15 claims each: a confusion row learned from so few is far less
-    certain than mean field's rows say, and a decision's probability comes from rows as
-    uncertain as a bootstrap of the claims shows them, its answer still from the full
-    fit's rows. Tolerance: ECE (10 bins) <= .12 (measured .084 / .093; from the full
-    fit's rows alone .199 / .240, p .96 at accuracy .72-.77)."""
+    certain than mean field's rows say. A decision's probability is BayesBag for the item
+    (every bootstrap fit's rows, the item's claims resampled too), its answer still from
+    the full fit's rows. Tolerance: ECE (10 bins) <= .12 (measured .093 / .096, mean p
+    .68 / .65 at accuracy .77 / .72; from the full fit's rows alone .199 / .240, p .96)."""
     from dataclasses import replace
 
     facts, truth = _few_claims(seed)
@@ -209,7 +213,10 @@ def test_bad_categories_are_refused(categories: object) -> None:
                 "perception": [[1, 0.1]], "sources": {}}},
     {"rating": {"categories": ["G", "PG"], "class_prior": [1, 1], "correlation": 0,
                 "perception": [[1, 0.1], [0.1, 1]], "sources": {"a": [[1, 1], [1, 1]]},
-                "bagged": {"a": [[1, 1], [1, -2]]}}},
+                "bagged": {"a": [[[1, 1], [1, -2]]]}}},
+    {"rating": {"categories": ["G", "PG"], "class_prior": [1, 1], "correlation": 0,
+                "perception": [[1, 0.1], [0.1, 1]], "sources": {"a": [[1, 1], [1, 1]]},
+                "bagged": {"a": [[1, 1], [1, 1]]}}},  # one fit's rows, not a list of fits
 ])
 def test_a_bad_confusion_prior_is_refused_on_import(confusion: object, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"

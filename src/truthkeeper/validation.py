@@ -466,8 +466,8 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
 def check_confusion_body(body: object) -> dict[str, Any]:
     """A prior event's ``confusion`` (from an import): ``{attribute: {"categories": [...],
     "class_prior": [K], "correlation": rho, "perception": K x K, "sources": {source:
-    K x K}, and optionally "bagged": {source: K x K}}}``, every number finite and positive
-    (rho in [0, 1])."""
+    K x K}, and optionally "bagged": {source: B x K x K}}}`` (B bootstrap fits), every
+    number finite and positive (rho in [0, 1])."""
     def bad(what: str) -> InvalidFact:
         return InvalidFact(f"confusion: {what}")
 
@@ -490,13 +490,22 @@ def check_confusion_body(body: object) -> dict[str, Any]:
             raise bad(f"the class prior of {attr!r} must be {k} positive numbers")
         if not _positive(c.get("perception"), (k, k)):
             raise bad(f"the perception of {attr!r} must be {k} x {k} positive numbers")
-        for name in ("sources", "bagged"):  # the bagged rows: learned since 0.3
-            srcs = c.get(name, {} if name == "bagged" else None)
-            if not isinstance(srcs, dict) or not all(
-                    isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
-                raise bad(f"the {name} rows of {attr!r} must map a source to {k} x {k} "
-                          "positive numbers")
+        srcs = c.get("sources")
+        if not isinstance(srcs, dict) or not all(
+                isinstance(s, str) and _positive(a, (k, k)) for s, a in srcs.items()):
+            raise bad(f"the sources rows of {attr!r} must map a source to {k} x {k} "
+                      "positive numbers")
+        fits = c.get("bagged", {})  # each bootstrap fit's rows: learned since 0.3
+        if not isinstance(fits, dict) or not all(
+                isinstance(s, str) and isinstance(a, list) and 1 <= len(a) <= MAX_RESAMPLES
+                and _positive(a, (len(a), k, k)) for s, a in fits.items()):
+            raise bad(f"the bagged rows of {attr!r} must map a source to 1 to "
+                      f"{MAX_RESAMPLES} fits of {k} x {k} positive numbers")
     return body
+
+
+MAX_RESAMPLES = 100
+"""The most bootstrap fits a source's bagged rows may hold."""
 
 
 def _positive(x: object, shape: tuple[int, ...]) -> bool:

@@ -37,8 +37,8 @@ class Confusion:
     correlation: float                  # rho of the claims about one slot
     alpha: Mapping[str, np.ndarray]     # per source, (K, K) Dirichlet rows: P(says c | t)
     perception: np.ndarray              # (K, K): P(the value confirmed | t), rows sum to 1
-    bagged: Mapping[str, np.ndarray]    # per source, (K, K) rows as uncertain as a
-    # bootstrap of the claims shows them (:func:`.bagging.bagged_rows`); {} when not learned
+    bagged: Mapping[str, np.ndarray]    # per source, (B, K, K): its rows in the fit to each
+    # bootstrap resample of the claims (:func:`.bagging.resampled_rows`); {} when not learned
 
     @staticmethod
     def from_body(body: Mapping[str, Any]) -> Confusion:
@@ -50,7 +50,7 @@ class Confusion:
                          min(max(float(body["correlation"]), 0.0), 1.0),
                          {s: np.asarray(a, dtype=float) for s, a in body["sources"].items()},
                          seen / seen.sum(axis=1, keepdims=True),
-                         {s: np.asarray(a, dtype=float)
+                         {s: np.asarray(a, dtype=float).reshape(-1, len(prior), len(prior))
                           for s, a in body.get("bagged", {}).items()})
 
 
@@ -68,10 +68,9 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
     at the next learning, not one by one as they reach a source's one-coin reliability.)"""
     import numpy as np
 
-    from .bagging import bagged_rows
+    from .bagging import resampled_rows
     from .crowd import CrowdData
     from .ds import vb_dawid_skene
-    from .priors import DS_PRIOR_DIAG, DS_PRIOR_OFF
 
     out: dict[str, Any] = {}
     for attr, cats in categories.items():
@@ -98,14 +97,13 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
                          np.array(ii), np.array(ww), np.array(ll), {})
         fit = vb_dawid_skene(data, gold=gold, draws=0)
         assert fit.alpha is not None
-        bagged = bagged_rows(data, fit.alpha, gold=gold,
-                             floor=DS_PRIOR_DIAG + DS_PRIOR_OFF * (len(cats) - 1))
+        bagged = resampled_rows(data, gold=gold)
         out[attr] = {"categories": list(cats),
                      "class_prior": [float(x) for x in fit.class_prior],
                      "correlation": float(fit.item_correlation),
                      "perception": np.maximum(fit.perception, 1e-6).tolist(),
                      "sources": {s: fit.alpha[j].tolist() for s, j in workers.items()},
-                     "bagged": {s: bagged[j].tolist() for s, j in workers.items()}}
+                     "bagged": {s: bagged[:, j].tolist() for s, j in workers.items()}}
     return out
 
 
@@ -116,8 +114,9 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     """(draws, k) P(category is the value that would be confirmed). ``claimed[v]`` is the
     category of claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
-    ``omega`` each source's weight; ``bagged``: the learned rows drawn from the bagged
-    Dirichlets (``Confusion.bagged``) where a source has them."""
+    ``omega`` each source's weight. ``bagged``: BayesBag for this item, draw d read through
+    the rows of bootstrap fit d mod B (``Confusion.bagged``) with the item's claims
+    resampled (:func:`.bagging.claim_weights`)."""
     import numpy as np
 
     draws = theta.shape[0]
@@ -128,14 +127,19 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     like = np.repeat(((1.0 - theta[:, src]) / (k - 1))[:, :, None], k, axis=2)
     like[:, np.arange(len(src)), said] = theta[:, src]
     log_prior = np.zeros(k) if conf is None else np.log(conf.class_prior)
+    weight = np.broadcast_to(omega[src], (draws, len(src)))
     for c, j in enumerate(src):
         if learned[j] and conf is not None:
-            a = conf.bagged.get(srcs[j]) if bagged else None
-            if a is None:
-                a = conf.alpha[srcs[j]]  # row t ~ Dirichlet(a[t]): P(said | t) ~ Beta
-            hit = a[:, said[c]]
-            like[:, c, :] = rng.beta(hit, a.sum(axis=1) - hit, size=(draws, k))
-    score = np.einsum("dck,c->dk", np.log(np.clip(like, 1e-300, None)), omega[src])
+            fits = conf.bagged.get(srcs[j]) if bagged else None
+            # row t ~ Dirichlet(a[t]): P(said | t) ~ Beta; draw d: the rows of fit d mod B
+            a = conf.alpha[srcs[j]] if fits is None else fits[np.arange(draws) % len(fits)]
+            hit = a[..., said[c]]
+            like[:, c, :] = rng.beta(hit, a.sum(axis=-1) - hit, size=(draws, k))
+    if bagged and conf is not None and conf.bagged:
+        from .bagging import claim_weights
+
+        weight = weight * claim_weights(rng, draws, len(src))
+    score = np.einsum("dck,dc->dk", np.log(np.clip(like, 1e-300, None)), weight)
     score += log_prior[None, :]
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
