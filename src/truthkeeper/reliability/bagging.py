@@ -17,9 +17,10 @@ A memory's categorical attributes keep the bootstrap in a form a decision can us
 full fit's. A decision takes its answer from the full fit's rows and its probabilities
 from BayesBag for that one item: the average over the fits, each reading the item's claims
 resampled as the fit's answers were (:func:`claim_weights`), anchored to the answer
-(:func:`anchored_draws`). Where each source made few claims (measured on synthetic
-4-category data, 120 sources of 15 claims, three claims a slot) the full fit's rows said
-p .96 at accuracy .72-.77.
+(:func:`anchored_draws`); where the fit finds one item's claims independent (rho 0) they
+are read as they are, through each fit's rows. Where each source made few claims
+(measured on synthetic 4-category data, 120 sources of 15 claims, three claims a slot)
+the full fit's rows said p .96 at accuracy .72-.77.
 """
 
 from __future__ import annotations

@@ -116,7 +116,9 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
     ``omega`` each source's weight. ``bagged``: BayesBag for this item, draw d read through
     the rows of bootstrap fit d mod B (``Confusion.bagged``) with the item's claims
-    resampled (:func:`.bagging.claim_weights`)."""
+    resampled (:func:`.bagging.claim_weights`), unless the fit found the claims about one
+    slot independent (rho 0, chosen by their leave-one-out likelihood): then only the rows
+    are the fits', and the item's claims are read as they are."""
     import numpy as np
 
     draws = theta.shape[0]
@@ -135,7 +137,7 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
             a = conf.alpha[srcs[j]] if fits is None else fits[np.arange(draws) % len(fits)]
             hit = a[..., said[c]]
             like[:, c, :] = rng.beta(hit, a.sum(axis=-1) - hit, size=(draws, k))
-    if bagged and conf is not None and conf.bagged:
+    if bagged and conf is not None and conf.bagged and conf.correlation > 0:
         from .bagging import claim_weights
 
         weight = weight * claim_weights(rng, draws, len(src))
