@@ -114,11 +114,9 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     """(draws, k) P(category is the value that would be confirmed). ``claimed[v]`` is the
     category of claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
-    ``omega`` each source's weight. ``bagged``: BayesBag for this item, draw d read through
-    the rows of bootstrap fit d mod B (``Confusion.bagged``) with the item's claims
-    resampled (:func:`.bagging.claim_weights`), unless the fit found the claims about one
-    slot independent (rho 0, chosen by their leave-one-out likelihood): then only the rows
-    are the fits', and the item's claims are read as they are."""
+    ``omega`` each source's weight. ``bagged``: draw d reads the claims through the rows of
+    bootstrap fit d mod B (``Confusion.bagged``), so a source's rows are as uncertain as
+    the resampled fits show them; the claims themselves are read as they are."""
     import numpy as np
 
     draws = theta.shape[0]
@@ -129,7 +127,6 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     like = np.repeat(((1.0 - theta[:, src]) / (k - 1))[:, :, None], k, axis=2)
     like[:, np.arange(len(src)), said] = theta[:, src]
     log_prior = np.zeros(k) if conf is None else np.log(conf.class_prior)
-    weight = np.broadcast_to(omega[src], (draws, len(src)))
     for c, j in enumerate(src):
         if learned[j] and conf is not None:
             fits = conf.bagged.get(srcs[j]) if bagged else None
@@ -137,11 +134,7 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
             a = conf.alpha[srcs[j]] if fits is None else fits[np.arange(draws) % len(fits)]
             hit = a[..., said[c]]
             like[:, c, :] = rng.beta(hit, a.sum(axis=-1) - hit, size=(draws, k))
-    if bagged and conf is not None and conf.bagged and conf.correlation > 0:
-        from .bagging import claim_weights
-
-        weight = weight * claim_weights(rng, draws, len(src))
-    score = np.einsum("dck,dc->dk", np.log(np.clip(like, 1e-300, None)), weight)
+    score = np.einsum("dck,c->dk", np.log(np.clip(like, 1e-300, None)), omega[src])
     score += log_prior[None, :]
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
