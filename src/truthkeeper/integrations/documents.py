@@ -104,9 +104,13 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
     report = _report(res, where, items)
     unjudged = tuple(sorted(why))
     item_at = dict(zip(where, items, strict=True))
-    unknown = tuple(p for p in report[0] if isinstance(item_at[p], Candidate)
-                    and memory.current(item_at[p].subject, item_at[p].attribute).status
-                    == "unknown")
+    held: dict[tuple[Any, Any], bool] = {}  # one read a slot, however many documents
+    for p in report[0]:
+        if isinstance(c := item_at[p], Candidate) and (c.subject, c.attribute) not in held:
+            held[c.subject, c.attribute] = memory.current(c.subject, c.attribute).status \
+                != "unknown"
+    unknown = tuple(p for p in report[0] if isinstance(c := item_at[p], Candidate)
+                    and not held[c.subject, c.attribute])
     return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged),
                           unknown)
 
