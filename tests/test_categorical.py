@@ -16,11 +16,19 @@ GRADES = ["G", "PG", "R", "X"]
 ANSWER = Utility(correct=1.0, wrong=0.0, abstain=-1.0)  # always answer: score every item
 
 
+def _careful(t: int, rng: np.random.Generator) -> int:
+    """A careful worker's grade of a film of true grade ``t``: right with .85, else a
+    neighbouring grade."""
+    return t if rng.random() < 0.85 else int(np.clip(t + rng.choice([-1, 1]), 0, 3))
+
+
 def _graded(seed: int, n_items: int = 300, n_workers: int = 24,
-            per_item: int = 5) -> tuple[list[dict], list[str]]:
+            per_item: int = 5) -> tuple[list[dict], list[str], list[str]]:
     """Ordinal grades rated by three kinds of worker: lenient (one grade lower with
-    probability .5), strict (one grade higher, .5) and careful (right with .85, else a
-    neighbouring grade); five workers per film."""
+    probability .5), strict (one grade higher, .5) and careful (:func:`_careful`); five
+    workers per film. Returns the facts, the true grades and a reference grade of each
+    film: one more careful reading, as a reference is read by someone as good as the best
+    of the sources (``ds.reader_perception``)."""
     rng = np.random.default_rng(seed)
     truth = rng.choice(4, n_items, p=[0.4, 0.3, 0.2, 0.1])
     facts = []
@@ -32,22 +40,24 @@ def _graded(seed: int, n_items: int = 300, n_workers: int = 24,
             elif w % 3 == 1:
                 said = min(t + 1, 3) if u < 0.5 else t
             else:
-                said = t if u < 0.85 else int(np.clip(t + rng.choice([-1, 1]), 0, 3))
+                said = _careful(t, rng)
             facts.append({"subject": f"f{i}", "attribute": "rating", "value": GRADES[said],
                           "source": f"w{w}", "valid_from": "2026-01-01"})
-    return facts, [GRADES[t] for t in truth]
+    reader = np.random.default_rng(seed + 1000)
+    reference = [GRADES[_careful(int(t), reader)] for t in truth]
+    return facts, [GRADES[t] for t in truth], reference
 
 
 @pytest.mark.parametrize("seed", [0, 3])
 def test_confusion_reads_lenient_and_strict_sources(seed: int, tmp_path: Path) -> None:
     """decide() on a categorical attribute after learning from agreement, against the
-    one-coin model of open values on the same facts. Tolerance: accuracy >= .95 and at
-    least .05 above the one-coin model's (4 seeds: .96-.99 against .82-.90). Read through
-    the bootstrap fits' rows the probabilities are a little less sure than they are right,
-    never surer: mean p at most accuracy, ECE (10 bins) <= .06 (4 seeds: mean p .94-.95,
-    ECE .023-.040; the item's claims resampled too .078-.103; the full fit's rows alone
-    .014-.022)."""
-    facts, truth = _graded(seed)
+    one-coin model of open values on the same facts. Tolerance: accuracy against the truth
+    >= .95 and at least .05 above the one-coin model's (4 seeds: .95-.98 against .82-.90).
+    p is the probability of the value a reference would confirm, the reference read as
+    well as the best tenth of the sources: against such a reference ECE (10 bins) <= .07
+    (4 seeds: .024-.052; against the truth itself, which no source reads so well, .084-.106,
+    never surer than right: mean p .87-.88)."""
+    facts, truth, reference = _graded(seed)
     scored = {}
     for cats in (None, {"rating": GRADES}):
         with Memory(tmp_path / f"{cats is None}.db", categories=cats) as mem:
@@ -57,9 +67,9 @@ def test_confusion_reads_lenient_and_strict_sources(seed: int, tmp_path: Path) -
                                     for i in range(len(truth))]
     accuracy = {k: float(np.mean([d.value == t for d, t in zip(v, truth, strict=True)]))
                 for k, v in scored.items()}
-    ok = [d.value == t for d, t in zip(scored[False], truth, strict=True)]
+    ok = [d.value == t for d, t in zip(scored[False], reference, strict=True)]
     assert accuracy[False] >= 0.95 and accuracy[False] >= accuracy[True] + 0.05
-    assert ece([d.p for d in scored[False]], ok) <= 0.06
+    assert ece([d.p for d in scored[False]], ok) <= 0.07
     assert np.mean([d.p for d in scored[False]]) <= accuracy[False]
     # the confusion is journalled: a reopen with the same categories answers the same
     with Memory(tmp_path / "False.db", categories={"rating": GRADES}) as again:
@@ -68,32 +78,40 @@ def test_confusion_reads_lenient_and_strict_sources(seed: int, tmp_path: Path) -
 
 
 def _few_claims(seed: int, n_items: int = 600, n_sources: int = 120,
-                per_item: int = 3) -> tuple[list[dict], list[str]]:
+                per_item: int = 3) -> tuple[list[dict], list[str], list[str]]:
     """Four categories, sources right with probability .4-.9 (else one of the other three
-    at random), three claims a slot: about 15 claims a source."""
+    at random), three claims a slot: about 15 claims a source. Returns the facts, the
+    truth and a reference reading of each slot by a reader as good as the best tenth of
+    the sources (right with .875, the mean of the top tenth of .4-.9)."""
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, 4, n_items)
     acc = rng.uniform(0.4, 0.9, n_sources)
+
+    def read(t: int, a: float, rng: np.random.Generator) -> int:
+        return t if rng.random() < a else int(rng.choice([c for c in range(4) if c != t]))
+
     facts = []
     for i in range(n_items):
         for w in rng.choice(n_sources, per_item, replace=False):
-            said = int(truth[i]) if rng.random() < acc[w] else int(
-                rng.choice([c for c in range(4) if c != truth[i]]))
-            facts.append({"subject": f"f{i}", "attribute": "rating", "value": GRADES[said],
+            facts.append({"subject": f"f{i}", "attribute": "rating",
+                          "value": GRADES[read(int(truth[i]), acc[w], rng)],
                           "source": f"w{w}", "valid_from": "2026-01-01"})
-    return facts, [GRADES[t] for t in truth]
+    reader = np.random.default_rng(seed + 1000)
+    reference = [GRADES[read(int(t), 0.875, reader)] for t in truth]
+    return facts, [GRADES[t] for t in truth], reference
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sources_of_few_claims_each_are_read_as_that_uncertain(seed: int) -> None:
     """Sources of about 15 claims each: a confusion row learned from so few is far less
     certain than mean field's rows say. A decision reads the claims through each bootstrap
-    fit's rows in turn, its answer still from the full fit's rows. Tolerance: ECE (10
-    bins) <= .07 (measured .034 / .045; one set of rows moment-matched to the fits .084 /
-    .093; the full fit's rows alone .199 / .240, p .96 at accuracy .72-.77)."""
+    fit's rows in turn, its answer still from the full fit's rows. Scored against a
+    reference read as well as the best tenth of the sources (what p is the probability
+    of). Tolerance: ECE (10 bins) <= .07 (4 seeds: .024-.051); the full fit's rows alone
+    > .15 (.177-.193)."""
     from dataclasses import replace
 
-    facts, truth = _few_claims(seed)
+    facts, truth, reference = _few_claims(seed)
     with Memory(categories={"rating": GRADES}) as mem:
         mem.add_many(facts)
         mem.learn_from_agreement()
@@ -101,8 +119,8 @@ def test_sources_of_few_claims_each_are_read_as_that_uncertain(seed: int) -> Non
         book = mem._p.rel.book
         book.confusion["rating"] = replace(book.confusion["rating"], bagged={})
         unbagged = [mem.decide(f"f{i}", "rating", utility=ANSWER) for i in range(len(truth))]
-    ok = [d.value == t for d, t in zip(decided, truth, strict=True)]
-    assert np.mean(ok) >= 0.65
+    assert np.mean([d.value == t for d, t in zip(decided, truth, strict=True)]) >= 0.7
+    ok = [d.value == t for d, t in zip(decided, reference, strict=True)]
     assert ece([d.p for d in decided], ok) <= 0.07
     # the answers are the full fit's; only its own rows are far surer than they are right
     assert [d.value for d in unbagged] == [d.value for d in decided]
@@ -255,7 +273,7 @@ def test_confirmed_slots_teach_what_the_confirmer_means(tmp_path: Path) -> None:
     and learning again, the perception matrix learns it, and the other films' X is read as
     the R that would be confirmed. The learned state survives a full and a lazy reopen, and
     an export imported into a new memory answers the same."""
-    facts, truth = _graded(2)
+    facts, truth, _ = _graded(2)
     truth = ["R" if t == "X" else t for t in truth]
     path, cats = tmp_path / "m.db", {"rating": GRADES}
     with Memory(path, categories=cats) as mem:
@@ -319,7 +337,7 @@ def test_a_declaration_can_be_removed(tmp_path: Path) -> None:
     is journalled (a reopen, a read-only one and an export keep it), and removing what is
     not declared writes nothing."""
     path = tmp_path / "m.db"
-    facts, _ = _graded(0, n_items=60)
+    facts, _, _ = _graded(0, n_items=60)
     with Memory(path, categories={"rating": GRADES}) as mem:
         mem.add_many(facts)
         mem.learn_from_agreement()
@@ -374,7 +392,7 @@ def test_a_categorical_decision_computes_its_posterior_once(
         return real(*args)
 
     monkeypatch.setattr(conflict, "_category_posterior", counted)
-    facts, _ = _graded(0, n_items=60)
+    facts, _, _ = _graded(0, n_items=60)
     said: dict[str, set[str]] = {}
     for f in facts:
         said.setdefault(f["subject"], set()).add(f["value"])

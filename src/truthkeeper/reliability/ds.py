@@ -35,7 +35,8 @@ from scipy.special import digamma
 
 from .crowd import CrowdData
 
-__all__ = ["CORRELATION_GRID", "DSFit", "design_weights", "majority_vote", "vb_dawid_skene"]
+__all__ = ["CORRELATION_GRID", "DSFit", "design_weights", "majority_vote", "reader_perception",
+           "vb_dawid_skene"]
 
 from .priors import DS_PRIOR_DIAG as PRIOR_DIAG
 from .priors import DS_PRIOR_OFF as PRIOR_OFF
@@ -179,8 +180,8 @@ def vb_dawid_skene(
         # P(this answer | class k) from the worker's counts without this answer
         own = (post[ww, :, ll] - T[ii]) / (post[ww].sum(axis=2) - T[ii])
     pi = (T.sum(axis=0) + 1.0) / (n + K)
-    perception = (a_post / a_post.sum(axis=1, keepdims=True) if len(g_items)
-                  else np.eye(K))
+    reader = reader_perception(cm, pi, np.bincount(ww, minlength=W))
+    perception = (a_post / a_post.sum(axis=1, keepdims=True) if len(g_items) else reader)
     rho = 0.0
     if correlation:
         fixed = np.tile(e_log_pi, (n, 1))
@@ -198,7 +199,7 @@ def vb_dawid_skene(
         T, unlabelled = _draw_average(post, ii, ww, ll, weights, e_log_pi, gold_term, draws)
     if len(g_items):  # how much of the learned perception the revealed labels bear out
         answers_only = unlabelled if unlabelled is not None else _softmax(ans + e_log_pi)
-        perception = _shrunk_perception(a_post, T, answers_only, g_items, g_cls)
+        perception = _shrunk_perception(a_post, T, answers_only, g_items, g_cls, reader)
     return DSFit(posterior=T, confusion=cm, class_prior=pi, iterations=it, answer_loglik=ans,
                  log_prior=e_log_pi, perception=perception, item_correlation=rho,
                  alpha=post, unlabelled=unlabelled)
@@ -207,22 +208,56 @@ def vb_dawid_skene(
 SHRINK_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
+READER_SHARE = 0.1
+"""The share of the answers, those of the most reliable workers, that a reference label
+is assumed to read the truth as well as, until revealed labels say otherwise."""
+
+
+def reader_perception(cm: np.ndarray, class_prior: np.ndarray,
+                      answers: np.ndarray) -> np.ndarray:
+    """P(a reference label | the latent class) before any is revealed: the mean confusion
+    matrix, weighted by answers, of the workers who gave the most reliable tenth
+    (``READER_SHARE``) of the answers, ranked by expected accuracy under the class prior.
+
+    No reader of an item is assumed infallible: a reference (a gold label, a user's
+    confirmation) is one more reading, by someone as good as the crowd's best. Where the
+    best workers are near perfect this is near the identity; where even they often
+    disagree with the crowd's class (ambiguous, ordinal classes) the probabilities of the
+    reference label are as unsure as that disagreement.
+
+    >>> cm = np.array([[[.9, .1], [.2, .8]], [[.6, .4], [.4, .6]]])
+    >>> reader_perception(cm, np.array([.5, .5]), np.array([10, 90])).round(2).tolist()
+    [[0.9, 0.1], [0.2, 0.8]]
+    """
+    acc = np.einsum("wkk,k->w", cm, class_prior)
+    n = np.asarray(answers, dtype=float)
+    order = np.argsort(-acc, kind="stable")
+    order = order[n[order] > 0]
+    if not len(order):
+        return np.eye(cm.shape[1])
+    cum = np.cumsum(n[order]) / n[order].sum()
+    top = order[: int(np.searchsorted(cum, READER_SHARE)) + 1]
+    out: np.ndarray = np.einsum("wkl,w->kl", cm[top], n[top]) / n[top].sum()
+    return out
+
+
 def _shrunk_perception(a_post: np.ndarray, T: np.ndarray, answers_only: np.ndarray,
-                       g_items: np.ndarray, g_cls: np.ndarray) -> np.ndarray:
-    """w A + (1 - w) I, w on a grid chosen by the leave-one-out log likelihood of the
-    revealed labels, each predicted from its item's answers alone."""
-    K = a_post.shape[0]
+                       g_items: np.ndarray, g_cls: np.ndarray,
+                       reader: np.ndarray) -> np.ndarray:
+    """w A + (1 - w) R, R the label-free ``reader``, w on a grid chosen by the
+    leave-one-out log likelihood of the revealed labels, each predicted from its item's
+    answers alone."""
     p = answers_only[g_items]
     # each item's column of A learned without that item: its own counts taken out
     cols = a_post[:, g_cls].T - T[g_items]                   # (m, K)
     kept = np.maximum(cols, 1e-12)
     loo = kept / (a_post.sum(axis=1)[None, :] - T[g_items] + (kept - cols))
-    truth = p[np.arange(len(g_items)), g_cls]
+    truth = (p @ reader)[np.arange(len(g_items)), g_cls]
     via_a = (p * loo).sum(axis=1)
     best = max(SHRINK_GRID, key=lambda w: float(np.log(np.maximum(
         w * via_a + (1 - w) * truth, 1e-300)).sum()))
     out: np.ndarray = best * (a_post / a_post.sum(axis=1, keepdims=True)) + \
-        (1 - best) * np.eye(K)
+        (1 - best) * reader
     return out
 
 
