@@ -356,6 +356,29 @@ def _one_coin_crowd(rng: np.random.Generator, name: str, *, k: int, per_item: in
     return data, truth
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_reference_read_by_someone_is_predicted_without_labels(seed: int) -> None:
+    """Four classes, five answers an item from 60 workers right .5-.9 of the time; the
+    reference label of each item is one more reading, by a reader right .88 of the time
+    (the best tenth of these workers). With no label revealed, the fit's probabilities of
+    the reference label (the class read through the best tenth's confusion) are
+    calibrated against it: ECE (10 bins) <= .07 on 1,500 items (4 seeds: .023-.059).
+    Those of the class itself, as if the reference read it infallibly, are surer than
+    right: > .12 (.138-.149). Against the truth, which no one here reads so well, the
+    reference probabilities are less sure than right, never surer."""
+    rng = np.random.default_rng(seed)
+    data, truth = _one_coin_crowd(rng, "read", k=4, per_item=5, low=0.5, high=0.9,
+                                  n_items=1500, n_workers=60)
+    reader = np.random.default_rng(seed + 100)
+    ref = np.array([t if reader.random() < 0.88 else reader.choice(
+        [c for c in range(4) if c != t]) for t in truth])
+    fit = vb_dawid_skene(data)
+    p, q = fit.reference, fit.posterior
+    assert ece(p.max(1), p.argmax(1) == ref) <= 0.07
+    assert ece(q.max(1), q.argmax(1) == ref) > 0.12
+    assert p.max(1).mean() <= (p.argmax(1) == truth).mean()
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_fit_is_calibrated_label_free_where_workers_split(seed: int) -> None:
     """Three classes, nine answers an item from workers right .50-.75 of the time (else
@@ -374,12 +397,12 @@ def test_the_fit_is_calibrated_label_free_where_workers_split(seed: int) -> None
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_reference_that_agrees_with_the_crowd_keeps_the_label_free_reader(seed: int) -> None:
-    """Where the revealed labels are the truth the workers see, the perception matrix is
-    shrunk all the way to the label-free reader's (the best tenth of the workers, here
-    near the identity): the off-diagonal mass learned from 100 labels would only make
-    confident answers less sure than they are right; where the reference disagrees with
-    what the crowd perceives (the test above), it is kept."""
+def test_a_reference_that_agrees_with_the_crowd_is_learned_as_that_good(seed: int) -> None:
+    """Where the revealed labels are the truth the workers see, the 100 revealed labels
+    show the reference reads better than the label-free reader (the best tenth of the
+    workers, right .86-.91 here): the perception matrix is the learned one, near the
+    identity, and the probabilities are as sure as they are right; where the reference
+    disagrees with what the crowd perceives (the test above), that is learned too."""
     rng = np.random.default_rng(seed)
     data, truth = _one_coin_crowd(rng, "agreeing", k=2, per_item=7, low=0.65, high=0.9)
     n_items = data.n_items
@@ -387,7 +410,7 @@ def test_a_reference_that_agrees_with_the_crowd_keeps_the_label_free_reader(seed
     fit = vb_dawid_skene(data, gold={int(i): int(truth[i]) for i in shown})
     reader = reader_perception(fit.confusion, fit.class_prior,
                                np.bincount(data.worker_idx, minlength=data.n_workers))
-    assert np.allclose(fit.perception, reader) and np.diag(reader).min() >= 0.99
+    assert np.diag(reader).max() <= 0.95 and np.diag(fit.perception).min() >= 0.99
     held = np.setdiff1d(np.arange(n_items), shown)
     p = fit.reference[held]
     assert ece(p.max(1), p.argmax(1) == truth[held]) <= 0.04
@@ -478,6 +501,26 @@ def test_crowd_eval_on_real_sets() -> None:
         assert res["accuracy"] >= res["majority_vote_accuracy"]
         assert res["accuracy"] >= 0.88 and 0.0 <= res["ece"] <= 0.2
         assert set(res["semi_supervised"]) == {"5%", "10%", "20%"}
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"crowd data not found at {DATA}")
+def test_label_free_probabilities_on_s_adult_beat_the_vote_share() -> None:
+    """``s_adult``: four ordinal grades, where the reference labels disagree with the
+    crowd's consensus as often as a good worker would. The probabilities ``eval crowd``
+    reports (of the reference label, read as well as the best tenth of the workers read;
+    BayesBag) are better calibrated than majority vote's vote share, at no loss of
+    accuracy. Measured ECE .061 against the vote share's .087 (before the label-free
+    reader: .138), accuracy .769 against crowd-kit's Dawid-Skene .766."""
+    from truthkeeper.reliability.bagging import bagged
+    from truthkeeper.reliability.crowd import load_set
+
+    data = load_set(DATA / "s_adult")
+    gold = np.array(sorted(data.gold))
+    y = np.array([data.gold[i] for i in gold])
+    p = bagged(data, vb_dawid_skene(data), reference=True)[gold]
+    share = majority_vote(data)[gold]
+    assert (p.argmax(1) == y).mean() >= 0.765
+    assert ece(p.max(1), p.argmax(1) == y) <= ece(share.max(1), share.argmax(1) == y) - 0.015
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason=f"crowd data not found at {DATA}")

@@ -17,12 +17,20 @@ whose rows have the confusion rows' prior. A is learned jointly from the reveale
 where the reference disagrees with what the crowd perceives (ambiguous ordinal classes,
 reference labels drawn from a different mix of classes than the crowd's items), the
 probabilities of the *reference* label, ``posterior @ perception``, say so. This is where the
-unsupervised model's overconfidence against a reference comes from on real data, and the
-only part of it the answers alone cannot reveal. Where the reference agrees with the crowd,
-a matrix learned from a few labels only makes confident answers less sure than they are
-right, so the matrix reported is shrunk towards the identity, ``w A + (1 - w) I``, with w on a
-fixed grid chosen by how well it predicts each revealed label from its item's answers alone
-(leave one out): only the revealed labels decide, one configuration for every set.
+unsupervised model's overconfidence against a reference comes from on real data.
+
+Before any label is revealed, A is not the identity (a reference that reads the truth
+infallibly) but the reader's matrix (:func:`reader_perception`): the mean confusion of the
+workers who gave the most reliable tenth of the answers. A reference is made by someone, and
+nobody is assumed to read an item better than the crowd's best do. Where the best workers
+are near perfect this changes little; where even they disagree with the crowd's class
+(ambiguous, ordinal grades) the probabilities of the reference label say so, without a
+label. Where the reference agrees with the crowd, a matrix learned from a few labels only
+makes confident answers less sure than they are right, so the matrix reported is a mix
+of the learned one, the identity and the reader's, ``w A + v I + (1 - w - v) R``, with w
+and v on a fixed grid chosen by how well it predicts each revealed label from its item's
+answers alone (leave one out): only the revealed labels decide, one configuration for
+every set.
 """
 
 from __future__ import annotations
@@ -51,8 +59,9 @@ class DSFit:
 
     ``posterior`` is over the latent class from the answers (and, on revealed items, their
     gold label); ``perception`` (K, K) is P(gold label | latent class): the posterior mean
-    shrunk towards the identity as far as the revealed labels bear out, the identity when
-    no gold was revealed; ``reference`` is P(gold label | answers) for
+    mixed with the identity and the reader's (:func:`reader_perception`) as the revealed
+    labels bear out, the reader's when no gold was revealed; ``reference`` is P(gold label |
+    answers) for
     every item, the probability to compare with a reference."""
 
     posterior: np.ndarray          # (n_items, K)
@@ -244,22 +253,25 @@ def reader_perception(cm: np.ndarray, class_prior: np.ndarray,
 def _shrunk_perception(a_post: np.ndarray, T: np.ndarray, answers_only: np.ndarray,
                        g_items: np.ndarray, g_cls: np.ndarray,
                        reader: np.ndarray) -> np.ndarray:
-    """w A + (1 - w) R, R the label-free ``reader``, w on a grid chosen by the
-    leave-one-out log likelihood of the revealed labels, each predicted from its item's
-    answers alone."""
+    """w A + v I + (1 - w - v) R: the learned matrix A, the identity (a reference that
+    reads the crowd's class infallibly) and the label-free ``reader`` R, with w and v on
+    ``SHRINK_GRID`` (w + v <= 1) chosen by the leave-one-out log likelihood of the revealed
+    labels, each predicted from its item's answers alone."""
     p = answers_only[g_items]
     # each item's column of A learned without that item: its own counts taken out
     cols = a_post[:, g_cls].T - T[g_items]                   # (m, K)
     kept = np.maximum(cols, 1e-12)
     loo = kept / (a_post.sum(axis=1)[None, :] - T[g_items] + (kept - cols))
-    truth = (p @ reader)[np.arange(len(g_items)), g_cls]
+    rows = np.arange(len(g_items))
+    truth = p[rows, g_cls]
+    via_r = (p @ reader)[rows, g_cls]
     via_a = (p * loo).sum(axis=1)
-    best = max(SHRINK_GRID, key=lambda w: float(np.log(np.maximum(
-        w * via_a + (1 - w) * truth, 1e-300)).sum()))
-    out: np.ndarray = best * (a_post / a_post.sum(axis=1, keepdims=True)) + \
-        (1 - best) * reader
+    grid = [(w, v) for w in SHRINK_GRID for v in SHRINK_GRID if w + v <= 1.0]
+    w, v = max(grid, key=lambda wv: float(np.log(np.maximum(
+        wv[0] * via_a + wv[1] * truth + (1 - wv[0] - wv[1]) * via_r, 1e-300)).sum()))
+    out: np.ndarray = w * (a_post / a_post.sum(axis=1, keepdims=True)) + \
+        v * np.eye(a_post.shape[0]) + (1 - w - v) * reader
     return out
-
 
 
 def _draw_average(alpha: np.ndarray, ii: np.ndarray, ww: np.ndarray, ll: np.ndarray,

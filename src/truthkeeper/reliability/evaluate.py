@@ -84,7 +84,9 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
     t = time.perf_counter()
     fit = vb_dawid_skene(data)
     seconds = time.perf_counter() - t
-    post = bagged(data, fit)  # the reported probabilities: BayesBag, the full fit's answers
+    # the reported probabilities: of the reference label (the latent class read through the
+    # label-free reader, ds.reader_perception), BayesBag, the full fit's answers
+    post = bagged(data, fit, reference=True)
     out: dict[str, Any] = {
         "items": data.n_items, "workers": data.n_workers, "classes": data.n_classes,
         "answers": int(len(data.label)), "gold": int(len(gold_items)),
@@ -92,11 +94,13 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
         "seconds": time.perf_counter() - t, "seconds_unbagged": seconds,
         "iterations": fit.iterations,
         # the full fit's own probabilities (one fit, no bagging), for comparison
-        "unbagged": _score(fit.posterior, data, gold_items),
+        "unbagged": _score(fit.reference, data, gold_items),
+        # the latent class itself (a reference that reads it infallibly), bagged as above
+        "latent_class": _score(bagged(data, fit), data, gold_items),
         # answers to one item as correlated readings (rho learned from the answers alone),
         # and the plain fit that counts them as independent, for comparison
         "item_correlation": fit.item_correlation,
-        "independent_answers": _score(vb_dawid_skene(data, correlation=False).posterior,
+        "independent_answers": _score(vb_dawid_skene(data, correlation=False).reference,
                                       data, gold_items),
         # the same model as "independent_answers" without mean field: its exact posterior,
         # by collapsed Gibbs sampling (how much of the ECE the approximation makes)
