@@ -252,14 +252,18 @@ The crowd labels are declared categorical (`Memory(categories={"label": classes}
 independent ones, rho learned with the confusion. A decision's answer comes from that fit;
 its probability reads the item's answers through each of ten fits to bootstrap resamples
 of all the answers in turn, so a worker of few answers is not read as surer than its
-counts allow. On `temp` learning from agreement makes the answers more accurate and brings
-ECE below 0.05; on `duck_bluebirds` too it makes them more accurate, with ECE about .08:
-surer than right where the workers split. Confirming 10% of
-the gold and learning again also learns how the confirmed labels relate to what the workers
-perceive (a perception matrix); that is what calibrates the ordinal sets `s_adult` and
-`s_rel`, but on a set as small as `duck_bluebirds` (11 confirmed items) it can leave the
-probabilities *under*confident when those few items disagree with the crowd more than the
-rest do."""),
+counts allow. A decision's probability is that of the value a confirmation would give,
+and a confirmation (here, a gold label) is one more reading of the item: before anything
+is confirmed, the memory assumes its reader is as good as the sources that gave the best
+tenth of the claims, not infallible. That is what brings the ordinal sets `s_adult` and
+`s_rel`, where the gold often disagrees with even a unanimous crowd, near calibrated
+without a label. On `temp` learning from agreement makes the answers more accurate and
+brings ECE below 0.05; on `duck_bluebirds` too it makes them more accurate, with ECE about
+.08: surer than right where the workers split. Confirming 10% of the gold and learning
+again also learns how the confirmed labels relate to what the workers perceive (a
+perception matrix), mixed with the identity and the label-free reader as far as the
+confirmed labels bear out; on a set as small as `duck_bluebirds` (11 confirmed items)
+those few items decide little."""),
     ("md", "## 5. How many outcomes until a new source separates from its tier prior?"),
     ("code", '''\
 for true in (0.98, 0.9, 0.5, 0.3):
@@ -313,15 +317,20 @@ or misleading): the fit counts an item's n answers as n / (1 + (n - 1) rho) inde
 with rho learned from the answers alone, as the value under which each answer is best
 predicted from the item's other answers, and each item's posterior is averaged over draws
 of the workers' confusion rows from their posterior (mean field's geometric-mean rows read a
-worker with few answers as surer than its counts allow). The row `indep.` is the fit that
-counts the answers as independent: it is overconfident wherever rho > 0. The row `exact` is
-that same model's exact posterior, by collapsed Gibbs sampling instead of mean field: where
-it is as overconfident as `indep.`, the approximation is not the cause. Where the reference labels disagree with the crowd in a systematic way (ordinal grades,
-gold items drawn from another mix of classes than the crowd's items), the probabilities are
-too high against the reference, and nothing in the answers can reveal it. With some gold
-revealed, the model learns a *perception matrix*, P(reference label | the class the crowd
-perceives), jointly with the workers. It then reports P(reference label | answers), scored
-here on the gold items that were not revealed.
+worker with few answers as surer than its counts allow). The rows `latent`, `indep.` and
+`exact` are of the class the crowd perceives (as if a reference read it infallibly, see
+below). `indep.` is the fit that counts the answers as independent: it is overconfident
+wherever rho > 0. `exact` is that same model's exact posterior, by collapsed Gibbs sampling
+instead of mean field: where it is as overconfident as `indep.`, the approximation is not
+the cause. A reference label is
+made by someone: the model reports P(reference label | answers), the class the crowd
+perceives read through a *perception matrix*, P(reference label | that class). Without
+labels that matrix is the reader's: the mean confusion of the workers who gave the most
+reliable tenth of the answers (nobody is assumed to read an item better than the crowd's
+best). Where the reference labels disagree with the crowd in a systematic way (ordinal
+grades), this keeps the probabilities from being far surer than right, which they are
+for the class itself (the row `latent`). With some gold revealed, the model learns the
+matrix jointly with the workers, scored here on the gold items that were not revealed.
 
 The row `bagged` is what `eval crowd` reports: the posterior averaged over fits to ten
 bootstrap resamples of the answers (BayesBag), with the answers of the single fit (the row
@@ -334,8 +343,9 @@ print(f"{'set':26s} {'gold':8s} acc    ECE10  floor  ECE15m Brier   rho; gold cl
 crowd = {}
 for path in SETS:
     r = crowd[path.name] = evaluate_set(load_set(path))  # crowd-kit's models too, if installed
-    stages = {"bagged": r, "single": r["unbagged"], "indep.": r["independent_answers"],
-              "exact": r["exact_posterior"], **r["semi_supervised"]}
+    stages = {"bagged": r, "single": r["unbagged"], "latent": r["latent_class"],
+              "indep.": r["independent_answers"], "exact": r["exact_posterior"],
+              **r["semi_supervised"]}
     for k, s in stages.items():
         extra = (f"rho {r['item_correlation']:.3f}; {r['gold_class_mix']} vs "
                  f"{r['fit_class_prior']}" if k == "bagged" else "")
@@ -363,9 +373,10 @@ workers who gave the answer) and, where crowd-kit is installed, its Dawid-Skene 
 vote (`--slow-peers` adds GLAD, MACE and one-coin Dawid-Skene). Lower is better; the grey
 tick is the floor. `ece_target` says whether truthkeeper is within the issue's bar, the larger
 of .05 and the best other method's ECE. On the public sets the vote share is the best
-calibrated method on `s_adult` and `s_rel` and the worst on the others: which probabilities
-are calibrated depends on how the reference labels were made, which the answers alone do not
-show (`benchmarks/README.md` measures it)."""),
+calibrated of the other methods on `s_adult` and `s_rel` (there the reference labels read
+items about as one more good worker would) and the worst on the others; truthkeeper's
+probabilities of the reference label are within the bar on all seven
+(`benchmarks/README.md` has the full run)."""),
     ("code", '''\
 fig, axes = plt.subplots(1, len(crowd), figsize=(4.5 * len(crowd), 3.2), squeeze=False)
 for ax, (name, r) in zip(axes[0], crowd.items()):

@@ -98,9 +98,10 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
         # the latent class itself (a reference that reads it infallibly), bagged as above
         "latent_class": _score(bagged(data, fit), data, gold_items),
         # answers to one item as correlated readings (rho learned from the answers alone),
-        # and the plain fit that counts them as independent, for comparison
+        # and the plain fit that counts them as independent, for comparison (this and the
+        # exact posterior below are of the latent class, as "latent_class" is)
         "item_correlation": fit.item_correlation,
-        "independent_answers": _score(vb_dawid_skene(data, correlation=False).reference,
+        "independent_answers": _score(vb_dawid_skene(data, correlation=False).posterior,
                                       data, gold_items),
         # the same model as "independent_answers" without mean field: its exact posterior,
         # by collapsed Gibbs sampling (how much of the ECE the approximation makes)
