@@ -132,8 +132,9 @@ def test_one_claim_of_a_source_learned_always_right_is_read_as_sure() -> None:
     G for every film; with the film they outvote, the fit reads the claims about a film
     as correlated, rho .2): the probability comes
     through the bootstrap fits' rows, which all read it as right, so p stays high
-    (measured .99). Resampling the slot's own claims as well (BayesBag for the item)
-    drops that one claim in a third of the draws: p .78."""
+    (measured .96: a confirmer is read as well as the best sources, careful-a and b, and
+    no better). Resampling the slot's own claims as well (BayesBag for the item) drops
+    that one claim in a third of the draws: p .78."""
     with Memory(categories={"rating": GRADES}) as mem:
         for i in range(30):
             truth = "PG" if i % 3 == 0 else "G"
