@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import sqlite3
 from pathlib import Path
 
@@ -469,3 +472,39 @@ def test_a_fact_body_written_out_directly_is_its_canonical_json(
         got, want = (json.loads(t) for t in (got, want))
         assert got.pop("salt") != want.pop("salt")
     assert got == want
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_a_warm_read_sees_every_other_connections_commit(tmp_path: Path) -> None:
+    """A durable read asks SQLite whether another connection committed only when the
+    wal-index header moved (journal/walheader.py): every commit of another connection,
+    in this process or another, is still seen by the next read, however many reads of
+    an unchanged journal came before; and the -shm file's descriptor is opened once per
+    file and closed with the last journal on it (closing it earlier would drop SQLite's
+    locks for every connection of the process)."""
+    from truthkeeper.journal import walheader
+
+    db = str(tmp_path / "w.db")
+    before = _open_fds()
+    m1, m2 = Memory(db), Memory(db)
+    m1.add("acme", "price", 1, source="s", valid_from=T(1))
+    assert len([k for k in walheader._open if walheader._open[k][0] > 0]) == 1
+    for value in range(2, 12):
+        for _ in range(3):  # warm reads: the header is unchanged between them
+            assert m2.current("acme", "price").value == value - 1
+        m1.add("acme", "price", value, source="s", valid_from=T(value))
+        assert m2.current("acme", "price").value == value
+    code = ("import sys; from truthkeeper import Memory; m = Memory(sys.argv[1]); "
+            "m.add('acme', 'price', 99, source='s', valid_from='2026-11-30T10:00:00Z'); "
+            "m.close()")
+    subprocess.run([sys.executable, "-c", code, db], check=True, timeout=120)
+    assert m1.current("acme", "price").value == 99
+    assert m2.current("acme", "price").value == 99
+    m1.close()
+    assert m2.current("acme", "price").value == 99  # its descriptor is still open
+    m2.close()
+    assert _open_fds() == before  # and closed with the last journal on the file

@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import JournalCorrupt, JournalError
+from . import walheader
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
 from .codec import GENESIS, canonical
 from .slotindex import KNOWN_TABLES, IndexedJournal, SlotIndex, SqliteDb
@@ -58,6 +60,15 @@ PURGE_WAIT_MS = 2_000
 reports that the write-ahead log still holds the erased bytes."""
 APPLICATION_ID = 0x746B6A31  # "tkj1": marks a SQLite file as a truthkeeper journal
 _CHUNK = 5_000  # rows fetched at a time while replaying
+
+
+def _close(conn: sqlite3.Connection, wal: walheader.WalHeader) -> None:
+    """Close a journal's connection, then release its hold on the -shm file (also when a
+    journal is collected without being closed)."""
+    try:
+        conn.close()
+    finally:
+        wal.release()
 
 
 class SqliteJournal(IndexedJournal):
@@ -104,6 +115,9 @@ class SqliteJournal(IndexedJournal):
         except sqlite3.Error as exc:
             msg = f"cannot open journal {path!r}: {exc}"
             raise JournalError(msg) from exc
+        self._wal = walheader.attach(path)  # registered while the connection is open
+        self._version: object = None
+        self._closed = weakref.finalize(self, _close, self._conn, self._wal)
 
     def _check_schema(self) -> None:
         tables = {r[0] for r in self._conn.execute(
@@ -135,7 +149,7 @@ class SqliteJournal(IndexedJournal):
         if self.purge_pending:  # an erasure's old pages may still be in the write-ahead log
             with suppress(JournalError):
                 self._purge()
-        self._conn.close()
+        self._closed()  # the connection, then this journal's hold on the -shm file
 
     def _has_events(self) -> bool:
         return bool(self._conn.execute(
@@ -263,8 +277,14 @@ class SqliteJournal(IndexedJournal):
 
     def version(self) -> object:
         """SQLite's data_version: it changes when another connection commits (asked under
-        the memory's lock, on the one cursor kept for it)."""
-        return self._asks.execute("PRAGMA data_version").fetchone()[0]
+        the memory's lock, on the one cursor kept for it), unless the wal-index header
+        shows that nothing was committed since it was last asked (:mod:`.walheader`)."""
+        head = self._wal.read()
+        if self._wal.unchanged(head):
+            return self._version
+        self._version = self._asks.execute("PRAGMA data_version").fetchone()[0]
+        self._wal.seen(head)  # read before the pragma: a commit between them is seen next
+        return self._version
 
     def tail(self) -> tuple[int, str, int]:
         """(last seq, its hash, the largest recorded_at) or (0, GENESIS, 0)."""
