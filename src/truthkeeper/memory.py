@@ -1437,6 +1437,9 @@ class Memory:
         -------
         Decision
             ``action`` answer or abstain, the ``value``, its probability ``p`` and why.
+            On a categorical attribute whose confusion was learned, ``p`` is that of the
+            value a confirmation would give, a confirmer read as well as the sources of
+            the most reliable tenth of the claims until confirmations teach otherwise.
 
         Examples
         --------
