@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 from pathlib import Path
 
 import pytest
