@@ -508,3 +508,22 @@ def test_a_warm_read_sees_every_other_connections_commit(tmp_path: Path) -> None
     assert m2.current("acme", "price").value == 99  # its descriptor is still open
     m2.close()
     assert _open_fds() == before  # and closed with the last journal on the file
+
+
+def test_without_a_wal_index_every_read_asks_sqlite(tmp_path: Path) -> None:
+    """No -shm file (not in WAL mode, or gone): the header reader answers None, which
+    never counts as unchanged, so every version check asks SQLite itself; a header cut
+    short or not initialised is read the same way."""
+    from truthkeeper.journal import walheader
+
+    none = walheader.attach(str(tmp_path / "absent.db"))
+    assert none.read() is None and not none.unchanged(none.read())
+    none.release()
+    shm = tmp_path / "x.db-shm"
+    shm.write_bytes(b"\0" * 40)  # cut short
+    cut = walheader.attach(str(tmp_path / "x.db"))
+    assert cut.read() is None
+    shm.write_bytes(b"\0" * 200)  # long enough, never initialised
+    assert cut.read() is None and not cut.unchanged(cut.read())
+    cut.release()
+    assert all(entry[0] > 0 for entry in walheader._open.values())
