@@ -34,7 +34,8 @@ import numpy as np
 from .crowd import CrowdData
 from .ds import DSFit, vb_dawid_skene
 
-__all__ = ["RESAMPLES", "anchored", "anchored_draws", "bagged", "resampled_rows"]
+__all__ = ["RESAMPLES", "anchored", "anchored_draws", "bagged", "bagged_both",
+           "resampled_rows"]
 
 RESAMPLES = 10
 """Bootstrap resamples averaged (the measured ECE moves by under .01 past ten)."""
@@ -55,12 +56,20 @@ def bagged(data: CrowdData, fit: DSFit, *, reference: bool = False,
     """``fit``'s probabilities (its ``posterior``, or with ``reference`` its ``reference``),
     bagged over ``resamples`` fits of ``vb_dawid_skene(resample, **kwargs)``, anchored to
     ``fit``'s answers (:func:`anchored`)."""
-    full = fit.reference if reference else fit.posterior
-    total = np.zeros_like(full)
+    post, ref = bagged_both(data, fit, resamples=resamples, seed=seed, **kwargs)
+    return ref if reference else post
+
+
+def bagged_both(data: CrowdData, fit: DSFit, *, resamples: int = RESAMPLES, seed: int = 0,
+                **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bagged` of the ``posterior`` and of the ``reference`` from one set of fits."""
+    post, ref = np.zeros_like(fit.posterior), np.zeros_like(fit.reference)
     for sub in _resamples(data, resamples, seed):
         one = vb_dawid_skene(sub, **kwargs)
-        total += one.reference if reference else one.posterior
-    return anchored(total / resamples, full.argmax(axis=1))
+        post += one.posterior
+        ref += one.reference
+    return (anchored(post / resamples, fit.posterior.argmax(axis=1)),
+            anchored(ref / resamples, fit.reference.argmax(axis=1)))
 
 
 def resampled_rows(data: CrowdData, *, gold: dict[int, int] | None = None,

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .bagging import anchored, bagged
+from .bagging import anchored, bagged_both
 from .calibration import brier, ece, ece_if_calibrated, log_loss
 from .crowd import CrowdData, load_sets
 from .ds import majority_vote, vb_dawid_skene
@@ -86,7 +86,7 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
     seconds = time.perf_counter() - t
     # the reported probabilities: of the reference label (the latent class read through the
     # label-free reader, ds.reader_perception), BayesBag, the full fit's answers
-    post = bagged(data, fit, reference=True)
+    latent, post = bagged_both(data, fit)
     out: dict[str, Any] = {
         "items": data.n_items, "workers": data.n_workers, "classes": data.n_classes,
         "answers": int(len(data.label)), "gold": int(len(gold_items)),
@@ -96,7 +96,7 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
         # the full fit's own probabilities (one fit, no bagging), for comparison
         "unbagged": _score(fit.reference, data, gold_items),
         # the latent class itself (a reference that reads it infallibly), bagged as above
-        "latent_class": _score(bagged(data, fit), data, gold_items),
+        "latent_class": _score(latent, data, gold_items),
         # answers to one item as correlated readings (rho learned from the answers alone),
         # and the plain fit that counts them as independent, for comparison (this and the
         # exact posterior below are of the latent class, as "latent_class" is)
