@@ -122,6 +122,38 @@ def test_filter_drops_ended_candidates_and_ended_facts() -> None:
     assert sorted(d.rule for d in res.dropped) == ["ended", "ended"]
 
 
+def test_a_context_filtered_again_sees_every_change(tmp_path: Path) -> None:
+    # filter's verdicts on stored facts are kept between calls: each change must reach them
+    path = tmp_path / "m.db"
+    clock = Clock("2026-11-10")
+
+    def verdicts(m: Memory, ids: list[str]) -> list[tuple[str, str | None]]:
+        res = m.filter(ids)
+        dropped = {d.item: d for d in res.dropped}
+        return [("kept", None) if i not in dropped else
+                (dropped[i].rule, getattr(dropped[i].dominated_by, "value", None))
+                for i in ids]
+
+    with Memory(path, policy="temporal", clock=clock) as mem, \
+            Memory(path, policy="temporal", clock=clock) as other:
+        old = mem.add("ana", "city", "Lisbon", source="crm", valid_from=T(1))
+        job = mem.add("ana", "employer", "Globex", source="crm", valid_from=T(1),
+                      valid_to=T(20))
+        ids = [old.id, job.id]
+        assert verdicts(mem, ids) == [("kept", None), ("kept", None)]
+        new = mem.add("ana", "city", "Porto", source="crm", valid_from=T(5))  # a write
+        assert verdicts(mem, ids) == [("temporal", "Porto"), ("kept", None)]
+        mem.retract(new.id, reason="a typo")                                # a retraction
+        assert verdicts(mem, ids) == [("kept", None), ("kept", None)]
+        other.add("ana", "city", "Faro", source="crm", valid_from=T(6))      # another writer
+        assert verdicts(mem, ids) == [("temporal", "Faro"), ("kept", None)]
+        clock.set("2026-11-21")                                             # the clock
+        assert verdicts(mem, ids) == [("temporal", "Faro"), ("ended", None)]
+        with pytest.raises(UnknownFact):                                    # nothing kept
+            mem.filter([old.id, "no-such-fact"])
+        assert verdicts(mem, ids) == [("temporal", "Faro"), ("ended", None)]
+
+
 def test_end_is_an_event_that_survives_reopen(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     clock = Clock("2026-11-30")

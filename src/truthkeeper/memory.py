@@ -1290,7 +1290,7 @@ class Memory:
             items = [items]  # one item, not the characters of an id
         with self._open():
             res = filter_items(self._store, self._p.builder, items, kappa, self._scope,
-                               self._events.declarer.schema.coerce)
+                               self._events.declarer.schema.coerce, self._p.answers.verdicts)
             if res.dropped:
                 self._audit.dropped(query, res.dropped)
         return res

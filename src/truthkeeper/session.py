@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -172,14 +172,33 @@ class Parts:
 class Answers:
     """``current`` answers, cached per (scope, subject, attribute) until anything changes
     (a write, another connection's commit, the clock passing a fact's time, a new
-    reliability for a conflict's probabilities)."""
+    reliability for a conflict's probabilities); and ``filter``'s verdicts on facts of the
+    store, until the same changes."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self.cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
+        self.judged: dict[str, tuple[Any, ...]] = {}
 
     def clear(self) -> None:
         self.cache.clear()
+        self.judged.clear()
+
+    def verdicts(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """:meth:`~.logic.store.Store.verdicts`, each fact's kept until anything changes:
+        Prolog is asked about the facts it has not judged since (in one call), so a context
+        retrieved again costs no call. Called within the memory's context (caught up)."""
+        judged = self.judged
+        missing = [fid for fid in dict.fromkeys(ids) if fid not in judged]
+        if not missing:
+            return [judged[fid] for fid in ids]
+        new = dict(zip(missing, self.parts.store.verdicts(missing), strict=True))
+        out = [judged[fid] if fid in judged else new[fid] for fid in ids]
+        if len(judged) + len(new) > CACHE_SIZE:  # bounded: the old verdicts go
+            judged.clear()
+        if len(new) <= CACHE_SIZE:
+            judged.update(new)
+        return out
 
     def cached(self, key: tuple[str | None, str, str]) -> Resolution | None:
         """The cached answer, if it is still the answer."""

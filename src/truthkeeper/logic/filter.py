@@ -52,13 +52,14 @@ def _winner(made: dict[str, Fact], row: tuple[Any, ...]) -> Callable[[], Fact]:
 def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: list[str],
                scope: str | None, judged: bool, drops: dict[int, Drop],
                by_id: dict[str, Fact], rows: list[tuple[Any, ...]],
-               slots: dict[str, list[tuple[str, str, str]]]) -> set[str]:
+               slots: dict[str, list[tuple[str, str, str]]],
+               verdicts_of: Callable[[list[str]], list[tuple[Any, ...]]]) -> set[str]:
     """The items that name facts of the store: Prolog's verdict on each (one call, with the
     rows of the facts that dominate them, made into Facts when first read); the live ones
     become rows when they are ``judged`` against other items (foreign items, a view's two
     layers, or a kappa). Returns the ids of these facts and of those that dominate them."""
     try:
-        verdicts = store.verdicts(store_ids)
+        verdicts = verdicts_of(store_ids)
     except UnknownFact as exc:
         msg = f"an item is not a fact of this memory: {exc}"
         raise UnknownFact(msg) from None
@@ -158,10 +159,14 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
                  kappa: Callable[[Any, Any], bool] | None = None,
                  scope: str | None = None,
-                 coerce: Callable[[str, Any, str], Any] | None = None) -> FilterResult:
+                 coerce: Callable[[str, Any, str], Any] | None = None,
+                 verdicts: Callable[[list[str]], list[tuple[Any, ...]]] | None = None,
+                 ) -> FilterResult:
     """Drop the stale items of ``items`` (see ``Memory.filter``); candidates are read in
     ``scope`` (facts must be visible there) and their values coerced to the attribute's
-    declared type (``coerce(attribute, value, name)``), as ``add`` coerces them."""
+    declared type (``coerce(attribute, value, name)``), as ``add`` coerces them.
+    ``verdicts``: Prolog's verdicts on facts of the store (default ``store.verdicts``; a
+    memory passes its cache of them)."""
     items = list(items)
     drops: dict[int, Drop] = {}
     by_id: dict[str, Fact] = {}
@@ -170,7 +175,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     if store_ids:
         given = _judge_ids(store, items, store_idx, store_ids, scope, kappa is not None or
                    len(store_idx) < len(items) or scope is not None, drops, by_id, rows,
-                   slots)
+                   slots, store.verdicts if verdicts is None else verdicts)
     rows.sort(key=lambda r: r[0])
     store.need([(s, a) for layers in slots.values() for _, s, a in layers])
     # chain heads never dominate each other: Phi_T is needed only with foreign items (and
