@@ -82,6 +82,9 @@ def test_eval_truth_cli_on_a_small_folder(tmp_path: Path,
     assert out["items"] == 4 and out["majority_vote"]["accuracy"] == 1.0
     assert set(out) >= {"truthfinder", "accu", "truthkeeper"}
     assert out["gold_not_claimed"] == 0
+    methods = ("majority_vote", "truthfinder", "accu", "truthkeeper")
+    assert all({"brier", "log_loss", "ece_if_calibrated"} <= set(out[m]) for m in methods)
+    right = out["truthkeeper"]["log_loss"]
     # a gold value that no source claims is counted, and no method can get it right
     (d / "clean.csv").write_text(head + "".join(
         f"s{j},F{i},{'6:00 p.m.' if i == 3 else '4:55 p.m.'},,,\n"
@@ -89,6 +92,7 @@ def test_eval_truth_cli_on_a_small_folder(tmp_path: Path,
     assert main(["eval", "truth", "--data", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)["sets"]["flights_raha"]
     assert out["gold_not_claimed"] == 1 and out["truthkeeper"]["accuracy"] == 0.75
+    assert out["truthkeeper"]["log_loss"] > right  # a confident wrong answer costs
 
 
 TRUTH_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "truth_discovery"

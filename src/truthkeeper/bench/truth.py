@@ -16,8 +16,9 @@ time), ``learn_from_agreement()``, then ``decide()`` (never abstaining) gives th
 its probability; on word-set values (books) also with ``Similarity.tokens()`` (overlapping
 author lists support each other), on numbers with ``Similarity.numbers()``, and for
 comparison with ``correlation=False`` (claims about one item counted as independent) and
-with ``dependence=True``. Accuracy is over the gold items; ECE (10 equal-width bins) over the
-probability each method gives its answer.
+with ``dependence=True``. Accuracy is over the gold items; ECE (10 equal-width bins), Brier
+and log loss over the probability each method gives its answer (of the event "the answer is
+right").
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 
 from ..errors import TruthkeeperError
 from ..memory import Memory
-from ..reliability.calibration import brier, ece, ece_if_calibrated
+from ..reliability.calibration import brier, ece, ece_if_calibrated, log_loss
 from ..reliability.similarity import Similarity
 from ..results import Utility
 from .truth_data import (
@@ -190,14 +191,17 @@ def truthkeeper_answers(claims: Claims, attribute: str | Mapping[str, str], item
 
 
 def _score(answers: dict[str, tuple[str, float]], gold: dict[str, str]) -> dict[str, Any]:
-    """Accuracy, ECE (10 equal-width, 15 equal-mass bins), Brier; and what each ECE would
-    be if the probabilities were calibrated, on this many gold items."""
+    """Accuracy, ECE (10 equal-width, 15 equal-mass bins), Brier and log loss of "the
+    answer is right" (a method that says 1.0 and is wrong scores ln 10^12 = 27.6 there);
+    and what each ECE would be if the probabilities were calibrated, on this many gold
+    items."""
     items = [i for i in gold if i in answers]
     ok = [answers[i][0] == gold[i] for i in items]
     p = [answers[i][1] for i in items]
     return {"accuracy": sum(ok) / len(items), "ece": ece(p, ok),
             "ece_mass15": ece(p, ok, bins=15, equal_mass=True), "brier": brier(p, ok),
-            "gold_items": len(items), "ece_if_calibrated": ece_if_calibrated(p, ok),
+            "log_loss": log_loss(p, ok), "gold_items": len(items),
+            "ece_if_calibrated": ece_if_calibrated(p, ok),
             "ece_mass15_if_calibrated": ece_if_calibrated(p, ok, bins=15, equal_mass=True)}
 
 
