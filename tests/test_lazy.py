@@ -341,6 +341,32 @@ def test_a_lazy_memory_holds_a_bounded_number_of_slots(loc, monkeypatch):
         assert len(m) == 60 and m.verify().ok
 
 
+def test_sets_taken_out_and_read_again_answer_as_a_full_replay(tmp_path, monkeypatch):
+    """A set's slot taken out of a lazy memory and read in again knows each member's facts
+    once (Prolog's index of a set's members is taken out with the slot): adding and
+    retracting members afterwards answers as a full replay of the journal does."""
+    monkeypatch.setattr(truthkeeper.lazy, "HELD_SLOTS", 4)
+    path = str(tmp_path / "m.db")
+    with Memory(path, schema={"pet": {"cardinality": "many"}}) as m:
+        for i in range(12):
+            m.add_many([{"subject": f"u{i}", "attribute": "pet", "value": v, "source": "crm",
+                         "valid_from": at(0)} for v in ("cat", "dog", "eel")])
+    with Memory(path, lazy=True) as m:
+        for _ in range(2):  # every slot read, taken out, read again
+            for i in range(12):
+                assert sorted(m.current(f"u{i}", "pet").value) == ["cat", "dog", "eel"]
+        for i in range(12):
+            m.add(f"u{i}", "pet", "dog", source="crm", valid_from=at(3), present=False)
+            m.add(f"u{i}", "pet", "fox", source="crm", valid_from=at(3))
+            m.add(f"u{i}", "pet", "eel", source="crm", valid_from=at(4))  # eel said again
+            m.retract(m.current(f"u{i}", "pet").heads[0].id, reason="wrong")
+        lazily = {i: (sorted(m.current(f"u{i}", "pet").value),
+                      len(m.current(f"u{i}", "pet").heads)) for i in range(12)}
+    with Memory(path, lazy=False) as full:
+        assert lazily == {i: (sorted(full.current(f"u{i}", "pet").value),
+                              len(full.current(f"u{i}", "pet").heads)) for i in range(12)}
+
+
 def test_written_and_linked_slots_stay_in(loc, monkeypatch):
     """A slot this memory writes to stays in (a writer cycling over more slots than it may
     hold would read each back at every write); so does a slot whose facts are linked by

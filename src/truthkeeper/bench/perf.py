@@ -116,6 +116,38 @@ def _first_reads(n_slots: int = 20_000) -> dict[str, float]:
     return {"p50": out[len(out) // 2], "p99": out[int(len(out) * 0.99)], "slots": n_slots}
 
 
+def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5) -> dict[str, Any]:
+    """A set (``cardinality="many"``) of each size, one claim a member: its first read
+    after the bulk load, then medians of adding a member, ``current`` after that add,
+    and retracting a member, ms. Each grows with the set's size, linearly."""
+    out: dict[str, Any] = {}
+    for n in members:
+        with Memory() as mem:
+            mem.declare("pet", cardinality="many")
+            facts = mem.add_many([{"subject": "u", "attribute": "pet", "value": f"p{i}",
+                                   "source": "s", "valid_from": "2026-01-01"}
+                                  for i in range(n)])
+            t = time.perf_counter()
+            mem.current("u", "pet")
+            first = (time.perf_counter() - t) * 1e3
+            add, cur, retract = [], [], []
+            for i in range(repeat):
+                t = time.perf_counter()
+                mem.add("u", "pet", f"new{i}", source="s")
+                add.append((time.perf_counter() - t) * 1e3)
+                t = time.perf_counter()
+                mem.current("u", "pet")
+                cur.append((time.perf_counter() - t) * 1e3)
+                t = time.perf_counter()
+                mem.retract(facts[i].id, reason="bench")
+                retract.append((time.perf_counter() - t) * 1e3)
+        out[f"{n}_members"] = {"first_read_ms": first,
+                               "add_member_ms": statistics.median(add),
+                               "current_after_add_ms": statistics.median(cur),
+                               "retract_member_ms": statistics.median(retract)}
+    return out
+
+
 _RSS_PROBE = r"""
 import json, sys
 from truthkeeper import Memory
@@ -215,6 +247,7 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
                                 "items": len(ids)},
         "filter_50_items_us": filters,
         "current_first_read_us": first_reads,
+        "set_ms": _sets(repeat=repeat),
         "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),
                                "categorical": _decide_ms(True, repeat), "sources": 9},
     }

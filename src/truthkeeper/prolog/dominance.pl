@@ -17,20 +17,23 @@
             head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
             conflict/3,             % +M, ?S, ?A
             fresh/3,                % +M, +S, +A
-            fresh_all/1,            % +M
-            commuting/4             % +M, +SubjectKeys, +Sources, +Tiers
+            fresh_all/1             % +M
           ]).
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, fact/11,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
+                      member_claim/5,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
-                          insert_newest/3, shipped/1,
+                          insert_newest/3, shipped/1, heads_by_frontier/4,
                           confirmation_source/1]).
+:- use_module(members, [member_heads/4, update_set/4, members_holds/4, member_linked/4,
+                         update_member/4]).
 :- use_module(library(lists), [member/2, append/3]).
 :- use_module(library(apply), [include/3, exclude/3, maplist/3, maplist/4, foldl/4]).
 :- use_module(library(pairs), [pairs_values/2]).
+:- use_module(library(ordsets), [ord_subtract/3]).
 :- use_module(links, [check_link_ends/3, no_cycle/2]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
@@ -82,18 +85,6 @@ dominates(M, F, G) :-
         policy_dominates(P, RF, RG)
     ).
 
-%!  commuting(+M, +SubjectKeys, +Sources, +Tiers) is semidet.
-%   Adding plain facts (no link, no signature, ids drawn at random) of these subjects,
-%   sources and tiers changes nothing another writer's fact could change meanwhile (so it
-%   may be decided without the journal's tail): a shipped policy (a custom one may refuse a
-%   write on what the slot holds), and each source no confirmation's and bound to that tier
-%   in the fact's layer already (a binding never changes once made).
-commuting(M, Ss, Srcs, Tiers) :-
-    once(mem_policy(M, P)), shipped(P), maplist(bound_source(M), Ss, Srcs, Tiers).
-
-bound_source(M, S, Src, Tier) :-
-    \+ confirmation_source(Src), key_layer(S, Layer), source_tier(M, Src, Layer, Tier, _).
-
 %!  add_facts(+M, +Recs) is det.
 %
 %   Add a batch of f(Id, S, A, Key, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Meta)
@@ -132,6 +123,7 @@ assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Met
     ;   assertz(stale(M, S, A))         % a new slot: derived when first read
     ),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),  % its payload with it
+    ( K = m(V, _) -> assertz(member_claim(M, S, A, V, Id)) ; true ),
     mark_timed(M, S, A, VF, VT),
     ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
     (   Sup == @(none), \+ confirmation_source(Src)
@@ -173,6 +165,10 @@ update_slot(M, S, A, Ids) :-
     ;   insert_batch(M, P, S, A, Ids)
     ),
     refresh_holds(M, S, A).
+% A set whose written members neither link nor are linked: those members alone.
+update_slot(M, S, A, Ids) :-
+    update_set(M, S, A, Ids),
+    !.
 % A batch (a replay) into a slot with explicit links under a monotone policy: at once.
 update_slot(M, S, A, [_, _|_]) :-
     linked_monotone(M, S, A, _),
@@ -263,14 +259,6 @@ insert_batch(M, P, S, A, Ids) :-
     retractall(front(M, S, A, _)),
     assertz(front(M, S, A, F1)).
 
-% heads_by_frontier(+P, +Records, -HeadIds, -Front): the records no frontier record
-% dominates.
-heads_by_frontier(P, Recs, Heads, Front) :-
-    newest_first(Recs, Sorted),
-    frontier(Sorted, Front),
-    findall(Id, ( member(R, Recs), arg(1, R, Id),
-                  \+ ( member(Fr, Front), policy_dominates(P, Fr, R) ) ), Heads).
-
 % insert_update(+M, +Id): Id has just been asserted: drop the heads it dominates and
 % make it a head when no live fact of its slot dominates it.
 insert_update(M, Id) :-
@@ -299,6 +287,11 @@ retract_fact(M, Id, RA, Reason) :-
             \+ kept_head(M, S, A, Id),
             \+ ( front(M, S, A, F), member(R, F), arg(1, R, Id) )
         ->  true    % neither a head nor in the frontier: no head changes
+        ;   \+ timed(M, S, A),
+            member_claim(M, S, A, V, Id),
+            \+ member_linked(M, S, A, V)
+        ->  touch(M),
+            update_member(M, S, A, V)
         ;   recompute_slot(M, S, A)
         )
     ).
@@ -312,6 +305,7 @@ undo_facts(M, Ids) :-
     sort(Slots0, Slots),
     forall(member(Id, Ids),
            ( retractall(fact(M, Id, _, _, _, _, _, _, _, _, _)),
+             retractall(member_claim(M, _, _, _, Id)),
              retractall(fact_meta(M, Id, _)),
              retractall(nonce(M, _, Id)),
              retractall(source_tier(M, _, _, _, Id)),
@@ -341,6 +335,14 @@ heads_among(M, Ids, Heads) :-
 
 undominated_in(M, Ids, G) :-
     \+ ( member(F, Ids), F \== G, dominates(M, F, G) ).
+
+% slot_heads_among(+M, +A, +Ids, -Heads): heads_among/3 of live facts of one slot (or of a
+% view's layers) of attribute A; a set's by member where that holds (members:member_heads/4).
+slot_heads_among(M, A, Ids, Heads) :-
+    (   member_heads(M, A, Ids, Heads0)
+    ->  Heads = Heads0
+    ;   heads_among(M, Ids, Heads)
+    ).
 
 %!  slot_heads(+M, +S, +A, -Heads) is det.
 slot_heads(M, S, A, Heads) :-
@@ -445,7 +447,7 @@ derive_heads(M, S, A) :-
     ;   slot_live(M, S, A, Live),
         (   linked_monotone(M, S, A, P)
         ->  linked_heads(M, P, Live, Heads)
-        ;   heads_among(M, Live, Heads)
+        ;   slot_heads_among(M, A, Live, Heads)
         )
     ),
     set_heads(M, S, A, Heads).
@@ -468,9 +470,8 @@ heads_holds(M, A, Heads, Values) :-
 % keys; Contested is true when they disagree (of a set: on a member's presence).
 keys_holds(M, A, Ks0, Values, Contested) :-
     (   many_attr(M, A)
-    ->  sort(Ks0, Ks),
-        findall(V, ( member(m(V, 1), Ks), \+ memberchk(m(V, 0), Ks) ), Values),
-        ( member(m(C, 1), Ks), memberchk(m(C, 0), Ks) -> Contested = true ; Contested = false )
+    ->  sort(Ks0, Ks),                            % m(V, 0) just before m(V, 1)
+        members_holds(Ks, Values, false, Contested)
     ;   one_holds(Ks0, Values, Contested)
     ).
 
@@ -494,11 +495,13 @@ refresh_holds(M, S, A) :-
     ),
     (   many_attr(M, A)
     ->  findall(O, holds(M, S, A, O), Old0),
-        sort(Old0, Old),
+        sort(Old0, Old),                          % In is sorted too (members_holds/4)
         (   Old == In
         ->  true
-        ;   forall(( member(X, Old), \+ memberchk(X, In) ), retract(holds(M, S, A, X))),
-            forall(( member(Y, In), \+ memberchk(Y, Old) ), assertz(holds(M, S, A, Y)))
+        ;   ord_subtract(Old, In, Gone),
+            ord_subtract(In, Old, Came),
+            forall(member(X, Gone), retract(holds(M, S, A, X))),
+            forall(member(Y, Came), assertz(holds(M, S, A, Y)))
         )
     ;   holds(M, S, A, Old)
     ->  (   In == [Old]
@@ -544,7 +547,7 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
     (   monotone_slot(M, S, A, P)
     ->  findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
         heads_by_frontier(P, Recs, Heads0, _)
-    ;   heads_among(M, Ids, Heads0)
+    ;   slot_heads_among(M, A, Ids, Heads0)
     ),
     exclude(ended_at(M, ValidAt), Heads0, Heads).
 
@@ -558,7 +561,7 @@ heads_union(M, Ss, A, KnownAt, ValidAt, Heads) :-
                   known(KnownAt, RA),
                   \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
                   begun(ValidAt, VF) ), Ids),
-    heads_among(M, Ids, Heads0),
+    slot_heads_among(M, A, Ids, Heads0),
     exclude(ended_at(M, ValidAt), Heads0, Heads).
 
 % monotone_slot(+M, +S, +A, -Policy): heads follow from the slot's frontier (a monotone

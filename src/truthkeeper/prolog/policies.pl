@@ -9,6 +9,7 @@
             newer/2,              % +RecordF, +RecordG
             tier_ranks/2,         % +Tiers, -Pairs
             frontier/2,           % +RecordsNewestFirst, -Frontier
+            heads_by_frontier/4,  % +Policy, +Records, -HeadIds, -Frontier
             pure_builtin/1,       % ?PI
             guarded/2,            % +Budget, +Goal
             new_budget/1,         % +Budget
@@ -27,6 +28,7 @@
 :- det(newest_first/2).
 :- det(insert_newest/3).
 :- det(frontier/2).
+:- det(heads_by_frontier/4).
 
 /** <module> The policy registry: every supersession policy, the tier order and the tie rule
 
@@ -453,6 +455,16 @@ frontier([R|Rs], S0, Front) :-
     frontier(Rs, S1, Front1).
 
 memberchk_eq(X, [Y|Ys]) :- ( X == Y -> true ; memberchk_eq(X, Ys) ).
+
+%!  heads_by_frontier(+P, +Records, -HeadIds, -Front) is det.
+%
+%   Under a monotone policy P (records of one slot, no explicit link among them): the
+%   ids of the records no record of their frontier dominates, and that frontier.
+heads_by_frontier(P, Recs, Heads, Front) :-
+    newest_first(Recs, Sorted),
+    frontier(Sorted, Front),
+    findall(Id, ( member(R, Recs), arg(1, R, Id),
+                  \+ ( member(Fr, Front), policy_dominates(P, Fr, R) ) ), Heads).
 
 replace_state([R0-St0|S0], R, St, S) :-
     (   R0 == R

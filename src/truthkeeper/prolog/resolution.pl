@@ -28,8 +28,8 @@ resolution(M, Heads, Status, Groups) :-
                              NVF is -VF, NRA is -RA ), Keyed),
     msort(Keyed, Sorted0),                      % by key, then newest first within a key
     findall(K-H, member(K-(_-_-H), Sorted0), Sorted),
-    group_keys(Sorted, Groups),
-    (   member(m(V, 1)-_, Keyed), memberchk(m(V, 0)-_, Keyed)
+    adjacent_groups(Sorted, Keys, Groups),      % linear: the keys are sorted
+    (   contested(Keys)
     ->  Status = conflict
     ;   Status = resolved
     ).
@@ -45,6 +45,23 @@ resolution(M, Heads, Status, Groups) :-
     ;   N =:= 1 -> Status = resolved
     ;   Status = conflict
     ).
+
+% adjacent_groups(+KeySortedPairs, -Keys, -Groups): the ids of each run of one key, and the
+% keys in order
+adjacent_groups([], [], []).
+adjacent_groups([K-H|T], [K|Ks], [[H|Hs]|Gs]) :-
+    same_key(T, K, Hs, Rest),
+    adjacent_groups(Rest, Ks, Gs).
+
+same_key([K2-H|T], K, [H|Hs], Rest) :-
+    K2 == K, !,
+    same_key(T, K, Hs, Rest).
+same_key(Rest, _, [], Rest).
+
+% contested(+SortedKeys): a member has heads of both presences (m(V, 0) sorts just before
+% m(V, 1))
+contested([m(V, 0), m(W, 1)|_]) :- V == W, !.
+contested([_|Ks]) :- contested(Ks).
 
 group_keys([], []).
 group_keys([K-H|T], [[H|Hs]|Gs]) :-

@@ -14,6 +14,8 @@
             kept_conflict/3,    % ?M, ?S, ?A (of a slot that is not stale)
             timed/3,            % ?M, ?S, ?A (a fact of the slot ends or begins later)
             many_attr/2,        % ?M, ?A (the attribute holds a set: declared many)
+            member_claim/5,     % ?M, ?S, ?A, ?Member, ?Id (a fact about a set's member)
+            commuting/4,        % +M, +SubjectKeys, +Sources, +Tiers
             protected_tier/2,   % ?M, ?Tier (declared protected)
             guarded_tier/2,     % +M, ?Tier (writes at Tier need a signature)
             guarded_tiers/2,    % +M, -Tiers (those, sorted)
@@ -50,11 +52,12 @@
             slots/3,            % +M, ?Subject, -Slots
             unload_slots/3      % +M, +Slots, -Unloaded
           ]).
-:- use_module(policies, [policy/1, tier_ranks/2]).
+:- use_module(policies, [policy/1, tier_ranks/2, shipped/1, confirmation_source/1]).
 :- use_module(library(error), [must_be/2, domain_error/2, existence_error/2,
                               permission_error/3]).
 :- use_module(library(lists), [member/2, memberchk/2, reverse/2]).
 :- use_module(library(pairs), [pairs_values/2]).
+:- use_module(library(apply), [maplist/4]).
 
 /** <module> The fact store: the one copy of every fact
 
@@ -131,6 +134,10 @@ payload(M, Id, Json) :- fact(M, Id, _, _, _, _, _, _, _, _, Json).
 %!  many_attr(?M, ?A) is nondet.
 %   The attribute holds a set: declared many.
 :- dynamic many_attr/2.
+%!  member_claim(?M, ?S, ?A, ?Member, ?Id) is nondet.
+%   The fact Id of slot S, A is about the set's member Member (its key is m(Member, _)):
+%   a member's facts without a scan of the whole set.
+:- dynamic member_claim/5.
 %!  protected_tier(?M, ?Tier) is nondet.
 %   Declared protected.
 :- dynamic protected_tier/2.
@@ -196,6 +203,7 @@ drop_memory(M) :-
     retractall(kept_conflict(M, _, _)),
     retractall(timed(M, _, _)),
     retractall(many_attr(M, _)),
+    retractall(member_claim(M, _, _, _, _)),
     retractall(protected_tier(M, _)),
     retractall(store_now(M, _)),
     retractall(tier_rank(M, _, _)),
@@ -432,6 +440,18 @@ set_now(M, Now) :-
     retractall(store_now(M, _)),
     assertz(store_now(M, Now)).
 
+%!  commuting(+M, +SubjectKeys, +Sources, +Tiers) is semidet.
+%   Adding plain facts (no link, no signature, ids drawn at random) of these subjects,
+%   sources and tiers changes nothing another writer's fact could change meanwhile (so it
+%   may be decided without the journal's tail): a shipped policy (a custom one may refuse a
+%   write on what the slot holds), and each source no confirmation's and bound to that tier
+%   in the fact's layer already (a binding never changes once made).
+commuting(M, Ss, Srcs, Tiers) :-
+    once(mem_policy(M, P)), shipped(P), maplist(bound_source(M), Ss, Srcs, Tiers).
+
+bound_source(M, S, Src, Tier) :-
+    \+ confirmation_source(Src), key_layer(S, Layer), source_tier(M, Src, Layer, Tier, _).
+
 %!  declare_attr(+M, +Attribute, +Cardinality) is det.
 declare_attr(M, A, C) :-
     retractall(many_attr(M, A)),
@@ -468,6 +488,7 @@ union_status(M, Ss, A, K, Status0, Status) :-
 blank_fact(M, Id, Payload, S, A) :-
     once(retract(fact(M, Id, _, _, _, VF, VT, RA0, Tier, Src, _))),
     assertz(fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src, Payload)),
+    retractall(member_claim(M, _, _, _, Id)),
     retractall(fact_meta(M, Id, _)).
 
 %!  known_ids(+M, +Ids, -Known) is det.
@@ -508,6 +529,7 @@ unload_slot(M, S, A) :-
            ( retractall(fact_meta(M, Id, _)),
              retractall(retracted(M, Id, _, _)) )),
     retractall(fact(M, _, S, A, _, _, _, _, _, _, _)),
+    retractall(member_claim(M, S, A, _, _)),
     retractall(kept_head(M, S, A, _)), retractall(stale(M, S, A)),
     retractall(front(M, S, A, _)), retractall(holds(M, S, A, _)),
     retractall(kept_conflict(M, S, A)), retractall(timed(M, S, A)).

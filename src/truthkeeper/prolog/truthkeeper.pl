@@ -63,12 +63,11 @@
                       source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
                       fact_count/2, record/3, store_now/2, many_attr/2,
                       protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
-                      set_status/6]).
+                      set_status/6, commuting/4]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, dominators/3, dominated/3, heads_at/6,
-                          heads_union/6, dominance_pairs/3, ended/3, head/4, conflict/3,
-                          commuting/4]).
+                          heads_union/6, dominance_pairs/3, ended/3, head/4, conflict/3]).
 :- use_module(clock, [advance/3, end_fact/3]).
 :- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3]).

@@ -141,4 +141,83 @@ test(a_write_commutes_once_its_source_is_bound_under_a_shipped_policy,
     add(-9101, a, s, 1, 10, 1, agent, x),
     call(C, [s], [x], [agent], P),                  % a custom policy
     R = [A, B, H, L, K, P].
+% a set of N members, one claim each, all in one batch (the slot is stale until read)
+set_of(M, N) :-
+    new_memory(M, temporal_within_authority, [verified, agent]),
+    assertz(store:many_attr(M, attr)),
+    findall(f(Id, s, attr, m(V, 1), 10, none, I, agent, x, @(none), @(none), "", []),
+            ( between(1, N, I), atom_concat(f, I, Id), atom_concat(v, I, V) ), Fs),
+    add_facts(M, Fs).
+
+% random claims about a few members of a set: both presences, two tiers, a few sources
+% (one a confirmation), times that tie, some retracted
+random_set(M, P, Seed) :-
+    new_memory(M, P, [verified, agent]),
+    assertz(store:many_attr(M, attr)),
+    set_random(seed(Seed)),
+    forall(between(1, 120, I),
+           ( atom_concat(f, I, Id),
+             random_member(V, [a, b, c, d]), random_member(Pr, [0, 1, 1]),
+             random_member(T-Src, [agent-x, agent-y, verified-z, verified-'confirmation:verified']),
+             random_between(1, 12, VF),
+             add_facts(M, [f(Id, s, attr, m(V, Pr), VF, none, I, T, Src, @(none), @(none),
+                             "", [])]),
+             ( random_between(1, 10, 1) -> retract_fact(M, Id, 1000, wrong) ; true ) )).
+
+test(a_sets_heads_by_member_are_the_pairwise_heads, Diffs == []) :-
+    findall(P-Seed, ( member(P, [temporal, temporal_within_authority, authority_first]),
+                      between(1, 5, Seed),
+                      random_set(-9101, P, Seed),
+                      store:slot_live(-9101, s, attr, Live),
+                      dominance:slot_heads_among(-9101, attr, Live, H1),
+                      heads_among(-9101, Live, H2),
+                      msort(H1, S1), msort(H2, S2), S1 \== S2 ), Diffs).
+test(a_sets_first_read_and_a_retraction_are_linear_in_its_members,
+     [R1-R2-Hs == (!)-(!)-2000]) :-
+    set_of(-9101, 2000),                          % pairwise: 4,000,000 dominance checks
+    call_with_inference_limit(slot_heads(-9101, s, attr, H), 400 000, R1),
+    length(H, Hs),
+    call_with_inference_limit(retract_fact(-9101, f7, 3000, wrong), 400 000, R2).
+test(a_sets_heads_resolve_in_linear_inferences, [R-St == (!)-resolved]) :-
+    set_of(-9101, 2000),
+    slot_heads(-9101, s, attr, H),
+    call_with_inference_limit(resolution(-9101, H, St, _), 200 000, R).
+% what a slot holds as kept: heads, holds/4 and its conflict
+kept(M, S, Hs-Vs-C) :-
+    findall(H, store:kept_head(M, S, attr, H), Hs0), msort(Hs0, Hs),
+    findall(V, store:holds(M, S, attr, V), Vs0), msort(Vs0, Vs),
+    ( store:kept_conflict(M, S, attr) -> C = true ; C = false ).
+
+test(a_sets_members_kept_write_by_write_are_those_derived_afresh, Diffs == []) :-
+    findall(P-Seed-I, ( member(P, [temporal, temporal_within_authority, authority_first]),
+                        between(1, 4, Seed),
+                        new_memory(-9101, P, [verified, agent]),
+                        assertz(store:many_attr(-9101, attr)),
+                        set_random(seed(Seed)),
+                        between(1, 80, I),
+                        atom_concat(f, I, Id),
+                        random_member(V, [a, b, c, d, e]), random_member(Pr, [0, 1, 1]),
+                        random_member(T-Src, [agent-x, agent-y, verified-z,
+                                              verified-'confirmation:verified']),
+                        random_between(1, 12, VF),
+                        add_facts(-9101, [f(Id, s, attr, m(V, Pr), VF, none, I, T, Src, @(none),
+                                            @(none), "", [])]),
+                        ( random_between(1, 6, 1), I > 1
+                        -> random_between(1, I, J), atom_concat(f, J, Old),
+                           ( store:retracted(-9101, Old, _, _) -> true
+                           ; retract_fact(-9101, Old, 1000, wrong) )
+                        ;  true ),
+                        slot_heads(-9101, s, attr, _),      % the first write made it stale
+                        kept(-9101, s, Kept),
+                        recompute_slot(-9101, s, attr),
+                        kept(-9101, s, Fresh),
+                        Kept \== Fresh ), Diffs).
+test(adding_and_retracting_a_member_of_a_read_set_costs_what_the_member_costs,
+     [R1-R2 == (!)-(!)]) :-
+    set_of(-9101, 2000),
+    slot_heads(-9101, s, attr, _),
+    call_with_inference_limit(
+        add_facts(-9101, [f(new, s, attr, m(vnew, 1), 20, none, 3000, agent, x, @(none),
+                            @(none), "", [])]), 2 000, R1),
+    call_with_inference_limit(retract_fact(-9101, f9, 3001, wrong), 2 000, R2).
 :- end_tests(dominance).
