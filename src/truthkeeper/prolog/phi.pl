@@ -7,8 +7,9 @@
             order_pairs/3,        % +M, +Candidates, -Pairs
             dominance_rule/4      % +M, +Winner, +Loser, -Rule
           ]).
-:- use_module(dominance, [dominates/3, dominators/3, ended/3, head/4]).
-:- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4,
+:- use_module(dominance, [dominates/3, dominators/3, ended/3, head/4, fresh/3]).
+:- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4, many_attr/2,
+                      member_claim/5, kept_head/4,
                       sup/3]).
 :- use_module(library(error), [existence_error/2]).
 :- use_module(library(apply), [partition/4, include/3]).
@@ -129,7 +130,7 @@ phi_store(M, Timed, Slots, Drops) :-
     live_candidates(M, Timed, Cands, Ended),
     findall(c(-(head, H), K, R),
             ( member(-(K, S, A), Slots),
-              head(M, S, A, H), once(record(M, H, R0)),
+              slot_head(M, S, A, K, Cands, H), once(record(M, H, R0)),
               R0 = r(_, V, T, RA, Rank, Src, Meta), R = r(-(head, H), V, T, RA, Rank, Src, Meta) ),
             Heads),
     append(Cands, Heads, All),
@@ -138,6 +139,21 @@ phi_store(M, Timed, Slots, Drops) :-
     append(Ended, Drops1, Drops).
 
 candidate_drop(I-_) :- integer(I).
+
+% slot_head(+M, +S, +A, +K, +Cands, -H): a head of the slot that may dominate one of its
+% candidates: of a set, only the heads about the members the candidates name (claims about
+% two members never dominate one another; a set of 10,000 members is not read whole).
+slot_head(M, S, A, K, Cands, H) :-
+    many_attr(M, A),
+    !,
+    fresh(M, S, A),
+    findall(V, ( member(c(_, K2, R), Cands), K2 == K, arg(2, R, m(V, _)) ), Vs0),
+    sort(Vs0, Vs),
+    member(V, Vs),
+    member_claim(M, S, A, V, H),
+    kept_head(M, S, A, H).
+slot_head(M, S, A, _, _, H) :-
+    head(M, S, A, H).
 
 %!  verdict(+M, +Id, -Verdict) is det.
 %

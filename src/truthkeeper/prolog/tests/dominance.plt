@@ -220,4 +220,13 @@ test(adding_and_retracting_a_member_of_a_read_set_costs_what_the_member_costs,
         add_facts(-9101, [f(new, s, attr, m(vnew, 1), 20, none, 3000, agent, x, @(none),
                             @(none), "", [])]), 2 000, R1),
     call_with_inference_limit(retract_fact(-9101, f9, 3001, wrong), 2 000, R2).
+test(a_context_about_two_members_of_a_large_set_reads_their_heads_only,
+     [R-Ds == (!)-[1-(head-gone)]]) :-
+    set_of(-9101, 2000),
+    add_facts(-9101, [f(gone, s, attr, m(v9, 0), 20, none, 3000, agent, x, @(none), @(none),
+                        "", [])]),
+    slot_heads(-9101, s, attr, _),
+    Cs = [none-c(0, k, r(0, m(v7, 1), 5, none, 0, @(none), [])),
+          none-c(1, k, r(1, m(v9, 1), 15, none, 0, @(none), []))],
+    call_with_inference_limit(phi:phi_store(-9101, Cs, [-(k, s, attr)], Ds), 5 000, R).
 :- end_tests(dominance).
