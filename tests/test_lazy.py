@@ -18,7 +18,7 @@ from truthkeeper.lazy import HELD_SLOTS
 from truthkeeper.testing import at, policies
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("bob", "city"),
-         ("bob", "price")]
+         ("bob", "price"), ("ana", "pets")]  # pets: a set (declared many)
 TIERS = ["human", "verified", "agent", "unverified"]
 RULES = ["priced(S) :- holds(S, price, _)", "same_city :- holds(ana, city, C), holds(bob, city, C)",
          "owner_of(S, O) :- holds(S, owner, O)"]
@@ -60,7 +60,8 @@ def _apply(mem: Memory, ids: list[str], op: tuple[Any, ...]) -> Any:
             s, a = SLOTS[k]
             target = ids[sup % len(ids)] if sup is not None and ids else None
             f = mem.add(s, a, f"v{v}", source=f"{src}:{TIERS[tier]}", tier=TIERS[tier],
-                        valid_from=at(t), supersedes=target)
+                        valid_from=at(t), supersedes=target,
+                        present=a != "pets" or v % 3 != 0)  # a member leaves now and then
             ids.append(f.id)
             return f
         if op[0] == "rule":
@@ -123,6 +124,7 @@ def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, pol
     path = new_journal()
     ids: list[str] = []
     with Memory(path, policy=policy, protected_tiers=(), synchronous="NORMAL") as w:
+        w.declare("pets", cardinality="many")
         for op in history:
             _apply(w, ids, op)
     lazy = Memory(path, policy=policy, protected_tiers=(), lazy=True)
@@ -132,7 +134,8 @@ def test_every_query_after_a_lazy_open_answers_as_a_full_replay(new_journal, pol
     try:
         # at open: the slots outcomes name, and the placeholders' slots erasures name
         assert {s for s in lazy._store.lazy.loaded if not s.endswith("\x1f$erased")} <= {
-            "bob\x1fcity", "bob\x1fprice", "acme\x1fprice", "acme\x1fowner", "ana\x1fcity"}
+            "bob\x1fcity", "bob\x1fprice", "acme\x1fprice", "acme\x1fowner", "ana\x1fcity",
+            "ana\x1fpets"}
         for k in sorted(touched):  # some slots are read before the writes below
             assert lazy.current(*SLOTS[k]) == full.current(*SLOTS[k])
         for q in queries:
