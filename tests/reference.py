@@ -23,6 +23,13 @@ class RFact:
     tier: str
     supersedes: str | None = None
     source: str = "s"
+    many: bool = False  # a claim about a set's member: in (present) or left
+    present: bool = True
+
+
+def key(f: RFact) -> object:
+    """What the policies compare: the value, or of a set's claim the member and presence."""
+    return ("m", _vk(f.value), f.present) if f.many else _vk(f.value)
 
 
 def _vk(v: object) -> object:
@@ -36,8 +43,10 @@ def newer(f: RFact, g: RFact) -> bool:
 
 
 def policy_dominates(policy: str, f: RFact, g: RFact) -> bool:
-    if _vk(f.value) == _vk(g.value):
+    if key(f) == key(g):
         return False
+    if f.many and g.many and _vk(f.value) != _vk(g.value):
+        return False  # claims about two members of a set never conflict
     rf, rg = RANK[f.tier], RANK[g.tier]
     if policy == "temporal":
         return newer(f, g)
@@ -65,6 +74,21 @@ class Reference:
     def heads(self, slot: tuple[str, str]) -> set[str]:
         live = self.live(slot)
         return {f.id for f in live if not any(g is not f and self.dominates(g, f) for g in live)}
+
+    def status(self, slot: tuple[str, str]) -> tuple[str, object]:
+        """A slot's status and value: of a set, the value keys of the members it holds
+        (a member is contested when its heads say both in and left)."""
+        heads = [self.facts[h] for h in self.heads(slot)]
+        if not heads:
+            return "unknown", None
+        if not heads[0].many:
+            resolved, value = self.holds(slot)
+            return ("resolved", value) if resolved else ("conflict", None)
+        said = {(_vk(f.value), f.present) for f in heads}
+        contested = {m for m, p in said if p and (m, False) in said}
+        if contested:
+            return "conflict", None
+        return "resolved", {m for m, p in said if p}
 
     def holds(self, slot: tuple[str, str]) -> tuple[bool, object]:
         """(resolved, value key) of a slot: resolved when its heads hold one value."""

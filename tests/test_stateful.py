@@ -18,7 +18,8 @@ from truthkeeper.values import normalise_key, to_us
 
 from .reference import Reference, RFact, _vk
 
-SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price")]
+SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price"),
+         ("ana", "pets")]  # pets: a set (declared many)
 SUBJECTS = ("acme", "ana")
 VALUES = st.sampled_from([0, 1, 1.0, "1", "true", True, False, "Lisbon", " lisbon"])
 SOURCES = st.sampled_from(["s", "t"])
@@ -40,6 +41,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.path = Path(self.dir) / "m.db"
         self.policy = policy
         self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL")
+        self.mem.declare("pets", cardinality="many")
         self.ref = Reference(policy)
         self.rules: list[str] = []
         self.outcomes: Counter[str] = Counter()
@@ -50,22 +52,27 @@ class MemoryMachine(RuleBasedStateMachine):
             shutil.rmtree(self.dir, ignore_errors=True)
 
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
-          source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)))
-    def add(self, slot, value, t, tier, source, sup) -> None:
+          source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
+          present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]))
+    def add(self, slot, value, t, tier, source, sup, present, member) -> None:
         source = f"{source}:{tier}"  # a source name keeps one tier
+        many = slot[1] == "pets"
+        present = present or not many  # only a set's member leaves
+        value = member if many else value  # a few members, each said often
         ids = list(self.ref.facts)
         target = ids[sup % len(ids)] if (sup is not None and ids) else None
         probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source)
         problem = self.ref.link_problem(probe)
         try:
             f = self.mem.add(slot[0], slot[1], value, source=source, tier=tier,
-                             valid_from=at(t), supersedes=target)
+                             valid_from=at(t), supersedes=target, present=present)
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
             return
         assert problem is None
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
-                                     to_us(f.recorded_at), tier, target, source)
+                                     to_us(f.recorded_at), tier, target, source, many,
+                                     present)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
     @rule(k=st.integers(0, 50))
@@ -126,10 +133,12 @@ class MemoryMachine(RuleBasedStateMachine):
             assert kept == set().union(*(self.ref.heads(slot) for slot in SLOTS))
         conflicts = set(self.mem.conflicts())
         for slot in SLOTS:
-            resolved, _ = self.ref.holds(slot)
-            status = self.mem.current(*slot).status
-            assert (slot in conflicts) == (status == "conflict")
-            assert (status == "resolved") == resolved, (slot, status)
+            status, value = self.ref.status(slot)
+            got = self.mem.current(*slot)
+            assert (slot in conflicts) == (got.status == "conflict")
+            assert got.status == status, (slot, got.status)
+            if status == "resolved" and slot[1] == "pets":
+                assert {_vk(v) for v in got.value} == value, (slot, got.value)
 
     @invariant()
     def beliefs_hold_exactly_when_their_rule_body_holds(self) -> None:
