@@ -85,7 +85,7 @@ def test_eval_reads_the_folder_truthkeeper_data_names(
 def _tiny_crowd(root: Path, items: int, workers: int) -> None:
     """A crowd set ``root/tiny``: two classes, every worker right but w2, always wrong."""
     d = root / "tiny"
-    d.mkdir()
+    d.mkdir(parents=True)
     rows = ["question,worker,answer"] + [f"q{i},w{w},{(i + (w == 2)) % 2}"
                                          for i in range(items) for w in range(workers)]
     (d / "answer.csv").write_text("\n".join(rows) + "\n")
@@ -126,6 +126,40 @@ def test_eval_crowd_on_a_small_folder(tmp_path: Path,
     target = out["tiny"]["ece_target"]
     assert target == {"best_peer_ece": share_peer["ece"], "bar": share_peer["ece"],
                       "met": out["tiny"]["ece"] <= share_peer["ece"]}
+
+
+def test_eval_crowd_halves_score_each_part_of_a_set(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """--halves: each set cut in two at random by items and by workers, every part scored
+    as the set is (label-free, 10% revealed, the peers, the bar); a part with too few gold
+    items says so."""
+    from truthkeeper.reliability.crowd import halves, load_set
+
+    _tiny_crowd(tmp_path, 24, 4)
+    data = load_set(tmp_path / "tiny")
+    for by in ("items", "workers"):
+        a, b = halves(data, by, seed=0)
+        assert len(a.label) + len(b.label) == len(data.label)
+        if by == "items":  # no item in both, every gold label kept
+            assert not set(a.items) & set(b.items) and len(a.gold) + len(b.gold) == 24
+        else:
+            assert not set(a.workers) & set(b.workers)
+    assert main(["eval", "crowd", "--data", str(tmp_path), "--no-crowdkit", "--halves",
+                 "--json"]) == 0
+    parts = json.loads(capsys.readouterr().out)["tiny"]["halves"]
+    assert set(parts) == {"items_0", "items_1", "workers_0", "workers_1"}
+    for part in parts.values():
+        assert part["gold"] >= 10 and "skipped" not in part
+        assert {"accuracy", "ece", "log_loss", "ece_if_calibrated"} <= set(part)
+        assert len(part["semi_supervised"]["10%"]["draws"]) == 5
+        assert part["ece_target"]["bar"] >= 0.05 and "majority_vote_share" in part["peers"]
+    assert parts["items_0"]["items"] + parts["items_1"]["items"] == 24
+    small = tmp_path / "small"
+    _tiny_crowd(small, 12, 3)  # 6 gold items a half: reported, not scored
+    assert main(["eval", "crowd", "--data", str(small), "--no-crowdkit", "--halves",
+                 "--json"]) == 0
+    parts = json.loads(capsys.readouterr().out)["tiny"]["halves"]
+    assert parts["items_0"]["skipped"] == "fewer than 10 gold items"
 
 
 def test_eval_crowd_scores_crowdkit_peers_probabilities(

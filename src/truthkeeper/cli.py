@@ -65,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ec.add_argument("--no-crowdkit", action="store_true", help="skip crowd-kit peers")
     ec.add_argument("--slow-peers", action="store_true",
                     help="also crowd-kit's GLAD, MACE and OneCoinDawidSkene (minutes)")
+    ec.add_argument("--halves", action="store_true",
+                    help="also each set cut in two at random, by items and by workers: data "
+                         "of the same kind, nothing chosen on it (minutes)")
     eh = esub.add_parser("truth", help="truth discovery over open values: truthkeeper "
                          "against majority vote, TruthFinder and ACCU")
     eh.add_argument("--data", default=None,
@@ -228,7 +231,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             from .reliability.evaluate import evaluate_crowd
 
             result = evaluate_crowd(root, crowdkit=not args.no_crowdkit,
-                                    slow_peers=args.slow_peers)
+                                    slow_peers=args.slow_peers, halves_too=args.halves)
         elif args.eval == "decide":
             from .bench.calibration import evaluate_decide
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CrowdData", "find_sets", "load_set", "load_sets"]
+__all__ = ["CrowdData", "find_sets", "halves", "load_set", "load_sets"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,26 @@ class CrowdData:
     @property
     def n_classes(self) -> int:
         return len(self.classes)
+
+
+def halves(data: CrowdData, by: str, seed: int = 0) -> tuple[CrowdData, CrowdData]:
+    """``data`` cut in two at random (``seed``): by ``"items"`` (each half with its items'
+    answers and gold) or by ``"workers"`` (each half with its workers' answers, every item
+    they answered): two data sets of the same kind, which no setting was chosen on."""
+    n = data.n_items if by == "items" else data.n_workers
+    first = np.random.default_rng(seed).permutation(n) < n // 2
+    side = first[data.item_idx] if by == "items" else first[data.worker_idx]
+    return _subset(data, side, f"{data.name}/{by}_0"), _subset(data, ~side, f"{data.name}/{by}_1")
+
+
+def _subset(data: CrowdData, keep: np.ndarray, name: str) -> CrowdData:
+    """The answers ``keep`` marks, their items and workers indexed anew."""
+    items, ii = np.unique(data.item_idx[keep], return_inverse=True)
+    workers, ww = np.unique(data.worker_idx[keep], return_inverse=True)
+    at = {int(old): new for new, old in enumerate(items)}
+    return CrowdData(name, [data.items[i] for i in items], [data.workers[w] for w in workers],
+                     data.classes, ii, ww, data.label[keep],
+                     {at[i]: c for i, c in data.gold.items() if i in at})
 
 
 def _build(name: str, rows: list[tuple[str, str, str]], truth: dict[str, str]) -> CrowdData:

@@ -11,11 +11,11 @@ import numpy as np
 
 from .bagging import anchored, bagged_both
 from .calibration import brier, ece, ece_if_calibrated, log_loss
-from .crowd import CrowdData, load_sets
+from .crowd import CrowdData, halves, load_sets
 from .ds import majority_vote, vb_dawid_skene
 from .gibbs import gibbs_dawid_skene
 
-__all__ = ["evaluate_crowd", "evaluate_set"]
+__all__ = ["evaluate_crowd", "evaluate_half", "evaluate_set"]
 
 REVEAL = (0.05, 0.10, 0.20)
 REVEAL_DRAWS = 5
@@ -120,16 +120,45 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
     }
     out["semi_supervised"] = {f"{round(frac * 100)}%": _semi(data, gold_items, frac, seed)
                               for frac in REVEAL}
+    out["vote_share_blend_ece"] = _blends(post, majority_vote(data), data, gold_items)
+    out.update(_peers(out["ece"], data, gold_items, crowdkit, slow_peers))
+    return out
+
+
+def _peers(ece_: float, data: CrowdData, gold_items: np.ndarray, crowdkit: bool,
+           slow: bool) -> dict[str, Any]:
+    """The peers scored on the same gold items (majority vote's vote share; crowd-kit's
+    models), and issue 31's bar for an ECE of ``ece_``."""
     shares = majority_vote(data)
-    out["vote_share_blend_ece"] = _blends(post, shares, data, gold_items)
-    out["peers"] = {"majority_vote_share": {**_score(shares, data, gold_items, floor=True),
-                                            "ties": "lowest class index"}}
+    out: dict[str, Any] = {"peers": {"majority_vote_share": {
+        **_score(shares, data, gold_items, floor=True), "ties": "lowest class index"}}}
     if crowdkit:
-        out["crowdkit"] = _crowdkit(data, gold_items, slow=slow_peers)
+        out["crowdkit"] = _crowdkit(data, gold_items, slow=slow)
         out["peers"].update({f"crowdkit_{k}": v for k, v in (out["crowdkit"] or {}).items()})
     best = min(v["ece"] for v in out["peers"].values() if "ece" in v)
     out["ece_target"] = {"best_peer_ece": best, "bar": max(ECE_TARGET, best),
-                         "met": bool(out["ece"] <= max(ECE_TARGET, best))}
+                         "met": bool(ece_ <= max(ECE_TARGET, best))}
+    return out
+
+
+HALF_MIN_GOLD = 10
+"""A half with fewer gold items than this is reported, not scored."""
+
+
+def evaluate_half(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> dict[str, Any]:
+    """What ``evaluate_set`` reports that issue 31's targets read, on a part of a set
+    (:func:`~.crowd.halves`): the label-free probabilities, 10% of the gold revealed
+    (:data:`REVEAL_DRAWS` draws), and the fast peers (majority vote, Dawid-Skene)."""
+    gold_items = np.array(sorted(data.gold))
+    out: dict[str, Any] = {"items": data.n_items, "workers": data.n_workers,
+                           "answers": int(len(data.label)), "gold": int(len(gold_items))}
+    if len(gold_items) < HALF_MIN_GOLD:
+        return {**out, "skipped": f"fewer than {HALF_MIN_GOLD} gold items"}
+    fit = vb_dawid_skene(data)
+    _, post = bagged_both(data, fit)
+    out.update(_score(post, data, gold_items, floor=True))
+    out["semi_supervised"] = {"10%": _semi(data, gold_items, 0.10, seed)}
+    out.update(_peers(out["ece"], data, gold_items, crowdkit, False))
     return out
 
 
@@ -221,8 +250,16 @@ def _crowdkit(data: CrowdData, gold_items: np.ndarray, *,
     return res
 
 
-def evaluate_crowd(root: Path, *, crowdkit: bool = True,
-                   slow_peers: bool = False) -> dict[str, Any]:
-    """Evaluate every set under root; keys are set names."""
-    return {data.name: evaluate_set(data, crowdkit=crowdkit, slow_peers=slow_peers)
-            for data in load_sets(root)}
+def evaluate_crowd(root: Path, *, crowdkit: bool = True, slow_peers: bool = False,
+                   halves_too: bool = False) -> dict[str, Any]:
+    """Evaluate every set under root; keys are set names. With ``halves_too``, each set's
+    ``halves``: :func:`evaluate_half` of its two random halves by items and by workers
+    (data of the same kind as the set, on which nothing was chosen)."""
+    out = {}
+    for data in load_sets(root):
+        out[data.name] = evaluate_set(data, crowdkit=crowdkit, slow_peers=slow_peers)
+        if halves_too:
+            out[data.name]["halves"] = {
+                part.name.rsplit("/", 1)[1]: evaluate_half(part, crowdkit=crowdkit)
+                for by in ("items", "workers") for part in halves(data, by)}
+    return out
