@@ -7,13 +7,10 @@
             slot_heads/4,           % +M, +S, +A, -Heads
             heads_among/3,          % +M, +Ids, -Heads
             recompute_slot/3,       % +M, +S, +A
-            dominators/3,           % +M, +Id, -Ids (live facts that dominate Id)
-            dominated/3,            % +M, +Id, -Ids (live facts Id dominates)
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
             heads_union/6,          % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
             ended/3,                % +M, +Id, +Now
             heads_holds/4,          % +M, +A, +Heads, -Values
-            dominance_pairs/3,      % +M, +Ids, -Pairs
             head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
             conflict/3,             % +M, ?S, ?A
             fresh/3,                % +M, +S, +A
@@ -67,11 +64,8 @@ the truthkeeper error family in one table:
 :- det(fresh_all/1).
 :- det(heads_among/3).
 :- det(recompute_slot/3).
-:- det(dominators/3).
-:- det(dominated/3).
 :- det(heads_at/6).
 :- det(heads_union/6).
-:- det(dominance_pairs/3).
 
 %!  dominates(+M, +F, +G) is semidet.
 dominates(M, F, G) :-
@@ -512,26 +506,6 @@ refresh_holds(M, S, A) :-
     ;   forall(member(Y, In), assertz(holds(M, S, A, Y)))
     ).
 
-%!  dominators(+M, +Id, -Ids) is det.
-%
-%   The live facts of Id's slot that dominate Id.
-dominators(M, Id, Ids) :-
-    (   fact(M, Id, S, A, _, _, _, _, _, _)
-    ->  findall(F, ( fact(M, F, S, A, _, _, _, _, _, _), F \== Id,
-                     \+ retracted(M, F, _, _), dominates(M, F, Id) ), Ids)
-    ;   existence_error(fact, Id)
-    ).
-
-%!  dominated(+M, +Id, -Ids) is det.
-%
-%   The live facts of Id's slot that Id dominates.
-dominated(M, Id, Ids) :-
-    (   fact(M, Id, S, A, _, _, _, _, _, _)
-    ->  findall(G, ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id,
-                     \+ retracted(M, G, _, _), dominates(M, Id, G) ), Ids)
-    ;   existence_error(fact, Id)
-    ).
-
 %!  heads_at(+M, +S, +A, +KnownAt, +ValidAt, -Heads) is det.
 %
 %   The heads of a slot as the store knew it at transaction time KnownAt, at
@@ -589,12 +563,3 @@ ended_at(M, T, Id) :-
 %   The fact's valid_to is at or before Now.
 ended(M, Id, Now) :-
     ended_at(M, Now, Id).
-
-%!  dominance_pairs(+M, +Ids, -Pairs) is det.
-%
-%   The F-G pairs among the live facts Ids where F dominates G (a scope's view
-%   draws the supersessions across its two layers).
-dominance_pairs(M, Ids, Pairs) :-
-    findall(F-G, ( member(F, Ids), member(G, Ids), F \== G,
-                   \+ retracted(M, F, _, _), \+ retracted(M, G, _, _),
-                   dominates(M, F, G) ), Pairs).

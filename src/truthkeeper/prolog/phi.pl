@@ -5,9 +5,12 @@
             verdict/3,            % +M, +Id, -Verdict
             not_current/3,        % +M, +Id, -Why
             order_pairs/3,        % +M, +Candidates, -Pairs
-            dominance_rule/4      % +M, +Winner, +Loser, -Rule
+            dominance_rule/4,     % +M, +Winner, +Loser, -Rule
+            dominators/3,         % +M, +Id, -Ids (live facts that dominate Id)
+            dominated/3,          % +M, +Id, -Ids (live facts Id dominates)
+            dominance_pairs/3     % +M, +Ids, -Pairs
           ]).
-:- use_module(dominance, [dominates/3, dominators/3, ended/3, head/4, fresh/3]).
+:- use_module(dominance, [dominates/3, ended/3, head/4, fresh/3]).
 :- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4, many_attr/2,
                       member_claim/5, kept_head/4,
                       sup/3]).
@@ -41,6 +44,9 @@ checked pairwise within each slot.
 :- det(verdict/3).
 :- det(order_pairs/3).
 :- det(dominance_rule/4).
+:- det(dominators/3).
+:- det(dominated/3).
+:- det(dominance_pairs/3).
 
 %!  phi_filter(+Policy, +Candidates, -Drops) is det.
 %
@@ -217,3 +223,32 @@ order_pairs(M, Cands, Pairs) :-
                                     arg(3, RJ, T), NT is -T ), Keyed),
                     Keyed \== [],
                     keysort(Keyed, Sorted), pairs_values(Sorted, Js) ), Pairs).
+
+%!  dominators(+M, +Id, -Ids) is det.
+%
+%   The live facts of Id's slot that dominate Id.
+dominators(M, Id, Ids) :-
+    (   fact(M, Id, S, A, _, _, _, _, _, _)
+    ->  findall(F, ( fact(M, F, S, A, _, _, _, _, _, _), F \== Id,
+                     \+ retracted(M, F, _, _), dominates(M, F, Id) ), Ids)
+    ;   existence_error(fact, Id)
+    ).
+
+%!  dominated(+M, +Id, -Ids) is det.
+%
+%   The live facts of Id's slot that Id dominates.
+dominated(M, Id, Ids) :-
+    (   fact(M, Id, S, A, _, _, _, _, _, _)
+    ->  findall(G, ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id,
+                     \+ retracted(M, G, _, _), dominates(M, Id, G) ), Ids)
+    ;   existence_error(fact, Id)
+    ).
+
+%!  dominance_pairs(+M, +Ids, -Pairs) is det.
+%
+%   The F-G pairs among the live facts Ids where F dominates G (a scope's view
+%   draws the supersessions across its two layers).
+dominance_pairs(M, Ids, Pairs) :-
+    findall(F-G, ( member(F, Ids), member(G, Ids), F \== G,
+                   \+ retracted(M, F, _, _), \+ retracted(M, G, _, _),
+                   dominates(M, F, G) ), Pairs).

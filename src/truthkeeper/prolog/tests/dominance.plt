@@ -1,6 +1,7 @@
 :- use_module('../store').
 :- use_module('../dominance').
 :- use_module('../resolution').
+:- use_module('../phi', [dominators/3, dominated/3]).
 
 % add(M, Id, Slot, Key, ValidFrom, RecordedAt, Tier): one fact through the write path.
 add(M, Id, S, V, VF, RA, Tier) :-
