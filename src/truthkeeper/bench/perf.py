@@ -148,6 +148,26 @@ def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5) -> dict[s
     return out
 
 
+def _timed_slot(n: int = 10_000, repeat: int = 20) -> dict[str, Any]:
+    """One slot of ``n`` facts that each end (``valid_to``): the median ms of adding one
+    more to it, once it has been read (it grew with the slot's size, before)."""
+    def when(i: int) -> str:
+        return f"2020-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+
+    with Memory() as mem:
+        mem.add_many([{"subject": "c", "attribute": "v", "value": i, "source": "s",
+                       "valid_from": f"2020-01-{1 + i // 86_400:02d}" + when(i)[10:],
+                       "valid_to": f"2020-02-{1 + i // 86_400:02d}" + when(i)[10:]}
+                      for i in range(n)])
+        mem.current("c", "v")
+        times = []
+        for k in range(repeat):
+            t = time.perf_counter()
+            mem.add("c", "v", -k, source="s", valid_from="2020-03-01", valid_to="2020-03-02")
+            times.append((time.perf_counter() - t) * 1e3)
+    return {"facts": n, "add_ms": statistics.median(times)}
+
+
 _RSS_PROBE = r"""
 import json, sys
 from truthkeeper import Memory
@@ -248,6 +268,7 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "filter_50_items_us": filters,
         "current_first_read_us": first_reads,
         "set_ms": _sets(repeat=repeat),
+        "timed_slot": _timed_slot(),
         "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),
                                "categorical": _decide_ms(True, repeat), "sources": 9},
     }

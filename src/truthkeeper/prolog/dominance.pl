@@ -144,11 +144,22 @@ same_slot([S0-A0-Id|T], S, A, [Id|Ids], Rest) :-
     same_slot(T, S, A, Ids, Rest).
 same_slot(Rest, _, _, [], Rest).
 
-% A slot whose facts end or begin later: its heads at the memory's clock.
-update_slot(M, S, A, _) :-
+% A slot whose facts end or begin later: its heads at the memory's clock. One new fact
+% under a monotone policy goes through the frontier of the facts begun by then (a fact
+% that begins later changes nothing until the clock passes it); otherwise all again.
+update_slot(M, S, A, Ids) :-
     timed(M, S, A),
     !,
-    recompute_slot(M, S, A).
+    (   Ids = [Id], monotone_slot(M, S, A, P), front(M, S, A, _)
+    ->  once(store_now(M, Now)),
+        fact(M, Id, _, _, _, VF, _, _, _, _),
+        (   begun(Now, VF)
+        ->  insert_front(M, P, S, A, Id, Now),
+            refresh_holds(M, S, A)
+        ;   true
+        )
+    ;   recompute_slot(M, S, A)
+    ).
 % A monotone policy on a slot without explicit links: each new fact is checked against
 % the slot's frontier and its heads only, whatever the slot's size.
 update_slot(M, S, A, Ids) :-
@@ -221,12 +232,16 @@ mark_timed(M, S, A, VF, VT) :-
     ).
 
 % insert_front(+M, +P, +S, +A, +Id): Id was just asserted into a frontier slot.
+% insert_front(+M, +P, +S, +A, +Id, +Now): of a timed slot, at the clock Now: Id is no
+% head once ended (it still dominates the facts older than it).
 insert_front(M, P, S, A, Id) :-
+    insert_front(M, P, S, A, Id, none).
+insert_front(M, P, S, A, Id, Now) :-
     once(record(M, Id, R)),
     ( front(M, S, A, F0) -> true ; F0 = [] ),
     forall(( kept_head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
            retract(kept_head(M, S, A, H))),
-    (   member(Fr, F0), policy_dominates(P, Fr, R)
+    (   ( member(Fr, F0), policy_dominates(P, Fr, R) ; ended_at(M, Now, Id) )
     ->  true
     ;   assertz(kept_head(M, S, A, Id))
     ),
@@ -430,7 +445,14 @@ derive_heads(M, S, A) :-
     !,
     retractall(front(M, S, A, _)),
     once(store_now(M, Now)),
-    heads_at(M, S, A, none, Now, Heads),
+    (   monotone_slot(M, S, A, P)                 % heads_at/6, keeping the frontier
+    ->  live_records(M, S, A, Recs0),
+        include(begun_record(Now), Recs0, Recs),
+        heads_by_frontier(P, Recs, Heads0, Front),
+        assertz(front(M, S, A, Front)),
+        exclude(ended_at(M, Now), Heads0, Heads)
+    ;   heads_at(M, S, A, none, Now, Heads)
+    ),
     set_heads(M, S, A, Heads).
 derive_heads(M, S, A) :-
     retractall(front(M, S, A, _)),
@@ -551,6 +573,8 @@ known(T, RA) :- RA =< T.
 
 begun(none, _) :- !.
 begun(T, VF) :- VF =< T.
+
+begun_record(Now, R) :- arg(3, R, VF), begun(Now, VF).
 
 ended_at(_, none, _) :- !, fail.
 ended_at(M, T, Id) :-

@@ -2,6 +2,7 @@
 :- use_module('../dominance').
 :- use_module('../resolution').
 :- use_module('../phi', [dominators/3, dominated/3]).
+:- use_module('../clock', [advance/3]).
 
 % add(M, Id, Slot, Key, ValidFrom, RecordedAt, Tier): one fact through the write path.
 add(M, Id, S, V, VF, RA, Tier) :-
@@ -236,4 +237,47 @@ test(a_context_about_two_members_of_a_large_set_reads_their_heads_only,
     Cs = [none-c(0, k, r(0, m(v7, 1), 5, none, 0, @(none), [])),
           none-c(1, k, r(1, m(v9, 1), 15, none, 0, @(none), []))],
     call_with_inference_limit(phi:phi_store(-9101, Cs, [-(k, s, attr)], Ds), 5 000, R).
+test(a_timed_slots_heads_kept_write_by_write_are_those_derived_afresh, Diffs == []) :-
+    findall(P-Seed-I, ( member(P, [temporal, temporal_within_authority, authority_first]),
+                        between(1, 4, Seed),
+                        new_memory(-9101, P, [verified, agent]),
+                        advance(-9101, 6, _),
+                        set_random(seed(Seed)),
+                        between(1, 80, I),
+                        atom_concat(t, I, Id),
+                        random_member(V, [a, b, c]),
+                        random_member(T-Src, [agent-x, agent-y, verified-z]),
+                        random_between(1, 14, VF),
+                        (   random_between(1, 3, 1)
+                        ->  random_between(1, 6, D), VT is VF + D
+                        ;   VT = none
+                        ),
+                        add_facts(-9101, [f(Id, s, attr, V, VF, VT, I, T, Src, @(none),
+                                            @(none), "", [])]),
+                        (   random_between(1, 7, 1), I > 1
+                        ->  random_between(1, I, J), atom_concat(t, J, Old),
+                            ( store:retracted(-9101, Old, _, _) -> true
+                            ; retract_fact(-9101, Old, 1000, wrong) )
+                        ;   random_between(1, 9, 1)
+                        ->  store:store_now(-9101, Now), Now1 is Now + 1,
+                            advance(-9101, Now1, _)
+                        ;   true
+                        ),
+                        slot_heads(-9101, s, attr, _),      % the first write made it stale
+                        kept(-9101, s, Kept),
+                        recompute_slot(-9101, s, attr),
+                        kept(-9101, s, Fresh),
+                        store:store_now(-9101, At),         % and as_of's heads at the clock
+                        heads_at(-9101, s, attr, none, At, AsOf0), msort(AsOf0, AsOf),
+                        ( Kept \== Fresh ; Fresh \= AsOf-_-_ ) ), Diffs).
+test(adding_a_fact_to_a_long_timed_slot_costs_what_its_frontier_costs, R == (!)) :-
+    new_memory(-9101, temporal, [agent]),
+    advance(-9101, 100 000, _),
+    findall(f(Id, s, attr, I, I, VT, I, agent, x, @(none), @(none), "", []),
+            ( between(1, 3000, I), atom_concat(t, I, Id), VT is I + 1 ), Fs),
+    add_facts(-9101, Fs),
+    slot_heads(-9101, s, attr, _),
+    call_with_inference_limit(
+        add_facts(-9101, [f(new, s, attr, 0, 50 000, 90 000, 5000, agent, x, @(none), @(none),
+                            "", [])]), 2 000, R).
 :- end_tests(dominance).
