@@ -2,7 +2,7 @@
           [ advance/3,              % +M, +Now, -Next
             end_fact/3              % +M, +Id, +ValidTo
           ]).
-:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2]).
+:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/5, mark_timed/5]).
 :- use_module(dominance, [recompute_slot/3]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(aggregate), [aggregate_all/3]).
@@ -31,19 +31,37 @@ advance(M, Now, Next) :-
     retractall(store_now(M, _)),
     assertz(store_now(M, Now)),
     (   Old == none
-    ->  findall(S-A, timed(M, S, A), Due0)
-    ;   findall(S-A, ( timed(M, S, A), fact(M, _, S, A, _, VF, VT, _, _, _),
-                       ( passed(Old, Now, VF) ; VT \== none, passed(Old, Now, VT) ) ), Due0)
+    ->  findall(S-A, timed(M, S, A), Due0),
+        forall(( due(M, B, T, S1, A1), T =< Now ), retract(due(M, B, T, S1, A1)))
+    ;   passed_due(M, Old, Now, Due0)
     ),
     sort(Due0, Due),
     forall(member(S-A, Due), recompute_slot(M, S, A)),
-    (   aggregate_all(min(T), ( timed(M, S1, A1), fact(M, _, S1, A1, _, VF1, VT1, _, _, _),
-                                ( T = VF1 ; VT1 \== none, T = VT1 ), T > Now ), Min)
+    next_due(M, Now, Next).
+
+% passed_due(+M, +Old, +Now, -Slots): the slots with a noted time in (Old, Now], those
+% notes taken out: the buckets in between when they are few, else every note.
+passed_due(M, Old, Now, Slots) :-
+    B0 is Old >> 20, B1 is Now >> 20,
+    (   B1 - B0 =< 64
+    ->  findall(B-T-S-A, ( between(B0, B1, B), due(M, B, T, S, A), T =< Now ), Hits)
+    ;   findall(B-T-S-A, ( due(M, B, T, S, A), T =< Now ), Hits)
+    ),
+    forall(member(B-T-S-A, Hits), once(retract(due(M, B, T, S, A)))),
+    findall(S-A, member(_-_-S-A, Hits), Slots).
+
+% next_due(+M, +Now, -Next): the earliest noted time after Now within the next buckets; a
+% time no later than any noted one (the end of those buckets) when they hold none; none
+% when nothing is noted.
+next_due(M, Now, Next) :-
+    B0 is Now >> 20, B1 is B0 + 64,
+    (   between(B0, B1, B),
+        aggregate_all(min(T), ( due(M, B, T, _, _), T > Now ), Min)
     ->  Next = Min
+    ;   due(M, _, _, _, _)
+    ->  Next is (B1 + 1) << 20
     ;   Next = none
     ).
-
-passed(Old, Now, T) :- T > Old, T =< Now.
 
 %!  end_fact(+M, +Id, +ValidTo) is det.
 %
@@ -67,5 +85,5 @@ end_fact(M, Id, VT) :-
     ),
     once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src, Json))),
     assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),
-    ( timed(M, S, A) -> true ; assertz(timed(M, S, A)) ),
+    mark_timed(M, S, A, VF, VT),
     recompute_slot(M, S, A).

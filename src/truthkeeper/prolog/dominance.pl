@@ -20,7 +20,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      member_claim/5,
+                      member_claim/5, mark_timed/5,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
@@ -218,18 +218,6 @@ linked_head(M, P, Live, Front, R) :-
 frontier_slot(M, S, A, P) :-
     monotone_slot(M, S, A, P),
     \+ timed(M, S, A).
-
-% mark_timed(+M, +S, +A, +VF, +VT): the slot is timed when the fact ends, or begins
-% after the memory's clock.
-mark_timed(M, S, A, VF, VT) :-
-    (   timed(M, S, A)
-    ->  true
-    ;   VT \== none
-    ->  assertz(timed(M, S, A))
-    ;   store_now(M, Now), Now \== none, VF > Now
-    ->  assertz(timed(M, S, A))
-    ;   true
-    ).
 
 % insert_front(+M, +P, +S, +A, +Id): Id was just asserted into a frontier slot.
 % insert_front(+M, +P, +S, +A, +Id, +Now): of a timed slot, at the clock Now: Id is no
