@@ -228,21 +228,23 @@ order_pairs(M, Cands, Pairs) :-
 %
 %   The live facts of Id's slot that dominate Id.
 dominators(M, Id, Ids) :-
-    (   fact(M, Id, S, A, _, _, _, _, _, _)
-    ->  findall(F, ( fact(M, F, S, A, _, _, _, _, _, _), F \== Id,
-                     \+ retracted(M, F, _, _), dominates(M, F, Id) ), Ids)
-    ;   existence_error(fact, Id)
-    ).
+    slot_related(M, Id, over, Ids).
 
 %!  dominated(+M, +Id, -Ids) is det.
 %
 %   The live facts of Id's slot that Id dominates.
 dominated(M, Id, Ids) :-
+    slot_related(M, Id, under, Ids).
+
+slot_related(M, Id, Dir, Ids) :-
     (   fact(M, Id, S, A, _, _, _, _, _, _)
-    ->  findall(G, ( fact(M, G, S, A, _, _, _, _, _, _), G \== Id,
-                     \+ retracted(M, G, _, _), dominates(M, Id, G) ), Ids)
+    ->  findall(F, ( fact(M, F, S, A, _, _, _, _, _, _), F \== Id,
+                     \+ retracted(M, F, _, _), related(Dir, M, F, Id) ), Ids)
     ;   existence_error(fact, Id)
     ).
+
+related(over, M, F, Id) :- dominates(M, F, Id).
+related(under, M, F, Id) :- dominates(M, Id, F).
 
 %!  dominance_pairs(+M, +Ids, -Pairs) is det.
 %
