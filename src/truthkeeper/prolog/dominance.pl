@@ -65,6 +65,7 @@ the truthkeeper error family in one table:
 :- det(heads_among/3).
 :- det(recompute_slot/3).
 :- det(heads_at/6).
+:- det(heads_at/7).
 :- det(heads_union/6).
 
 %!  dominates(+M, +F, +G) is semidet.
@@ -433,14 +434,8 @@ derive_heads(M, S, A) :-
     !,
     retractall(front(M, S, A, _)),
     once(store_now(M, Now)),
-    (   monotone_slot(M, S, A, P)                 % heads_at/6, keeping the frontier
-    ->  live_records(M, S, A, Recs0),
-        include(begun_record(Now), Recs0, Recs),
-        heads_by_frontier(P, Recs, Heads0, Front),
-        assertz(front(M, S, A, Front)),
-        exclude(ended_at(M, Now), Heads0, Heads)
-    ;   heads_at(M, S, A, none, Now, Heads)
-    ),
+    heads_at(M, S, A, none, Now, Heads, Front),
+    ( Front == none -> true ; assertz(front(M, S, A, Front)) ),   % insert_front/6 reads it
     set_heads(M, S, A, Heads).
 derive_heads(M, S, A) :-
     retractall(front(M, S, A, _)),
@@ -524,14 +519,20 @@ refresh_holds(M, S, A) :-
 %   dominates ends where the newer one begins; once that one ends, the slot has
 %   no head (the older fact does not come back). Either time may be none.
 heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
+    heads_at(M, S, A, KnownAt, ValidAt, Heads, _).
+
+% heads_at(+M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front): and the frontier of those
+% facts under a monotone policy (none otherwise), which a timed slot keeps
+heads_at(M, S, A, KnownAt, ValidAt, Heads, Front) :-
     findall(Id, ( fact(M, Id, S, A, _, VF, _, RA, _, _),
                   known(KnownAt, RA),
                   \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
                   begun(ValidAt, VF) ), Ids),
     (   monotone_slot(M, S, A, P)
     ->  findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
-        heads_by_frontier(P, Recs, Heads0, _)
-    ;   slot_heads_among(M, A, Ids, Heads0)
+        heads_by_frontier(P, Recs, Heads0, Front)
+    ;   slot_heads_among(M, A, Ids, Heads0),
+        Front = none
     ),
     exclude(ended_at(M, ValidAt), Heads0, Heads).
 
@@ -561,8 +562,6 @@ known(T, RA) :- RA =< T.
 
 begun(none, _) :- !.
 begun(T, VF) :- VF =< T.
-
-begun_record(Now, R) :- arg(3, R, VF), begun(Now, VF).
 
 ended_at(_, none, _) :- !, fail.
 ended_at(M, T, Id) :-
