@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truthkeeper import (
@@ -19,6 +19,7 @@ from truthkeeper import (
     ScopeError,
     Signer,
     TierNotAuthorized,
+    TruthkeeperError,
     UnknownFact,
     Utility,
 )
@@ -350,6 +351,52 @@ def test_adding_a_member_never_drops_another(members: list[str], new: str) -> No
         before = set(mem.current("ana", "pet").value)
         mem.add("ana", "pet", new, source="s", valid_from=at(len(members)))
         assert set(mem.current("ana", "pet").value) == before | {new}
+
+
+timed_set_step = st.one_of(
+    st.tuples(st.just("add"), st.sampled_from(["cat", "dog", "owl"]), st.booleans(),
+              st.integers(0, 12), st.one_of(st.none(), st.integers(1, 6)),
+              st.sampled_from(["user", "chat"])),
+    st.tuples(st.just("end"), st.integers(0, 99), st.integers(0, 4)),
+    st.tuples(st.just("retract"), st.integers(0, 99)),
+    st.tuples(st.just("clock"), st.integers(1, 4)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(timed_set_step, min_size=1, max_size=25))
+def test_a_set_whose_members_end_answers_as_a_full_replay_at_every_step(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[tuple]) -> None:
+    """Members that end, begin later, are ended, retracted, and a clock that moves: after
+    every step the memory answers as a fresh replay of its journal at the same clock (a
+    timed set is kept member by member; the replay derives it whole)."""
+    path = tmp_path_factory.mktemp("timed") / "m.db"
+    clock = [at(3)]
+    ids: list[str] = []
+    with Memory(path, policy="temporal_within_authority", clock=lambda: clock[0],
+                schema={"pet": {"cardinality": "many"}}) as mem:
+        mem.current("ana", "pet")  # read first: later writes update the derived set
+        for step in steps:
+            try:
+                if step[0] == "add":
+                    _, pet, present, start, length, src = step
+                    ids.append(mem.add(
+                        "ana", "pet", pet, source=src, present=present,
+                        tier="verified" if src == "user" else "agent", valid_from=at(start),
+                        valid_to=None if length is None else at(start + length)).id)
+                elif step[0] == "end" and ids:
+                    mem.end(ids[step[1] % len(ids)], valid_to=clock[0] + timedelta(
+                        minutes=step[2]))
+                elif step[0] == "retract" and ids:
+                    mem.retract(ids[step[1] % len(ids)], reason="test")
+                elif step[0] == "clock":
+                    clock[0] += timedelta(minutes=step[1])
+            except TruthkeeperError:
+                pass  # refused (an end before a fact begins, a retracted fact): no change
+            with Memory(path, policy="temporal_within_authority", clock=lambda: clock[0],
+                        lazy=False) as fresh:
+                got, want = mem.current("ana", "pet"), fresh.current("ana", "pet")
+                assert (got.status, got.value, sorted(f.id for f in got.heads)) == \
+                    (want.status, want.value, sorted(f.id for f in want.heads)), step
 
 
 def test_learning_from_agreement_reads_members_as_presence_claims() -> None:

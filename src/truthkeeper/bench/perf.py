@@ -116,16 +116,26 @@ def _first_reads(n_slots: int = 20_000) -> dict[str, float]:
     return {"p50": out[len(out) // 2], "p99": out[int(len(out) * 0.99)], "slots": n_slots}
 
 
-def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5) -> dict[str, Any]:
+def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5,
+          ends: bool = False) -> dict[str, Any]:
     """A set (``cardinality="many"``) of each size, one claim a member: its first read
     after the bulk load, then medians of adding a member, ``current`` after that add,
-    and retracting a member, ms. Each grows with the set's size, linearly."""
+    and retracting a member, ms. Each grows with the set's size, linearly. With ``ends``,
+    every claim ends (``valid_to``) in the coming years: a timed set, decided at the clock
+    member by member as well (whole on every write, before)."""
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime.now(UTC)
+
+    def until(i: int) -> dict[str, str]:
+        return {"valid_to": (now + timedelta(days=30 + i)).isoformat()} if ends else {}
+
     out: dict[str, Any] = {}
     for n in members:
         with Memory() as mem:
             mem.declare("pet", cardinality="many")
             facts = mem.add_many([{"subject": "u", "attribute": "pet", "value": f"p{i}",
-                                   "source": "s", "valid_from": "2026-01-01"}
+                                   "source": "s", "valid_from": "2026-01-01", **until(i)}
                                   for i in range(n)])
             t = time.perf_counter()
             mem.current("u", "pet")
@@ -133,7 +143,7 @@ def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5) -> dict[s
             add, cur, retract = [], [], []
             for i in range(repeat):
                 t = time.perf_counter()
-                mem.add("u", "pet", f"new{i}", source="s")
+                mem.add("u", "pet", f"new{i}", source="s", **until(i))
                 add.append((time.perf_counter() - t) * 1e3)
                 t = time.perf_counter()
                 mem.current("u", "pet")
@@ -291,6 +301,7 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "filter_50_items_us": filters,
         "current_first_read_us": first_reads,
         "set_ms": _sets(repeat=repeat),
+        "timed_set_ms": _sets(repeat=repeat, ends=True),
         "timed_slot": _timed_slot(),
         "reads_while_facts_end_us": _ending_reads(),
         "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),

@@ -2,8 +2,9 @@
           [ advance/3,              % +M, +Now, -Next
             end_fact/3              % +M, +Id, +ValidTo
           ]).
-:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/5, mark_timed/5]).
+:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/6, mark_timed/6]).
 :- use_module(dominance, [recompute_slot/3]).
+:- use_module(members, [update_members/4]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(aggregate), [aggregate_all/3]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
@@ -31,24 +32,48 @@ advance(M, Now, Next) :-
     retractall(store_now(M, _)),
     assertz(store_now(M, Now)),
     (   Old == none
-    ->  findall(S-A, timed(M, S, A), Due0),
-        forall(( due(M, B, T, S1, A1), T =< Now ), retract(due(M, B, T, S1, A1)))
+    ->  findall(S-A-slot, timed(M, S, A), Due0),
+        forall(( due(M, B, T, S1, A1, P1), T =< Now ), retract(due(M, B, T, S1, A1, P1)))
     ;   passed_due(M, Old, Now, Due0)
     ),
     sort(Due0, Due),
-    forall(member(S-A, Due), recompute_slot(M, S, A)),
+    slot_parts(Due, Slots),
+    forall(member(S-A-Parts, Slots), pass_slot(M, S, A, Parts)),
     next_due(M, Now, Next).
 
-% passed_due(+M, +Old, +Now, -Slots): the slots with a noted time in (Old, Now], those
-% notes taken out: the buckets in between when they are few, else every note.
+% passed_due(+M, +Old, +Now, -SlotParts): the slots (S-A-Part) with a noted time in
+% (Old, Now], those notes taken out: the buckets in between when they are few, else every
+% note.
 passed_due(M, Old, Now, Slots) :-
     B0 is Old >> 20, B1 is Now >> 20,
     (   B1 - B0 =< 64
-    ->  findall(B-T-S-A, ( between(B0, B1, B), due(M, B, T, S, A), T =< Now ), Hits)
-    ;   findall(B-T-S-A, ( due(M, B, T, S, A), T =< Now ), Hits)
+    ->  findall(B-T-S-A-P, ( between(B0, B1, B), due(M, B, T, S, A, P), T =< Now ), Hits)
+    ;   findall(B-T-S-A-P, ( due(M, B, T, S, A, P), T =< Now ), Hits)
     ),
-    forall(member(B-T-S-A, Hits), once(retract(due(M, B, T, S, A)))),
-    findall(S-A, member(_-_-S-A, Hits), Slots).
+    forall(member(B-T-S-A-P, Hits), once(retract(due(M, B, T, S, A, P)))),
+    findall(S-A-P, member(_-_-S-A-P, Hits), Slots).
+
+% slot_parts(+SortedSlotParts, -Groups): S-A-Parts per slot
+slot_parts([], []).
+slot_parts([S-A-P|T], [S-A-[P|Ps]|Gs]) :-
+    same_slot(T, S, A, Ps, Rest),
+    slot_parts(Rest, Gs).
+
+same_slot([S0-A0-P|T], S, A, [P|Ps], Rest) :-
+    S0 == S, A0 == A, !,
+    same_slot(T, S, A, Ps, Rest).
+same_slot(Rest, _, _, [], Rest).
+
+% pass_slot(+M, +S, +A, +Parts): the clock passed a time of these parts of the slot: a
+% set's members alone when only members are named (members:update_members/4), else the
+% whole slot
+pass_slot(M, S, A, Parts) :-
+    (   \+ memberchk(slot, Parts),
+        findall(V, member(m(V), Parts), Vs),
+        update_members(M, S, A, Vs)
+    ->  true
+    ;   recompute_slot(M, S, A)
+    ).
 
 % next_due(+M, +Now, -Next): the earliest noted time after Now within the next buckets; a
 % time no later than any noted one (the end of those buckets) when they hold none; none
@@ -56,9 +81,9 @@ passed_due(M, Old, Now, Slots) :-
 next_due(M, Now, Next) :-
     B0 is Now >> 20, B1 is B0 + 64,
     (   between(B0, B1, B),
-        aggregate_all(min(T), ( due(M, B, T, _, _), T > Now ), Min)
+        aggregate_all(min(T), ( due(M, B, T, _, _, _), T > Now ), Min)
     ->  Next = Min
-    ;   due(M, _, _, _, _)
+    ;   due(M, _, _, _, _, _)
     ->  Next is (B1 + 1) << 20
     ;   Next = none
     ).
@@ -85,5 +110,9 @@ end_fact(M, Id, VT) :-
     ),
     once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src, Json))),
     assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),
-    mark_timed(M, S, A, VF, VT),
-    recompute_slot(M, S, A).
+    mark_timed(M, S, A, K, VF, VT),
+    (   K = m(V, _),
+        update_members(M, S, A, [V])
+    ->  true
+    ;   recompute_slot(M, S, A)
+    ).

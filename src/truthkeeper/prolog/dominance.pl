@@ -20,7 +20,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      member_claim/5, mark_timed/5,
+                      member_claim/5, mark_timed/6, ended_at/3,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
@@ -119,7 +119,7 @@ assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Met
     ),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),  % its payload with it
     ( K = m(V, _) -> assertz(member_claim(M, S, A, V, Id)) ; true ),
-    mark_timed(M, S, A, VF, VT),
+    mark_timed(M, S, A, K, VF, VT),
     ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
     (   Sup == @(none), \+ confirmation_source(Src)
     ->  true
@@ -147,7 +147,8 @@ same_slot(Rest, _, _, [], Rest).
 
 % A slot whose facts end or begin later: its heads at the memory's clock. One new fact
 % under a monotone policy goes through the frontier of the facts begun by then (a fact
-% that begins later changes nothing until the clock passes it); otherwise all again.
+% that begins later changes nothing until the clock passes it); a set's written members
+% are updated apart (members:update_set/4); otherwise all again.
 update_slot(M, S, A, Ids) :-
     timed(M, S, A),
     !,
@@ -159,6 +160,8 @@ update_slot(M, S, A, Ids) :-
             refresh_holds(M, S, A)
         ;   true
         )
+    ;   update_set(M, S, A, Ids)                  % a set's written members, at the clock
+    ->  true
     ;   recompute_slot(M, S, A)
     ).
 % A monotone policy on a slot without explicit links: each new fact is checked against
@@ -285,8 +288,7 @@ retract_fact(M, Id, RA, Reason) :-
             \+ kept_head(M, S, A, Id),
             \+ ( front(M, S, A, F), member(R, F), arg(1, R, Id) )
         ->  true    % neither a head nor in the frontier: no head changes
-        ;   \+ timed(M, S, A),
-            member_claim(M, S, A, V, Id),
+        ;   member_claim(M, S, A, V, Id),
             \+ member_linked(M, S, A, V)
         ->  touch(M),
             update_member(M, S, A, V)
@@ -562,12 +564,6 @@ known(T, RA) :- RA =< T.
 
 begun(none, _) :- !.
 begun(T, VF) :- VF =< T.
-
-ended_at(_, none, _) :- !, fail.
-ended_at(M, T, Id) :-
-    fact(M, Id, _, _, _, _, VT, _, _, _),
-    VT \== none,
-    VT =< T.
 
 %!  ended(+M, +Id, +Now) is semidet.
 %

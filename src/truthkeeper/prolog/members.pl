@@ -2,14 +2,17 @@
           [ member_heads/4,         % +M, +A, +Ids, -Heads
             update_set/4,           % +M, +S, +A, +Ids
             update_member/4,        % +M, +S, +A, +Member
+            update_members/4,       % +M, +S, +A, +Members
             member_linked/4,        % +M, +S, +A, +Member
             members_holds/4         % +SortedKeys, -Values, +Contested0, -Contested
           ]).
 :- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, many_attr/2,
-                      member_claim/5, kept_head/4, holds/4, kept_conflict/3]).
+                      member_claim/5, kept_head/4, holds/4, kept_conflict/3, timed/3,
+                      store_now/2, stale/3, touch/1, ended_at/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, heads_by_frontier/4,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3, same_length/2]).
+:- use_module(library(apply), [exclude/3]).
 
 /** <module> A set's members, each apart from the others
 
@@ -23,7 +26,10 @@ size or better, where the pairwise definition (dominance:heads_among/3) is
 quadratic: a set of 3,000 members took 8 s to read first, and 7 s to retract a
 member.
 
-store:member_claim/5 finds a member's facts without a scan of the set.
+store:member_claim/5 finds a member's facts without a scan of the set. A timed set
+(a member's fact ends, or begins later) is decided member by member too, at the
+memory's clock: a write, a retraction or the clock passing a member's time
+(store:due/6 names the member) re-derives that member alone.
 */
 
 :- det(update_member/4).
@@ -81,6 +87,19 @@ update_set(M, S, A, Ids) :-
     \+ ( member(V, Vs), member_linked(M, S, A, V) ),
     forall(member(V, Vs), update_member(M, S, A, V)).
 
+%!  update_members(+M, +S, +A, +Members) is semidet.
+%
+%   The members Members of the set S, A (derived already: not stale) changed by the
+%   clock or an end: each updated apart (update_member/4), the memory touched. Fails,
+%   changing nothing, when A is no set, the slot is stale, or one of them links or is
+%   linked.
+update_members(M, S, A, Vs) :-
+    many_attr(M, A),
+    \+ stale(M, S, A),
+    \+ ( member(V, Vs), member_linked(M, S, A, V) ),
+    touch(M),
+    forall(member(V, Vs), update_member(M, S, A, V)).
+
 %!  member_linked(+M, +S, +A, +V) is semidet.
 %
 %   A fact about the member V of the set S, A links to another or is linked.
@@ -93,13 +112,17 @@ member_linked(M, S, A, V) :-
 %
 %   The heads of the member V of the set S, A from its live facts (none of which links
 %   or is linked: member_linked/4), then whether the set holds V and whether the set
-%   is contested.
+%   is contested. Of a timed set, at the memory's clock (as dominance:heads_at/6): among
+%   the facts begun by then, those no other dominates, less those ended by then.
 update_member(M, S, A, V) :-
+    ( timed(M, S, A) -> once(store_now(M, Now)) ; Now = none ),
     findall(Id, member_claim(M, S, A, V, Id), All),
-    findall(V-R, ( member(Id, All), \+ retracted(M, Id, _, _), once(record(M, Id, R)) ),
+    findall(V-R, ( member(Id, All), \+ retracted(M, Id, _, _), begun_by(M, Now, Id),
+                   once(record(M, Id, R)) ),
             Keyed),
     once(mem_policy(M, P)),
-    member_groups(Keyed, P, Heads, []),
+    member_groups(Keyed, P, Heads0, []),
+    exclude(ended_at(M, Now), Heads0, Heads),
     forall(member(X, All), retractall(kept_head(M, S, A, X))),
     forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
     findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),
@@ -118,6 +141,12 @@ update_member(M, S, A, V) :-
         ( Still == true -> true ; retractall(kept_conflict(M, S, A)) )
     ;   true
     ).
+
+% begun_by(+M, +Now, +Id): the fact has begun by the clock Now (none: every fact has)
+begun_by(_, none, _) :- !.
+begun_by(M, Now, Id) :-
+    fact(M, Id, _, _, _, VF, _, _, _, _),
+    VF =< Now.
 
 %!  members_holds(+SortedKeys, -Values, +Contested0, -Contested) is det.
 %

@@ -16,8 +16,9 @@
             many_attr/2,        % ?M, ?A (the attribute holds a set: declared many)
             member_claim/5,     % ?M, ?S, ?A, ?Member, ?Id (a fact about a set's member)
             commuting/4,        % +M, +SubjectKeys, +Sources, +Tiers
-            due/5,              % ?M, ?Bucket, ?T, ?S, ?A (a timed slot changes at T)
-            mark_timed/5,       % +M, +S, +A, +ValidFrom, +ValidTo
+            due/6,              % ?M, ?Bucket, ?T, ?S, ?A, ?Part (a timed slot changes at T)
+            mark_timed/6,       % +M, +S, +A, +Key, +ValidFrom, +ValidTo
+            ended_at/3,         % +M, +Now, +Id (the fact has ended by the clock Now)
             protected_tier/2,   % ?M, ?Tier (declared protected)
             guarded_tier/2,     % +M, ?Tier (writes at Tier need a signature)
             guarded_tiers/2,    % +M, -Tiers (those, sorted)
@@ -133,11 +134,13 @@ payload(M, Id, Json) :- fact(M, Id, _, _, _, _, _, _, _, _, Json).
 %!  timed(?M, ?S, ?A) is nondet.
 %   A fact of the slot ends or begins later.
 :- dynamic timed/3.
-%!  due(?M, ?Bucket, ?T, ?S, ?A) is nondet.
+%!  due(?M, ?Bucket, ?T, ?S, ?A, ?Part) is nondet.
 %   The timed slot S, A changes at T (a fact of it begins or ends then), a time after the
 %   memory's clock when it was noted; Bucket is T >> 20 (about a second), so that moving
 %   the clock looks at the buckets it passes, not at every timed fact (clock:advance/3).
-:- dynamic due/5.
+%   Part is m(Member) when the fact is about a set's member (only that member changes
+%   then), else slot.
+:- dynamic due/6.
 %!  many_attr(?M, ?A) is nondet.
 %   The attribute holds a set: declared many.
 :- dynamic many_attr/2.
@@ -211,7 +214,7 @@ drop_memory(M) :-
     retractall(timed(M, _, _)),
     retractall(many_attr(M, _)),
     retractall(member_claim(M, _, _, _, _)),
-    retractall(due(M, _, _, _, _)),
+    retractall(due(M, _, _, _, _, _)),
     retractall(protected_tier(M, _)),
     retractall(store_now(M, _)),
     retractall(tier_rank(M, _, _)),
@@ -460,31 +463,42 @@ commuting(M, Ss, Srcs, Tiers) :-
 bound_source(M, S, Src, Tier) :-
     \+ confirmation_source(Src), key_layer(S, Layer), source_tier(M, Src, Layer, Tier, _).
 
-%!  mark_timed(+M, +S, +A, +VF, +VT) is det.
+%!  mark_timed(+M, +S, +A, +Key, +VF, +VT) is det.
 %
-%   A fact of the slot S, A begins at VF and ends at VT (or none). The slot is timed when a
-%   fact of it ends, or begins after the memory's clock; each time after the clock at
-%   which a timed slot changes is noted in due/5 (all its facts' when it becomes timed).
-mark_timed(M, S, A, VF, VT) :-
+%   A fact of the slot S, A with value key Key begins at VF and ends at VT (or none). The
+%   slot is timed when a fact of it ends, or begins after the memory's clock; each time
+%   after the clock at which a timed slot changes is noted in due/6 (all its facts' when
+%   it becomes timed), with the set's member the fact is about.
+mark_timed(M, S, A, K, VF, VT) :-
     once(store_now(M, Now)),
     (   timed(M, S, A)
-    ->  note_due(M, S, A, Now, VF, VT)
+    ->  note_due(M, S, A, Now, K, VF, VT)
     ;   ( VT \== none ; Now \== none, VF > Now )
     ->  assertz(timed(M, S, A)),
-        forall(fact(M, _, S, A, _, VF0, VT0, _, _, _), note_due(M, S, A, Now, VF0, VT0))
+        forall(fact(M, _, S, A, K0, VF0, VT0, _, _, _), note_due(M, S, A, Now, K0, VF0, VT0))
     ;   true
     ).
 
-note_due(M, S, A, Now, VF, VT) :-
-    due_at(M, S, A, Now, VF),
-    ( VT == none -> true ; due_at(M, S, A, Now, VT) ).
+note_due(M, S, A, Now, K, VF, VT) :-
+    ( K = m(V, _) -> Part = m(V) ; Part = slot ),
+    due_at(M, S, A, Now, Part, VF),
+    ( VT == none -> true ; due_at(M, S, A, Now, Part, VT) ).
 
-due_at(M, S, A, Now, T) :-
+due_at(M, S, A, Now, Part, T) :-
     (   ( Now == none ; T > Now )
     ->  B is T >> 20,
-        assertz(due(M, B, T, S, A))
+        assertz(due(M, B, T, S, A, Part))
     ;   true
     ).
+
+%!  ended_at(+M, +Now, +Id) is semidet.
+%
+%   The fact's valid_to is at or before Now (none: no fact has ended).
+ended_at(_, none, _) :- !, fail.
+ended_at(M, T, Id) :-
+    fact(M, Id, _, _, _, _, VT, _, _, _),
+    VT \== none,
+    VT =< T.
 
 %!  declare_attr(+M, +Attribute, +Cardinality) is det.
 declare_attr(M, A, C) :-
@@ -563,7 +577,7 @@ unload_slot(M, S, A) :-
            ( retractall(fact_meta(M, Id, _)),
              retractall(retracted(M, Id, _, _)) )),
     retractall(fact(M, _, S, A, _, _, _, _, _, _, _)),
-    retractall(member_claim(M, S, A, _, _)), retractall(due(M, _, _, S, A)),
+    retractall(member_claim(M, S, A, _, _)), retractall(due(M, _, _, S, A, _)),
     retractall(kept_head(M, S, A, _)), retractall(stale(M, S, A)),
     retractall(front(M, S, A, _)), retractall(holds(M, S, A, _)),
     retractall(kept_conflict(M, S, A)), retractall(timed(M, S, A)).

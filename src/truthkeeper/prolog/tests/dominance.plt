@@ -270,6 +270,72 @@ test(a_timed_slots_heads_kept_write_by_write_are_those_derived_afresh, Diffs == 
                         store:store_now(-9101, At),         % and as_of's heads at the clock
                         heads_at(-9101, s, attr, none, At, AsOf0), msort(AsOf0, AsOf),
                         ( Kept \== Fresh ; Fresh \= AsOf-_-_ ) ), Diffs).
+test(a_timed_sets_members_kept_write_by_write_are_those_derived_afresh, Diffs == []) :-
+    findall(P-Seed-I, ( member(P, [temporal, temporal_within_authority, authority_first]),
+                        between(1, 4, Seed),
+                        new_memory(-9101, P, [verified, agent]),
+                        assertz(store:many_attr(-9101, attr)),
+                        advance(-9101, 6, _),
+                        set_random(seed(Seed)),
+                        between(1, 80, I),
+                        atom_concat(t, I, Id),
+                        random_member(V, [a, b, c, d]), random_member(Pr, [0, 1, 1]),
+                        random_member(T-Src, [agent-x, agent-y, verified-z,
+                                              verified-'confirmation:verified']),
+                        random_between(1, 14, VF),
+                        (   random_between(1, 3, 1)
+                        ->  random_between(1, 6, D), VT is VF + D
+                        ;   VT = none
+                        ),
+                        (   random_between(1, 12, 1), I > 1     % now and then a link
+                        ->  random_between(1, I, L), atom_concat(t, L, Sup)
+                        ;   Sup = @(none)
+                        ),
+                        catch(add_facts(-9101, [f(Id, s, attr, m(V, Pr), VF, VT, I, T, Src,
+                                                  Sup, @(none), "", [])]),
+                              error(_, _), true),           % refused: nothing
+                        (   random_between(1, 7, 1), I > 1
+                        ->  random_between(1, I, J), atom_concat(t, J, Old),
+                            ( ( store:retracted(-9101, Old, _, _)
+                              ; \+ store:fact(-9101, Old, _, _, _, _, _, _, _, _) ) -> true
+                            ; retract_fact(-9101, Old, 1000, wrong) )
+                        ;   random_between(1, 8, 1), I > 1
+                        ->  random_between(1, I, J), atom_concat(t, J, Old),
+                            store:store_now(-9101, Now0), End is Now0 + 2,
+                            catch(clock:end_fact(-9101, Old, End), error(_, _), true)
+                        ;   random_between(1, 6, 1)
+                        ->  store:store_now(-9101, Now), Now1 is Now + 1,
+                            advance(-9101, Now1, _)
+                        ;   true
+                        ),
+                        slot_heads(-9101, s, attr, _),      % the first write made it stale
+                        kept(-9101, s, Kept),
+                        recompute_slot(-9101, s, attr),
+                        kept(-9101, s, Fresh),
+                        store:store_now(-9101, At),         % and as_of's heads at the clock
+                        heads_at(-9101, s, attr, none, At, AsOf0), msort(AsOf0, AsOf),
+                        ( Kept \== Fresh ; Fresh \= AsOf-_-_ ) ), Diffs).
+% a set of N members whose claims all end, read once, the clock before their ends
+timed_set_of(M, N) :-
+    new_memory(M, temporal, [agent]),
+    assertz(store:many_attr(M, attr)),
+    advance(M, 5, _),
+    findall(f(Id, s, attr, m(V, 1), 1, VT, I, agent, x, @(none), @(none), "", []),
+            ( between(1, N, I), atom_concat(f, I, Id), atom_concat(v, I, V),
+              VT is (10 + I) << 16 ), Fs),             % one member ends every 65 ms
+    add_facts(M, Fs),
+    slot_heads(M, s, attr, _).
+
+test(a_timed_sets_writes_and_clock_cost_what_their_member_costs,
+     [R1-R2-R3-R4-Hs == (!)-(!)-(!)-(!)-1998]) :-
+    timed_set_of(-9101, 2000),                    % a whole set: about 200,000 inferences
+    call_with_inference_limit(
+        add_facts(-9101, [f(new, s, attr, m(vnew, 1), 2, 3000 << 16, 3000, agent, x, @(none),
+                            @(none), "", [])]), 2 000, R1),
+    call_with_inference_limit(retract_fact(-9101, f9, 3001, wrong), 2 000, R2),
+    call_with_inference_limit(clock:end_fact(-9101, f20, 8), 2 000, R3),
+    call_with_inference_limit(advance(-9101, 11 << 16, _), 4 000, R4),   % f1 ends
+    slot_heads(-9101, s, attr, H), length(H, Hs).
 test(adding_a_fact_to_a_long_timed_slot_costs_what_its_frontier_costs, R == (!)) :-
     new_memory(-9101, temporal, [agent]),
     advance(-9101, 100 000, _),
