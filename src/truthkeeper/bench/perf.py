@@ -130,6 +130,9 @@ def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5,
     def until(i: int) -> dict[str, str]:
         return {"valid_to": (now + timedelta(days=30 + i)).isoformat()} if ends else {}
 
+    def end(i: int) -> datetime | None:
+        return now + timedelta(days=30 + i) if ends else None
+
     out: dict[str, Any] = {}
     for n in members:
         with Memory() as mem:
@@ -143,7 +146,7 @@ def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5,
             add, cur, retract = [], [], []
             for i in range(repeat):
                 t = time.perf_counter()
-                mem.add("u", "pet", f"new{i}", source="s", **until(i))
+                mem.add("u", "pet", f"new{i}", source="s", valid_to=end(i))
                 add.append((time.perf_counter() - t) * 1e3)
                 t = time.perf_counter()
                 mem.current("u", "pet")
