@@ -606,6 +606,58 @@ def test_a_blanked_audit_entry_without_an_erasure_is_caught(tmp_path: Path) -> N
 
 # ---------------------------------------------------------------- layered scopes
 
+view_step = st.one_of(
+    st.tuples(st.just("add"), st.booleans(), st.sampled_from(["a", "b", "c"]),
+              st.integers(0, 12), st.one_of(st.none(), st.integers(1, 6)),
+              st.sampled_from(["crm:verified", "bot:agent", "chat:agent"]),
+              st.one_of(st.none(), st.integers(0, 99))),
+    st.tuples(st.just("confirm"), st.booleans(), st.sampled_from(["a", "b", "c"])),
+    st.tuples(st.just("retract"), st.integers(0, 99)),
+    st.tuples(st.just("clock"), st.integers(1, 4)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["temporal", "temporal_within_authority", "authority_first"]),
+       st.lists(view_step, min_size=1, max_size=25))
+def test_a_views_current_answer_is_its_union_as_of_now_after_every_write(
+        tmp_path_factory: pytest.TempPathFactory, policy: str, steps: list[tuple]) -> None:
+    """A scope's view over the shared layer: writes to either layer (links, confirmations,
+    facts that end or begin later, retractions) and a moving clock. After every step the
+    view's current answer (from what each layer keeps) is its answer as of now (each
+    layer derived at that time) and a fresh replay's."""
+    path = tmp_path_factory.mktemp("view") / "m.db"
+    clock = [at(3)]
+    ids: list[str] = []
+    with Memory(path, policy=policy, clock=lambda: clock[0]) as mem:
+        ana = mem.scope("user:ana")
+        ana.current("acme", "price")  # read first: later writes update what it keeps
+        for step in steps:
+            try:
+                if step[0] == "add":
+                    _, mine, value, start, length, src, sup = step
+                    ids.append((ana if mine else mem).add(
+                        "acme", "price", value, source=src.split(":")[0],
+                        tier=src.split(":")[1], valid_from=at(start),
+                        valid_to=None if length is None else at(start + length),
+                        supersedes=ids[sup % len(ids)] if sup is not None and ids else None,
+                    ).id)
+                elif step[0] == "confirm":
+                    (ana if step[1] else mem).confirm("acme", "price", step[2])
+                elif step[0] == "retract" and ids:
+                    mem.retract(ids[step[1] % len(ids)], reason="test")
+                elif step[0] == "clock":
+                    clock[0] += timedelta(minutes=step[1])
+            except TruthkeeperError:
+                pass  # refused (a link across layers or tiers, a retracted fact)
+            got = ana.current("acme", "price")
+            want = ana.as_of("acme", "price", valid_at=clock[0])
+            with Memory(path, policy=policy, clock=lambda: clock[0], lazy=False) as fresh:
+                again = fresh.scope("user:ana").current("acme", "price")
+            for other in (want, again):
+                assert (got.status, got.value, sorted(f.id for f in got.heads)) == \
+                    (other.status, other.value, sorted(f.id for f in other.heads)), step
+
+
 def test_a_scope_reads_through_to_the_shared_layer() -> None:
     mem = Memory()
     ana, bob = mem.scope("user:ana"), mem.scope("user:bob")

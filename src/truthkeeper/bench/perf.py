@@ -161,6 +161,29 @@ def _sets(members: tuple[int, ...] = (1_000, 10_000), repeat: int = 5,
     return out
 
 
+def _view_reads(n: int = 10_000, repeat: int = 20) -> dict[str, Any]:
+    """A scope's view over a shared slot of ``n`` facts (a price's history), the scope's
+    own fact older than them: the median ms of the view's ``current`` after each write to
+    the shared layer. The union of the layers was compared pairwise, before: 2.2 s a read
+    at 2,000 facts."""
+    def when(i: int) -> str:
+        return f"2020-01-{1 + i // 86_400:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:" \
+               f"{i % 60:02d}Z"
+
+    with Memory() as mem:
+        mem.add_many([{"subject": "acme", "attribute": "price", "value": i, "source": "s",
+                       "valid_from": when(i)} for i in range(n)])
+        ana = mem.scope("user:ana")
+        ana.add("acme", "price", -1, source="chat", valid_from="2019-01-01")
+        times = []
+        for k in range(repeat):
+            mem.add("acme", "price", n + k, source="s", valid_from="2021-01-01")
+            t = time.perf_counter()
+            ana.current("acme", "price")
+            times.append((time.perf_counter() - t) * 1e3)
+    return {"facts": n, "read_after_write_ms": statistics.median(times)}
+
+
 def _timed_slot(n: int = 10_000, repeat: int = 20) -> dict[str, Any]:
     """One slot of ``n`` facts that each end (``valid_to``): the median ms of adding one
     more to it, once it has been read (it grew with the slot's size, before)."""
@@ -306,6 +329,7 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "set_ms": _sets(repeat=repeat),
         "timed_set_ms": _sets(repeat=repeat, ends=True),
         "timed_slot": _timed_slot(),
+        "view_over_shared_history": _view_reads(),
         "reads_while_facts_end_us": _ending_reads(),
         "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),
                                "categorical": _decide_ms(True, repeat), "sources": 9},

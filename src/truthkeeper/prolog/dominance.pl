@@ -8,7 +8,11 @@
             heads_among/3,          % +M, +Ids, -Heads
             recompute_slot/3,       % +M, +S, +A
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
-            heads_union/6,          % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
+            heads_at/7,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front
+            slot_heads_among/4,     % +M, +A, +Ids, -Heads
+            monotone_slot/4,        % +M, +S, +A, -Policy
+            known/2,                % +KnownAt, +RecordedAt
+            begun/2,                % +ValidAt, +ValidFrom
             ended/3,                % +M, +Id, +Now
             heads_holds/4,          % +M, +A, +Heads, -Values
             head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
@@ -66,7 +70,6 @@ the truthkeeper error family in one table:
 :- det(recompute_slot/3).
 :- det(heads_at/6).
 :- det(heads_at/7).
-:- det(heads_union/6).
 
 %!  dominates(+M, +F, +G) is semidet.
 dominates(M, F, G) :-
@@ -538,19 +541,6 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads, Front) :-
     ),
     exclude(ended_at(M, ValidAt), Heads0, Heads).
 
-%!  heads_union(+M, +Ss, +A, +KnownAt, +ValidAt, -Heads) is det.
-%
-%   heads_at/6 over the union of several slots of one attribute (a scope's slot
-%   and the shared layer's): the policy decides among all their facts, as among
-%   the facts of one slot. Pairwise (layers are small next to a whole slot).
-heads_union(M, Ss, A, KnownAt, ValidAt, Heads) :-
-    findall(Id, ( member(S, Ss), fact(M, Id, S, A, _, VF, _, RA, _, _),
-                  known(KnownAt, RA),
-                  \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
-                  begun(ValidAt, VF) ), Ids),
-    slot_heads_among(M, A, Ids, Heads0),
-    exclude(ended_at(M, ValidAt), Heads0, Heads).
-
 % monotone_slot(+M, +S, +A, -Policy): heads follow from the slot's frontier (a monotone
 % policy, no explicit links, not a set: a set's members are decided pairwise).
 monotone_slot(M, S, A, P) :-
@@ -559,6 +549,11 @@ monotone_slot(M, S, A, P) :-
     \+ linked(M, S, A),
     \+ many_attr(M, A).
 
+%!  known(+KnownAt, +RecordedAt) is semidet.
+%!  begun(+ValidAt, +ValidFrom) is semidet.
+%
+%   A fact recorded at RecordedAt is known at KnownAt; one valid from ValidFrom has
+%   begun at ValidAt (none: always).
 known(none, _) :- !.
 known(T, RA) :- RA =< T.
 

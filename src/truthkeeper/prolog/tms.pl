@@ -12,8 +12,9 @@
             rule_ids/2,         % +M, -RuleIds (in the order they were added)
             what_if/6           % +M, +Scope, +Now, +Recs, +Retracts, -Changes
           ]).
-:- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_union/6,
-                          heads_holds/4, head/4, fresh_all/1]).
+:- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_holds/4, head/4,
+                          fresh_all/1]).
+:- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3]).
 :- use_module(store, [holds/4, fact/10, store_now/2, mem_gen/2, gen_read/1]).
 :- use_module(policies, [pure_builtin/1, guarded/2, new_budget/1]).
@@ -35,7 +36,7 @@ memory's). A rule added in a scope applies in that scope only; a shared rule
 applies in every scope. In the shared layer holds/3 is holds/4 over the
 unscoped subjects; in a scope it is the scope's view (view_holds/5): for each
 slot, the union of the scope's facts and the shared layer's, decided by the
-policy as the view's current answer is (dominance:heads_union/6), with the
+policy as the view's current answer is (union:heads_union/6), with the
 subjects named as the view names them. A scope's beliefs are tabled over
 store:mem_gen/2, which a write bumps once such a table read it: they are recomputed,
 when asked, after any write; the shared layer's follow holds/4 slot by slot.

@@ -66,8 +66,8 @@
                       set_status/6, commuting/4]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
-                          slot_heads/4, heads_at/6, heads_union/6, ended/3, head/4,
-                          conflict/3]).
+                          slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
+:- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3, end_fact/3]).
 :- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, verdict/3,
                     not_current/3, order_pairs/3, dominators/3, dominated/3,
