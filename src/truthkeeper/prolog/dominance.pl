@@ -5,7 +5,6 @@
             undo_facts/2,           % +M, +Ids
             unretract/2,            % +M, +Id
             slot_heads/4,           % +M, +S, +A, -Heads
-            heads_among/3,          % +M, +Ids, -Heads
             recompute_slot/3,       % +M, +S, +A
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
             heads_at/7,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front
@@ -22,7 +21,7 @@
           ]).
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, fact/11,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
-                      front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
+                      front/4, linked/3, confirmed/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       member_claim/5, mark_timed/6, ended_at/3,
                       fact_count/2, nonce/3, source_tier/5]).
@@ -36,6 +35,8 @@
 :- use_module(library(pairs), [pairs_values/2]).
 :- use_module(library(ordsets), [ord_subtract/3]).
 :- use_module(links, [check_link_ends/3, no_cycle/2]).
+:- reexport(chains, [dominates/3, heads_among/3]).
+:- use_module(chains, [linked_monotone/4, linked_heads/5, insert_linked/5]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
 /** <module> Dominance, chain heads, residual conflicts, and the writes that keep them
@@ -66,22 +67,9 @@ the truthkeeper error family in one table:
 :- det(slot_heads/4).
 :- det(fresh/3).
 :- det(fresh_all/1).
-:- det(heads_among/3).
 :- det(recompute_slot/3).
 :- det(heads_at/6).
 :- det(heads_at/7).
-
-%!  dominates(+M, +F, +G) is semidet.
-dominates(M, F, G) :-
-    (   sup(M, F, G)
-    ->  true
-    ;   sup(M, G, F)
-    ->  fail
-    ;   mem_policy(M, P),
-        record(M, F, RF),
-        record(M, G, RG),
-        policy_dominates(P, RF, RG)
-    ).
 
 %!  add_facts(+M, +Recs) is det.
 %
@@ -128,7 +116,11 @@ assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Met
     ->  true
     ;   ( Sup == @(none) -> true ; assertz(sup(M, Id, Sup)) ),
         % explicit links and confirmations are decided fact by fact, not by the frontier
-        ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) )
+        ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) ),
+        (   confirmation_source(Src), \+ confirmed(M, S, A)
+        ->  assertz(confirmed(M, S, A))
+        ;   true
+        )
     ).
 
 check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
@@ -181,6 +173,14 @@ update_slot(M, S, A, Ids) :-
 update_slot(M, S, A, Ids) :-
     update_set(M, S, A, Ids),
     !.
+% One fact into a slot with explicit links under a monotone policy that keeps its
+% frontier: checked against the links to it and that frontier (chains:insert_linked/5).
+update_slot(M, S, A, [Id]) :-
+    linked_monotone(M, S, A, P),
+    front(M, S, A, _),
+    !,
+    insert_linked(M, P, S, A, Id),
+    refresh_holds(M, S, A).
 % A batch (a replay) into a slot with explicit links under a monotone policy: at once.
 update_slot(M, S, A, [_, _|_]) :-
     linked_monotone(M, S, A, _),
@@ -190,36 +190,6 @@ update_slot(M, S, A, [_, _|_]) :-
 update_slot(M, S, A, Ids) :-
     forall(member(Id, Ids), insert_update(M, Id)),
     refresh_holds(M, S, A).
-
-% linked_monotone(+M, +S, +A, -Policy): a slot with explicit links (no confirmation, not
-% a set) under a monotone policy: its heads follow from the links and the frontier.
-linked_monotone(M, S, A, P) :-
-    linked(M, S, A),
-    once(mem_policy(M, P)),
-    monotone(P),
-    \+ many_attr(M, A),
-    \+ ( fact(M, _, S, A, _, _, _, _, _, Src), confirmation_source(Src) ).
-
-% linked_heads(+M, +P, +Live, -Heads): heads_among/3 of such a slot's live facts in
-% n log n rather than n^2: a fact is dominated when a live fact links to it, or when a
-% record of the frontier dominates it by policy and it does not link to that record (the
-% frontier holds a policy dominator of every fact that has one); a fact whose every
-% frontier dominator is one it links to is decided by a scan of the slot (rare).
-linked_heads(M, P, Live, Heads) :-
-    findall(R, ( member(Id, Live), once(record(M, Id, R)) ), Recs),
-    newest_first(Recs, Sorted),
-    frontier(Sorted, Front),
-    findall(X, ( member(R, Recs), arg(1, R, X), linked_head(M, P, Live, Front, R) ), Heads).
-
-linked_head(M, P, Live, Front, R) :-
-    arg(1, R, X),
-    \+ ( sup(M, Y, X), \+ retracted(M, Y, _, _) ),
-    (   \+ ( member(Fr, Front), arg(1, Fr, Y), Y \== X, policy_dominates(P, Fr, R) )
-    ->  true
-    ;   member(Fr, Front), arg(1, Fr, Y), Y \== X, \+ sup(M, X, Y), policy_dominates(P, Fr, R)
-    ->  fail
-    ;   undominated_in(M, Live, X)
-    ).
 
 % frontier_slot(+M, +S, +A, -Policy): the slot's heads follow from its frontier.
 frontier_slot(M, S, A, P) :-
@@ -318,6 +288,9 @@ undo_facts(M, Ids) :-
            ( \+ ( fact(M, F, S, A, _, _, _, _, _, Src),
                   ( sup(M, F, _) ; confirmation_source(Src) ) )
            -> retractall(linked(M, S, A)) ; true )),
+    forall(member(S-A, Slots),
+           ( \+ ( fact(M, _, S, A, _, _, _, _, _, Src), confirmation_source(Src) )
+           -> retractall(confirmed(M, S, A)) ; true )),
     forall(member(S-A, Slots), recompute_slot(M, S, A)).
 
 %!  unretract(+M, +Id) is det.
@@ -329,15 +302,6 @@ unretract(M, Id) :-
     ->  recompute_slot(M, S, A)
     ;   true
     ).
-
-%!  heads_among(+M, +Ids, -Heads) is det.
-%
-%   The members of Ids that no member of Ids dominates.
-heads_among(M, Ids, Heads) :-
-    include(undominated_in(M, Ids), Ids, Heads).
-
-undominated_in(M, Ids, G) :-
-    \+ ( member(F, Ids), F \== G, dominates(M, F, G) ).
 
 % slot_heads_among(+M, +A, +Ids, -Heads): heads_among/3 of live facts of one slot (or of a
 % view's layers) of attribute A; a set's by member where that holds (members:member_heads/4).
@@ -450,7 +414,8 @@ derive_heads(M, S, A) :-
         assertz(front(M, S, A, Front))
     ;   slot_live(M, S, A, Live),
         (   linked_monotone(M, S, A, P)
-        ->  linked_heads(M, P, Live, Heads)
+        ->  linked_heads(M, P, Live, Heads, Front),
+            assertz(front(M, S, A, Front))       % chains:insert_linked/5 reads it
         ;   slot_heads_among(M, A, Live, Heads)
         )
     ),

@@ -6,6 +6,7 @@
 :- use_module(dominance, [slot_heads/4, heads_at/7, slot_heads_among/4, monotone_slot/4,
                           dominates/3, known/2, begun/2]).
 :- use_module(policies, [policy_dominates/3]).
+:- use_module(chains, [linked_monotone/4]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(apply), [exclude/3]).
 
@@ -17,8 +18,9 @@ is a relation between two facts, so a head of the union is a head of its own lay
 that no fact of another layer dominates. Under a monotone policy, when a fact of a
 layer dominates it, a record of that layer's frontier does too
 (policies:frontier/2). So each layer's heads are checked against the other layers'
-frontiers, or against their live facts where a layer keeps no frontier (links,
-confirmations, a policy that is not monotone).
+frontiers (a chain with explicit links keeps one too: links never cross slots), or
+against their live facts where a layer keeps none (confirmations, a policy that is
+not monotone).
 
 At the memory's clock (a view's current answer, its beliefs) the layers' kept heads
 and frontiers serve, so a read after a write costs what the layers' heads and
@@ -55,7 +57,7 @@ layer(M, S, A, KnownAt, ValidAt, Heads, D) :-
     ValidAt == Now,
     !,                                            % at the clock: what the slot keeps
     slot_heads(M, S, A, Heads),
-    (   monotone_slot(M, S, A, _),
+    (   ( monotone_slot(M, S, A, _) ; linked_monotone(M, S, A, _) ),
         front(M, S, A, F)
     ->  D = front(F)
     ;   D = facts(S, A, KnownAt, ValidAt)

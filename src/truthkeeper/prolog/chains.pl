@@ -1,0 +1,118 @@
+:- module(chains,
+          [ dominates/3,            % +M, +F, +G
+            heads_among/3,          % +M, +Ids, -Heads
+            undominated_in/3,       % +M, +Ids, +G
+            linked_monotone/4,      % +M, +S, +A, -Policy
+            linked_heads/5,         % +M, +P, +Live, -Heads, -Front
+            insert_linked/5         % +M, +P, +S, +A, +Id
+          ]).
+:- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, linked/3,
+                      many_attr/2, kept_head/4, front/4, confirmed/3]).
+:- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
+                          insert_newest/3]).
+:- use_module(library(lists), [member/2]).
+:- use_module(library(apply), [include/3]).
+
+/** <module> Dominance between two facts, and chains with explicit links
+
+dominates(M, F, G): F makes G obsolete in memory M. An explicit link F
+supersedes G decides it whatever the times; a link G supersedes F excludes
+it; otherwise the memory's policy decides (policies:policy_dominates/3). A
+chain head is a live fact that no live fact dominates.
+
+A slot with explicit links under a monotone policy (no confirmation, not a set)
+keeps the frontier of its live facts, as a slot without links does: a new fact is
+dominated when a live fact links to it, or when a frontier record dominates it by
+policy and it does not link to that record (the frontier holds a policy dominator
+of every fact that has one, policies:frontier/2). So a write to a chain of explicit
+supersedes links costs what its frontier and heads cost, where it scanned the slot
+(1.5 ms a write at 1,000 facts, 6.4 ms at 4,000).
+*/
+
+:- det(heads_among/3).
+:- det(linked_heads/5).
+:- det(insert_linked/5).
+
+%!  dominates(+M, +F, +G) is semidet.
+dominates(M, F, G) :-
+    (   sup(M, F, G)
+    ->  true
+    ;   sup(M, G, F)
+    ->  fail
+    ;   mem_policy(M, P),
+        record(M, F, RF),
+        record(M, G, RG),
+        policy_dominates(P, RF, RG)
+    ).
+
+%!  heads_among(+M, +Ids, -Heads) is det.
+%
+%   The members of Ids that no member of Ids dominates.
+heads_among(M, Ids, Heads) :-
+    include(undominated_in(M, Ids), Ids, Heads).
+
+%!  undominated_in(+M, +Ids, +G) is semidet.
+undominated_in(M, Ids, G) :-
+    \+ ( member(F, Ids), F \== G, dominates(M, F, G) ).
+
+%!  linked_monotone(+M, +S, +A, -Policy) is semidet.
+%
+%   A slot with explicit links (no confirmation, not a set) under a monotone policy:
+%   its heads follow from the links and the frontier.
+linked_monotone(M, S, A, P) :-
+    linked(M, S, A),
+    once(mem_policy(M, P)),
+    monotone(P),
+    \+ many_attr(M, A),
+    \+ confirmed(M, S, A).
+
+%!  linked_heads(+M, +P, +Live, -Heads, -Front) is det.
+%
+%   heads_among/3 of such a slot's live facts in n log n rather than n^2, and their
+%   frontier: a fact is dominated when a live fact links to it, or when a record of
+%   the frontier dominates it by policy and it does not link to that record; a fact
+%   whose every frontier dominator is one it links to is decided by a scan of the slot
+%   (rare).
+linked_heads(M, P, Live, Heads, Front) :-
+    findall(R, ( member(Id, Live), once(record(M, Id, R)) ), Recs),
+    newest_first(Recs, Sorted),
+    frontier(Sorted, Front),
+    findall(X, ( member(R, Recs), arg(1, R, X),
+                 \+ linked_dominated(M, P, Front, R, undominated_in(M, Live, X)) ), Heads).
+
+% linked_dominated(+M, +P, +Front, +R, :Undominated): a live fact dominates the record
+% R: one links to it, or a frontier record other than R dominates it by policy and R
+% does not link to it; when every such record is one R links to, Undominated decides
+linked_dominated(M, P, Front, R, Undominated) :-
+    arg(1, R, X),
+    (   sup(M, Y, X), \+ retracted(M, Y, _, _)
+    ->  true
+    ;   \+ ( member(Fr, Front), arg(1, Fr, Y), Y \== X, policy_dominates(P, Fr, R) )
+    ->  fail
+    ;   member(Fr, Front), arg(1, Fr, Y), Y \== X, \+ sup(M, X, Y),
+        policy_dominates(P, Fr, R)
+    ->  true
+    ;   \+ call(Undominated)
+    ).
+
+%!  insert_linked(+M, +P, +S, +A, +Id) is det.
+%
+%   Id was just asserted into the slot S, A, which has explicit links under the
+%   monotone policy P and keeps its frontier: the heads Id dominates go, Id is a head
+%   unless a live fact dominates it, and Id joins the frontier.
+insert_linked(M, P, S, A, Id) :-
+    once(record(M, Id, R)),
+    once(front(M, S, A, F0)),
+    forall(( kept_head(M, S, A, H), dominates(M, Id, H) ), retract(kept_head(M, S, A, H))),
+    (   linked_dominated(M, P, F0, R, undominated_slot(M, S, A, Id))
+    ->  true
+    ;   assertz(kept_head(M, S, A, Id))
+    ),
+    insert_newest(R, F0, Sorted),
+    frontier(Sorted, F1),
+    retractall(front(M, S, A, _)),
+    assertz(front(M, S, A, F1)).
+
+undominated_slot(M, S, A, X) :-
+    \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== X, \+ retracted(M, G, _, _),
+         dominates(M, G, X) ).
