@@ -21,7 +21,7 @@
           ]).
 :- use_module(store, [bind_source/4, key_layer/2, use_nonce/3, fact/10, fact/11,
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
-                      front/4, linked/3, confirmed/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
+                      front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       member_claim/5, mark_timed/6, ended_at/3,
                       fact_count/2, nonce/3, source_tier/5]).
@@ -116,11 +116,7 @@ assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Met
     ->  true
     ;   ( Sup == @(none) -> true ; assertz(sup(M, Id, Sup)) ),
         % explicit links and confirmations are decided fact by fact, not by the frontier
-        ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) ),
-        (   confirmation_source(Src), \+ confirmed(M, S, A)
-        ->  assertz(confirmed(M, S, A))
-        ;   true
-        )
+        ( linked(M, S, A) -> true ; assertz(linked(M, S, A)) )
     ).
 
 check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
@@ -288,9 +284,6 @@ undo_facts(M, Ids) :-
            ( \+ ( fact(M, F, S, A, _, _, _, _, _, Src),
                   ( sup(M, F, _) ; confirmation_source(Src) ) )
            -> retractall(linked(M, S, A)) ; true )),
-    forall(member(S-A, Slots),
-           ( \+ ( fact(M, _, S, A, _, _, _, _, _, Src), confirmation_source(Src) )
-           -> retractall(confirmed(M, S, A)) ; true )),
     forall(member(S-A, Slots), recompute_slot(M, S, A)).
 
 %!  unretract(+M, +Id) is det.
@@ -492,7 +485,8 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
     heads_at(M, S, A, KnownAt, ValidAt, Heads, _).
 
 % heads_at(+M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front): and the frontier of those
-% facts under a monotone policy (none otherwise), which a timed slot keeps
+% facts under a monotone policy (with links or a confirmation: their chain front,
+% chains:linked_heads/5; none under another policy), which a timed slot keeps
 heads_at(M, S, A, KnownAt, ValidAt, Heads, Front) :-
     findall(Id, ( fact(M, Id, S, A, _, VF, _, RA, _, _),
                   known(KnownAt, RA),
@@ -501,6 +495,8 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads, Front) :-
     (   monotone_slot(M, S, A, P)
     ->  findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
         heads_by_frontier(P, Recs, Heads0, Front)
+    ;   linked_monotone(M, S, A, P)
+    ->  linked_heads(M, P, Ids, Heads0, Front)
     ;   slot_heads_among(M, A, Ids, Heads0),
         Front = none
     ),

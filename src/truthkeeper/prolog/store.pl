@@ -10,7 +10,6 @@
             stale/3,            % ?M, ?S, ?A (heads computed when the slot is first read)
             front/4,            % ?M, ?S, ?A, ?Records (the slot's frontier)
             linked/3,           % ?M, ?S, ?A (explicit supersedes links or a confirmation)
-            confirmed/3,        % ?M, ?S, ?A (a confirmation among the slot's facts)
             holds/4,            % ?M, ?S, ?A, ?Key  (incremental: beliefs depend on it)
             kept_conflict/3,    % ?M, ?S, ?A (of a slot that is not stale)
             timed/3,            % ?M, ?S, ?A (a fact of the slot ends or begins later)
@@ -126,9 +125,6 @@ payload(M, Id, Json) :- fact(M, Id, _, _, _, _, _, _, _, _, Json).
 %!  linked(?M, ?S, ?A) is nondet.
 %   Explicit supersedes links or a confirmation.
 :- dynamic linked/3.
-%!  confirmed(?M, ?S, ?A) is nondet.
-%   A confirmation is among the slot's facts, live or not (linked/3 holds too).
-:- dynamic confirmed/3.
 %!  holds(?M, ?S, ?A, ?Key) is nondet.
 %   Incremental: beliefs depend on it.
 :- dynamic holds/4 as incremental.
@@ -213,7 +209,6 @@ drop_memory(M) :-
     retractall(stale(M, _, _)),
     retractall(front(M, _, _, _)),
     retractall(linked(M, _, _)),
-    retractall(confirmed(M, _, _)),
     retractall(holds(M, _, _, _)),
     retractall(kept_conflict(M, _, _)),
     retractall(timed(M, _, _)),
@@ -541,7 +536,6 @@ union_status(M, Ss, A, K, Status0, Status) :-
 blank_fact(M, Id, Payload, S, A) :-
     once(retract(fact(M, Id, _, _, _, VF, VT, RA0, Tier, Src, _))),
     assertz(fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src, Payload)),
-    ( confirmation_source(Src), \+ confirmed(M, S, A) -> assertz(confirmed(M, S, A)) ; true ),
     retractall(member_claim(M, _, _, _, Id)),
     retractall(fact_meta(M, Id, _)).
 
