@@ -48,6 +48,12 @@ def policy_dominates(policy: str, f: RFact, g: RFact) -> bool:
     if f.many and g.many and _vk(f.value) != _vk(g.value):
         return False  # claims about two members of a set never conflict
     rf, rg = RANK[f.tier], RANK[g.tier]
+    # a confirmation dominates every fact of a lower rank whatever the times, and no fact
+    # of a lower rank dominates it
+    if rf > rg and f.source.startswith("confirmation:"):
+        return True
+    if rf < rg and g.source.startswith("confirmation:"):
+        return False
     if policy == "temporal":
         return newer(f, g)
     if policy == "temporal_within_authority":

@@ -74,6 +74,27 @@ class MemoryMachine(RuleBasedStateMachine):
                                      to_us(f.recorded_at), tier, target, source, many,
                                      present)
 
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]))
+    def confirm(self, slot, value, member) -> None:
+        """A user's confirmation: a fact of the highest tier that dominates every fact of
+        a lower rank whatever the times; each head (of a set: about that member) gets an
+        outcome."""
+        many = slot[1] == "pets"
+        value = member if many else value
+        key = (normalise_key(slot[0], "s"), slot[1])
+        for h in self.ref.heads(key):
+            f = self.ref.facts[h]
+            if not many or _vk(f.value) == _vk(value):
+                self.outcomes[f.source] += 1
+        before = {f.id for f in self.mem.history(*slot)}
+        self.mem.confirm(slot[0], slot[1], value)
+        for f in self.mem.history(*slot):
+            if f.id not in before:
+                self.ref.facts[f.id] = RFact(f.id, key, f.value, to_us(f.valid_from),
+                                             to_us(f.recorded_at), f.tier, f.supersedes,
+                                             f.source, many, f.present)
+
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
     @rule(k=st.integers(0, 50))
     def retract(self, k) -> None:

@@ -41,10 +41,11 @@
 
 /** <module> Dominance, chain heads, residual conflicts, and the writes that keep them
 
-dominates(M, F, G): F makes G obsolete in memory M. An explicit link F
-supersedes G decides it whatever the times; a link G supersedes F excludes
-it; otherwise the memory's policy decides (policies:policy_dominates/3). A
-chain head is a live fact that no live fact dominates. Heads, holds/4 and conflict/3
+dominates(M, F, G) (chains:dominates/3, exported from here too): F makes G
+obsolete in memory M. An explicit link F supersedes G decides it whatever the
+times; a link G supersedes F excludes it; otherwise the memory's policy decides
+(policies:policy_dominates/3). A chain head is a live fact that no live fact
+dominates. Heads, holds/4 and conflict/3
 are kept current on every write to a slot whose heads are known; a slot a write
 creates is stale/3 until first read (head/4, conflict/3, slot_heads/4, fresh/3), so a
 bulk load derives nothing. Beliefs (tabled over holds/4) call fresh_all/1 first.
