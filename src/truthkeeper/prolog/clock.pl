@@ -3,7 +3,7 @@
             end_fact/3              % +M, +Id, +ValidTo
           ]).
 :- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/6, mark_timed/6]).
-:- use_module(dominance, [recompute_slot/3]).
+:- use_module(dominance, [recompute_slot/3, slot_groups/2]).
 :- use_module(members, [update_members/4]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(aggregate), [aggregate_all/3]).
@@ -37,7 +37,7 @@ advance(M, Now, Next) :-
     ;   passed_due(M, Old, Now, Due0)
     ),
     sort(Due0, Due),
-    slot_parts(Due, Slots),
+    slot_groups(Due, Slots),                      % S-A-Parts per slot
     forall(member(S-A-Parts, Slots), pass_slot(M, S, A, Parts)),
     next_due(M, Now, Next).
 
@@ -52,17 +52,6 @@ passed_due(M, Old, Now, Slots) :-
     ),
     forall(member(B-T-S-A-P, Hits), once(retract(due(M, B, T, S, A, P)))),
     findall(S-A-P, member(_-_-S-A-P, Hits), Slots).
-
-% slot_parts(+SortedSlotParts, -Groups): S-A-Parts per slot
-slot_parts([], []).
-slot_parts([S-A-P|T], [S-A-[P|Ps]|Gs]) :-
-    same_slot(T, S, A, Ps, Rest),
-    slot_parts(Rest, Gs).
-
-same_slot([S0-A0-P|T], S, A, [P|Ps], Rest) :-
-    S0 == S, A0 == A, !,
-    same_slot(T, S, A, Ps, Rest).
-same_slot(Rest, _, _, [], Rest).
 
 % pass_slot(+M, +S, +A, +Parts): the clock passed a time of these parts of the slot: a
 % set's members alone when only members are named (members:update_members/4), else the

@@ -6,6 +6,7 @@
             unretract/2,            % +M, +Id
             slot_heads/4,           % +M, +S, +A, -Heads
             recompute_slot/3,       % +M, +S, +A
+            slot_groups/2,          % +SortedTriples, -Groups
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
             heads_at/7,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front
             slot_heads_among/4,     % +M, +A, +Ids, -Heads
@@ -126,7 +127,9 @@ check_rec_link(M, f(Id, _, _, _, _, _, _, _, _, Sup, _, _, _)) :-
     ;   check_link_ends(M, Id, Sup)
     ).
 
-% slot_groups(+SortedSlotIdTriples, -Groups): S-A-[Id...] per slot
+%!  slot_groups(+SortedTriples, -Groups) is det.
+%
+%   S-A-X triples sorted by slot, grouped as S-A-[X...] per slot.
 slot_groups([], []).
 slot_groups([S-A-Id|T], [S-A-[Id|Ids]|Gs]) :-
     same_slot(T, S, A, Ids, Rest),
