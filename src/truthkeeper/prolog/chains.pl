@@ -4,10 +4,10 @@
             undominated_in/3,       % +M, +Ids, +G
             linked_monotone/4,      % +M, +S, +A, -Policy
             linked_heads/5,         % +M, +P, +Live, -Heads, -Front
-            insert_linked/5         % +M, +P, +S, +A, +Id
+            insert_linked/6         % +M, +P, +S, +A, +Id, +Now
           ]).
 :- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, linked/3,
-                      many_attr/2, kept_head/4, front/4]).
+                      many_attr/2, kept_head/4, front/4, ended_at/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3]).
@@ -36,7 +36,7 @@ pair of facts (2.3 s at 2,000).
 
 :- det(heads_among/3).
 :- det(linked_heads/5).
-:- det(insert_linked/5).
+:- det(insert_linked/6).
 
 %!  dominates(+M, +F, +G) is semidet.
 dominates(M, F, G) :-
@@ -115,16 +115,19 @@ linked_dominated(M, P, Front, R, Among, Undominated) :-
 among(in(Set), _, Y) :- ord_memberchk(Y, Set).
 among(live, M, Y) :- \+ retracted(M, Y, _, _).
 
-%!  insert_linked(+M, +P, +S, +A, +Id) is det.
+%!  insert_linked(+M, +P, +S, +A, +Id, +Now) is det.
 %
-%   Id was just asserted into the slot S, A, which has explicit links under the
-%   monotone policy P and keeps its frontier: the heads Id dominates go, Id is a head
-%   unless a live fact dominates it, and Id joins the frontier.
-insert_linked(M, P, S, A, Id) :-
+%   Id was just asserted into the slot S, A, which has explicit links or a confirmation
+%   under the monotone policy P and keeps its front (of the facts begun by the clock Now
+%   when the slot is timed, else none): the heads Id dominates go, Id is a head unless a
+%   live fact begun by then dominates it or it has ended by then, and Id joins the front.
+insert_linked(M, P, S, A, Id, Now) :-
     once(record(M, Id, R)),
     once(front(M, S, A, F0)),
     forall(( kept_head(M, S, A, H), dominates(M, Id, H) ), retract(kept_head(M, S, A, H))),
-    (   linked_dominated(M, P, F0, R, live, undominated_slot(M, S, A, Id))
+    (   (   linked_dominated(M, P, F0, R, live, undominated_slot(M, S, A, Now, Id))
+        ;   ended_at(M, Now, Id)
+        )
     ->  true
     ;   assertz(kept_head(M, S, A, Id))
     ),
@@ -133,6 +136,7 @@ insert_linked(M, P, S, A, Id) :-
     retractall(front(M, S, A, _)),
     assertz(front(M, S, A, F1)).
 
-undominated_slot(M, S, A, X) :-
-    \+ ( fact(M, G, S, A, _, _, _, _, _, _), G \== X, \+ retracted(M, G, _, _),
+undominated_slot(M, S, A, Now, X) :-
+    \+ ( fact(M, G, S, A, _, VF, _, _, _, _), G \== X, \+ retracted(M, G, _, _),
+         ( Now == none -> true ; VF =< Now ),
          dominates(M, G, X) ).

@@ -37,7 +37,7 @@
 :- use_module(library(ordsets), [ord_subtract/3]).
 :- use_module(links, [check_link_ends/3, no_cycle/2]).
 :- reexport(chains, [dominates/3, heads_among/3]).
-:- use_module(chains, [linked_monotone/4, linked_heads/5, insert_linked/5]).
+:- use_module(chains, [linked_monotone/4, linked_heads/5, insert_linked/6]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
 /** <module> Dominance, chain heads, residual conflicts, and the writes that keep them
@@ -142,8 +142,9 @@ same_slot(Rest, _, _, [], Rest).
 
 % A slot whose facts end or begin later: its heads at the memory's clock. One new fact
 % under a monotone policy goes through the frontier of the facts begun by then (a fact
-% that begins later changes nothing until the clock passes it); a set's written members
-% are updated apart (members:update_set/4); otherwise all again.
+% that begins later changes nothing until the clock passes it), and so under links or a
+% confirmation through the slot's front; a set's written members are updated apart
+% (members:update_set/4); otherwise all again.
 update_slot(M, S, A, Ids) :-
     timed(M, S, A),
     !,
@@ -152,6 +153,14 @@ update_slot(M, S, A, Ids) :-
         fact(M, Id, _, _, _, VF, _, _, _, _),
         (   begun(Now, VF)
         ->  insert_front(M, P, S, A, Id, Now),
+            refresh_holds(M, S, A)
+        ;   true
+        )
+    ;   Ids = [Id], linked_monotone(M, S, A, P), front(M, S, A, _)
+    ->  once(store_now(M, Now)),                  % links or a confirmation: its front
+        fact(M, Id, _, _, _, VF, _, _, _, _),
+        (   begun(Now, VF)
+        ->  insert_linked(M, P, S, A, Id, Now),
             refresh_holds(M, S, A)
         ;   true
         )
@@ -174,12 +183,12 @@ update_slot(M, S, A, Ids) :-
     update_set(M, S, A, Ids),
     !.
 % One fact into a slot with explicit links under a monotone policy that keeps its
-% frontier: checked against the links to it and that frontier (chains:insert_linked/5).
+% front: checked against the links to it and that front (chains:insert_linked/6).
 update_slot(M, S, A, [Id]) :-
     linked_monotone(M, S, A, P),
     front(M, S, A, _),
     !,
-    insert_linked(M, P, S, A, Id),
+    insert_linked(M, P, S, A, Id, none),
     refresh_holds(M, S, A).
 % A batch (a replay) into a slot with explicit links under a monotone policy: at once.
 update_slot(M, S, A, [_, _|_]) :-
@@ -412,7 +421,7 @@ derive_heads(M, S, A) :-
     ;   slot_live(M, S, A, Live),
         (   linked_monotone(M, S, A, P)
         ->  linked_heads(M, P, Live, Heads, Front),
-            assertz(front(M, S, A, Front))       % chains:insert_linked/5 reads it
+            assertz(front(M, S, A, Front))       % chains:insert_linked/6 reads it
         ;   slot_heads_among(M, A, Live, Heads)
         )
     ),

@@ -378,6 +378,20 @@ test(adding_a_link_to_a_long_chain_costs_what_its_frontier_costs, [R-Hs == (!)-[
         add_facts(-9101, [f(new, s, attr, 0, 5000, none, 5000, agent, x, c3000, @(none),
                             "", [])]), 2 000, R),
     slot_heads(-9101, s, attr, Hs).
+test(a_write_to_a_long_confirmed_slot_whose_facts_end_costs_what_its_front_costs,
+     [R-Hs == (!)-[new]]) :-
+    new_memory(-9101, temporal, [verified, agent]),
+    advance(-9101, 100 000, _),
+    findall(f(Id, s, attr, I, I, VT, I, agent, x, @(none), @(none), "", []),
+            ( between(1, 3000, I), atom_concat(c, I, Id), VT is 200 000 + I ), Fs),
+    add_facts(-9101, Fs),
+    add_facts(-9101, [f(ok, s, attr, 3000, 3001, none, 3001, verified,
+                        'confirmation:verified', @(none), @(none), "", [])]),
+    slot_heads(-9101, s, attr, _),
+    call_with_inference_limit(
+        add_facts(-9101, [f(new, s, attr, 0, 5000, none, 5000, verified, z, @(none),
+                            @(none), "", [])]), 2 000, R),
+    slot_heads(-9101, s, attr, Hs).
 % a set of N members whose claims all end, read once, the clock before their ends
 timed_set_of(M, N) :-
     new_memory(M, temporal, [agent]),
