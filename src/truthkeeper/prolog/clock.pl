@@ -2,8 +2,8 @@
           [ advance/3,              % +M, +Now, -Next
             end_fact/3              % +M, +Id, +ValidTo
           ]).
-:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/6, mark_timed/6]).
-:- use_module(dominance, [recompute_slot/3, slot_groups/2]).
+:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/6, mark_timed/7]).
+:- use_module(dominance, [recompute_slot/3, slot_groups/2, pass_facts/5]).
 :- use_module(members, [update_members/4]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(aggregate), [aggregate_all/3]).
@@ -32,13 +32,13 @@ advance(M, Now, Next) :-
     retractall(store_now(M, _)),
     assertz(store_now(M, Now)),
     (   Old == none
-    ->  findall(S-A-slot, timed(M, S, A), Due0),
+    ->  findall(S-A-slot, timed(M, S, A), Due0),          % every timed slot again
         forall(( due(M, B, T, S1, A1, P1), T =< Now ), retract(due(M, B, T, S1, A1, P1)))
     ;   passed_due(M, Old, Now, Due0)
     ),
     sort(Due0, Due),
     slot_groups(Due, Slots),                      % S-A-Parts per slot
-    forall(member(S-A-Parts, Slots), pass_slot(M, S, A, Parts)),
+    forall(member(S-A-Parts, Slots), pass_slot(M, S, A, Parts, Old)),
     next_due(M, Now, Next).
 
 % passed_due(+M, +Old, +Now, -SlotParts): the slots (S-A-Part) with a noted time in
@@ -53,13 +53,18 @@ passed_due(M, Old, Now, Slots) :-
     forall(member(B-T-S-A-P, Hits), once(retract(due(M, B, T, S, A, P)))),
     findall(S-A-P, member(_-_-S-A-P, Hits), Slots).
 
-% pass_slot(+M, +S, +A, +Parts): the clock passed a time of these parts of the slot: a
-% set's members alone when only members are named (members:update_members/4), else the
-% whole slot
-pass_slot(M, S, A, Parts) :-
+% pass_slot(+M, +S, +A, +Parts, +Old): the clock passed a time of these parts of the
+% slot: a set's members alone (members:update_members/4), or the facts alone where the
+% slot keeps its front (dominance:pass_facts/5), else the whole slot
+pass_slot(M, S, A, Parts, Old) :-
     (   \+ memberchk(slot, Parts),
         findall(V, member(m(V), Parts), Vs),
-        update_members(M, S, A, Vs)
+        findall(Id, member(f(Id), Parts), Ids),
+        (   Ids == []
+        ->  update_members(M, S, A, Vs)
+        ;   Vs == [], Old \== none
+        ->  pass_facts(M, S, A, Ids, Old)
+        )
     ->  true
     ;   recompute_slot(M, S, A)
     ).
@@ -99,7 +104,7 @@ end_fact(M, Id, VT) :-
     ),
     once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src, Json))),
     assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),
-    mark_timed(M, S, A, K, VF, VT),
+    mark_timed(M, S, A, Id, K, VF, VT),
     (   K = m(V, _),
         update_members(M, S, A, [V])
     ->  true

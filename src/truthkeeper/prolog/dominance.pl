@@ -7,6 +7,7 @@
             slot_heads/4,           % +M, +S, +A, -Heads
             recompute_slot/3,       % +M, +S, +A
             slot_groups/2,          % +SortedTriples, -Groups
+            pass_facts/5,           % +M, +S, +A, +Ids, +Old
             heads_at/6,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads
             heads_at/7,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front
             slot_heads_among/4,     % +M, +A, +Ids, -Heads
@@ -24,7 +25,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      member_claim/5, mark_timed/6, ended_at/3,
+                      member_claim/5, mark_timed/7, ended_at/3,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
@@ -112,7 +113,7 @@ assert_rec(M, Defer, f(Id, S, A, K, VF, VT, RA, Tier, Src, Sup, Nonce, Json, Met
     ),
     assertz(fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),  % its payload with it
     ( K = m(V, _) -> assertz(member_claim(M, S, A, V, Id)) ; true ),
-    mark_timed(M, S, A, K, VF, VT),
+    mark_timed(M, S, A, Id, K, VF, VT),
     ( Meta == [] -> true ; assertz(fact_meta(M, Id, Meta)) ),
     (   Sup == @(none), \+ confirmation_source(Src)
     ->  true
@@ -198,6 +199,33 @@ update_slot(M, S, A, [_, _|_]) :-
 % Otherwise (explicit links, a policy that is not monotone): fact by fact, linear.
 update_slot(M, S, A, Ids) :-
     forall(member(Id, Ids), insert_update(M, Id)),
+    refresh_holds(M, S, A).
+
+%!  pass_facts(+M, +S, +A, +Ids, +Old) is semidet.
+%
+%   The clock moved from Old to the memory's clock past a time of the facts Ids of the
+%   timed slot S, A, which keeps its front (a monotone policy): each that began since joins
+%   it as a write at the clock would, and the heads among them that ended by now go (an
+%   ended fact still dominates: the facts it dominates do not come back). Fails, changing
+%   nothing, when the slot is stale, keeps no front, or one of them left it (erased).
+pass_facts(M, S, A, Ids0, Old) :-
+    \+ stale(M, S, A),
+    sort(Ids0, Ids),
+    (   monotone_slot(M, S, A, P)
+    ->  Kind = plain
+    ;   linked_monotone(M, S, A, P)
+    ->  Kind = linked
+    ),
+    front(M, S, A, _),
+    forall(member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _)),
+    once(store_now(M, Now)),
+    touch(M),
+    forall(( member(Id, Ids), \+ retracted(M, Id, _, _),
+             fact(M, Id, _, _, _, VF, _, _, _, _), VF > Old, VF =< Now ),
+           ( Kind == plain -> insert_front(M, P, S, A, Id, Now)
+           ; insert_linked(M, P, S, A, Id, Now) )),
+    forall(( member(Id, Ids), kept_head(M, S, A, Id), ended_at(M, Now, Id) ),
+           retract(kept_head(M, S, A, Id))),
     refresh_holds(M, S, A).
 
 % frontier_slot(+M, +S, +A, -Policy): the slot's heads follow from its frontier.

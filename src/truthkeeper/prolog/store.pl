@@ -17,7 +17,7 @@
             member_claim/5,     % ?M, ?S, ?A, ?Member, ?Id (a fact about a set's member)
             commuting/4,        % +M, +SubjectKeys, +Sources, +Tiers
             due/6,              % ?M, ?Bucket, ?T, ?S, ?A, ?Part (a timed slot changes at T)
-            mark_timed/6,       % +M, +S, +A, +Key, +ValidFrom, +ValidTo
+            mark_timed/7,       % +M, +S, +A, +Id, +Key, +ValidFrom, +ValidTo
             ended_at/3,         % +M, +Now, +Id (the fact has ended by the clock Now)
             protected_tier/2,   % ?M, ?Tier (declared protected)
             guarded_tier/2,     % +M, ?Tier (writes at Tier need a signature)
@@ -139,7 +139,7 @@ payload(M, Id, Json) :- fact(M, Id, _, _, _, _, _, _, _, _, Json).
 %   memory's clock when it was noted; Bucket is T >> 20 (about a second), so that moving
 %   the clock looks at the buckets it passes, not at every timed fact (clock:advance/3).
 %   Part is m(Member) when the fact is about a set's member (only that member changes
-%   then), else slot.
+%   then), else f(Id), the fact.
 :- dynamic due/6.
 %!  many_attr(?M, ?A) is nondet.
 %   The attribute holds a set: declared many.
@@ -463,24 +463,25 @@ commuting(M, Ss, Srcs, Tiers) :-
 bound_source(M, S, Src, Tier) :-
     \+ confirmation_source(Src), key_layer(S, Layer), source_tier(M, Src, Layer, Tier, _).
 
-%!  mark_timed(+M, +S, +A, +Key, +VF, +VT) is det.
+%!  mark_timed(+M, +S, +A, +Id, +Key, +VF, +VT) is det.
 %
-%   A fact of the slot S, A with value key Key begins at VF and ends at VT (or none). The
-%   slot is timed when a fact of it ends, or begins after the memory's clock; each time
-%   after the clock at which a timed slot changes is noted in due/6 (all its facts' when
-%   it becomes timed), with the set's member the fact is about.
-mark_timed(M, S, A, K, VF, VT) :-
+%   The fact Id of the slot S, A, with value key Key, begins at VF and ends at VT (or
+%   none). The slot is timed when a fact of it ends, or begins after the memory's clock;
+%   each time after the clock at which a timed slot changes is noted in due/6 (all its
+%   facts' when it becomes timed), with the fact, or the set's member, it is about.
+mark_timed(M, S, A, Id, K, VF, VT) :-
     once(store_now(M, Now)),
     (   timed(M, S, A)
-    ->  note_due(M, S, A, Now, K, VF, VT)
+    ->  note_due(M, S, A, Now, Id, K, VF, VT)
     ;   ( VT \== none ; Now \== none, VF > Now )
     ->  assertz(timed(M, S, A)),
-        forall(fact(M, _, S, A, K0, VF0, VT0, _, _, _), note_due(M, S, A, Now, K0, VF0, VT0))
+        forall(fact(M, Id0, S, A, K0, VF0, VT0, _, _, _),
+               note_due(M, S, A, Now, Id0, K0, VF0, VT0))
     ;   true
     ).
 
-note_due(M, S, A, Now, K, VF, VT) :-
-    ( K = m(V, _) -> Part = m(V) ; Part = slot ),
+note_due(M, S, A, Now, Id, K, VF, VT) :-
+    ( K = m(V, _) -> Part = m(V) ; Part = f(Id) ),
     due_at(M, S, A, Now, Part, VF),
     ( VT == none -> true ; due_at(M, S, A, Now, Part, VT) ).
 

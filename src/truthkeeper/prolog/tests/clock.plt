@@ -89,4 +89,16 @@ test(moving_the_clock_past_one_end_costs_what_that_slot_costs, [R-Next == (!)-Du
     advance(-9501, 1000 << 16, _),
     Due is 1001 << 16,
     call_with_inference_limit(advance(-9501, (1000 << 16) + 1, Next), 5 000, R).
+test(moving_the_clock_past_one_end_in_a_long_slot_costs_what_its_front_costs,
+     [R-Hs == (!)-[f4000]]) :-
+    new_memory(-9501, temporal, [agent]),
+    advance(-9501, 0, _),
+    findall(f(Id, s, attr, I, I, VT, I, agent, src, @(none), @(none), "", []),
+            ( between(1, 4000, I), atom_concat(f, I, Id),
+              VT is (I + 10) << 16 ), Fs),          % one fact ends every 65 ms
+    add_facts(-9501, Fs),
+    slot_heads(-9501, s, attr, _),
+    advance(-9501, 1000 << 16, _),
+    call_with_inference_limit(advance(-9501, (1001 << 16) + 1, _), 3 000, R),
+    slot_heads(-9501, s, attr, Hs).
 :- end_tests(clock).
