@@ -294,10 +294,12 @@ retract_fact(M, Id, RA, Reason) :-
         once(fact(M, Id, S, A, _, _, _, _, _, _)),
         (   stale(M, S, A)
         ->  true    % derived when first read, the retraction included
-        ;   frontier_slot(M, S, A, _),
+        ;   monotone_slot(M, S, A, _),              % timed or not: it keeps its frontier
+            front(M, S, A, F),
             \+ kept_head(M, S, A, Id),
-            \+ ( front(M, S, A, F), member(R, F), arg(1, R, Id) )
-        ->  true    % neither a head nor in the frontier: no head changes
+            \+ ( member(R, F), arg(1, R, Id) )
+        ->  true    % neither a head nor in the frontier (of a timed slot: of the facts
+                    % begun by the clock): no head changes
         ;   member_claim(M, S, A, V, Id),
             \+ member_linked(M, S, A, V)
         ->  touch(M),

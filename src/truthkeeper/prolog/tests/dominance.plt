@@ -392,6 +392,28 @@ test(a_write_to_a_long_confirmed_slot_whose_facts_end_costs_what_its_front_costs
         add_facts(-9101, [f(new, s, attr, 0, 5000, none, 5000, verified, z, @(none),
                             @(none), "", [])]), 2 000, R),
     slot_heads(-9101, s, attr, Hs).
+% x1 (x) is dominated by f2 (y) only: g3 (x) dominates f2 but agrees with x1. Retracting
+% f2, no head but in the frontier, brings x1 back beside g3 (of a timed slot too)
+test(retracting_a_frontier_fact_that_is_no_head_brings_back_what_it_alone_dominated,
+     Hs == [[x1, g3], [x1, g3]]) :-
+    findall(H, ( member(VT, [none, 500]),
+                 new_memory(-9101, temporal, [agent]),
+                 advance(-9101, 100, _),
+                 forall(member(Id-V-T, [x1-x-1, f2-y-2, g3-x-3]),
+                        add_facts(-9101, [f(Id, s, attr, V, T, VT, T, agent, src, @(none),
+                                            @(none), "", [])])),
+                 slot_heads(-9101, s, attr, _),
+                 retract_fact(-9101, f2, 10, wrong),
+                 slot_heads(-9101, s, attr, H) ), Hs).
+test(retracting_an_old_fact_of_a_long_timed_slot_changes_no_head, [R-Hs == (!)-[t3000]]) :-
+    new_memory(-9101, temporal, [agent]),
+    advance(-9101, 100 000, _),
+    findall(f(Id, s, attr, I, I, VT, I, agent, x, @(none), @(none), "", []),
+            ( between(1, 3000, I), atom_concat(t, I, Id), VT is 200 000 + I ), Fs),
+    add_facts(-9101, Fs),
+    slot_heads(-9101, s, attr, _),
+    call_with_inference_limit(retract_fact(-9101, t10, 5000, wrong), 500, R),
+    slot_heads(-9101, s, attr, Hs).
 % a set of N members whose claims all end, read once, the clock before their ends
 timed_set_of(M, N) :-
     new_memory(M, temporal, [agent]),
