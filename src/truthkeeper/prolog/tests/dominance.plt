@@ -394,6 +394,34 @@ test(a_write_to_a_long_confirmed_slot_whose_facts_end_costs_what_its_front_costs
     slot_heads(-9101, s, attr, Hs).
 % x1 (x) is dominated by f2 (y) only: g3 (x) dominates f2 but agrees with x1. Retracting
 % f2, no head but in the frontier, brings x1 back beside g3 (of a timed slot too)
+% random writes and frequent retractions in a slot without links or confirmations (its
+% frontier kept write by write, the retraction shortcut taken where it may), against the
+% pairwise definition, never derived again in between
+test(a_frontier_slots_heads_kept_through_retractions_are_the_pairwise_heads,
+     Diffs == []) :-
+    findall(P-Seed-I, ( member(P, [temporal, temporal_within_authority, authority_first]),
+                        between(1, 6, Seed),
+                        new_memory(-9101, P, [verified, agent]),
+                        advance(-9101, 20, _),
+                        set_random(seed(Seed)),
+                        between(1, 60, I),
+                        atom_concat(r, I, Id),
+                        random_member(V, [a, b]),
+                        random_member(T-Src, [agent-x, agent-y, verified-z]),
+                        random_between(1, 14, VF),
+                        ( Seed > 3 -> VT is VF + 100 ; VT = none ),   % timed, none ends
+                        add_facts(-9101, [f(Id, s, attr, V, VF, VT, I, T, Src, @(none),
+                                            @(none), "", [])]),
+                        slot_heads(-9101, s, attr, _),
+                        (   random_between(1, 3, 1), I > 1
+                        ->  random_between(1, I, J), atom_concat(r, J, Old),
+                            ( store:retracted(-9101, Old, _, _) -> true
+                            ; retract_fact(-9101, Old, 1000, wrong) )
+                        ;   true
+                        ),
+                        kept(-9101, s, Kept),
+                        pairwise_at(-9101, s, Pairwise),
+                        Kept \= Pairwise-_-_ ), Diffs).
 test(retracting_a_frontier_fact_that_is_no_head_brings_back_what_it_alone_dominated,
      Hs == [[x1, g3], [x1, g3]]) :-
     findall(H, ( member(VT, [none, 500]),
