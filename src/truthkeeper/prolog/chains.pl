@@ -97,7 +97,7 @@ linked_heads(M, P, Ids, Heads, Front) :-
                                      undominated_in(M, Ids, X)) ), Heads).
 
 % linked_dominated(+M, +P, +Front, +R, +Among, :Undominated): a fact Among (in(Set), or
-% live: every live fact) dominates the record R: one links to it, or a front record
+% live(Now): every live fact begun by the clock Now) dominates the record R: one links to it, or a front record
 % other than R dominates it by policy and R does not link to it; when every such record
 % is one R links to, Undominated decides
 linked_dominated(M, P, Front, R, Among, Undominated) :-
@@ -113,7 +113,13 @@ linked_dominated(M, P, Front, R, Among, Undominated) :-
     ).
 
 among(in(Set), _, Y) :- ord_memberchk(Y, Set).
-among(live, M, Y) :- \+ retracted(M, Y, _, _).
+among(live(Now), M, Y) :-                       % live, and begun by the clock Now
+    \+ retracted(M, Y, _, _),
+    (   Now == none
+    ->  true
+    ;   fact(M, Y, _, _, _, VF, _, _, _, _),
+        VF =< Now
+    ).
 
 %!  insert_linked(+M, +P, +S, +A, +Id, +Now) is det.
 %
@@ -125,7 +131,7 @@ insert_linked(M, P, S, A, Id, Now) :-
     once(record(M, Id, R)),
     once(front(M, S, A, F0)),
     forall(( kept_head(M, S, A, H), dominates(M, Id, H) ), retract(kept_head(M, S, A, H))),
-    (   (   linked_dominated(M, P, F0, R, live, undominated_slot(M, S, A, Now, Id))
+    (   (   linked_dominated(M, P, F0, R, live(Now), undominated_slot(M, S, A, Now, Id))
         ;   ended_at(M, Now, Id)
         )
     ->  true

@@ -339,13 +339,15 @@ test(a_linked_slots_heads_kept_write_by_write_are_those_derived_afresh, Diffs ==
                         random_member(V, [a, b, c]),
                         random_member(T-Src, [agent-x, agent-y, verified-z, agent-x,
                                               verified-'confirmation:verified']),
-                        random_between(1, 14, VF),
+                        store:store_now(-9101, Now00),
+                        random_between(1, 8, Ahead), VF is Now00 - 5 + Ahead,
                         (   Seed > 3, random_between(1, 5, 1)  % some slots' facts end
                         ->  random_between(1, 6, D), VT is VF + D
                         ;   VT = none
                         ),
                         (   random_between(1, 3, 1), I > 1      % a chain, now and then
-                        ->  random_between(1, I, L), atom_concat(l, L, Sup)
+                        ->  L0 is max(1, I - 4), I1 is I - 1,    % to a recent fact
+                            random_between(L0, I1, L), atom_concat(l, L, Sup)
                         ;   Sup = @(none)
                         ),
                         catch(add_facts(-9101, [f(Id, s, attr, V, VF, VT, I, T, Src, Sup,
@@ -356,8 +358,9 @@ test(a_linked_slots_heads_kept_write_by_write_are_those_derived_afresh, Diffs ==
                             ( ( store:retracted(-9101, Old, _, _)
                               ; \+ store:fact(-9101, Old, _, _, _, _, _, _, _, _) ) -> true
                             ; retract_fact(-9101, Old, 1000, wrong) )
-                        ;   random_between(1, 8, 1)
-                        ->  store:store_now(-9101, Now), Now1 is Now + 1,
+                        ;   random_between(1, 3, 1)        % the clock passes times often
+                        ->  store:store_now(-9101, Now), random_between(1, 2, Step),
+                            Now1 is Now + Step,
                             advance(-9101, Now1, _)
                         ;   true
                         ),
@@ -422,6 +425,20 @@ test(a_frontier_slots_heads_kept_through_retractions_are_the_pairwise_heads,
                         kept(-9101, s, Kept),
                         pairwise_at(-9101, s, Pairwise),
                         Kept \= Pairwise-_-_ ), Diffs).
+% x10 begins at 10, and y20, which supersedes it, at 20: between them x10 is the head
+% (a link from a fact that has not begun dominates nothing yet)
+test(a_link_from_a_fact_that_begins_later_dominates_nothing_until_it_begins,
+     Hs == [[a1]-[a1], [x10]-[x10], [y20]-[y20]]) :-
+    new_memory(-9101, temporal, [agent]),
+    advance(-9101, 5, _),
+    add_facts(-9101, [f(a1, s, attr, a, 1, none, 1, agent, x, @(none), @(none), "", [])]),
+    slot_heads(-9101, s, attr, _),
+    add_facts(-9101, [f(x10, s, attr, x, 10, none, 2, agent, x, @(none), @(none), "", [])]),
+    add_facts(-9101, [f(y20, s, attr, y, 20, none, 3, agent, x, x10, @(none), "", [])]),
+    findall(Kept-AsOf, ( member(T, [5, 12, 25]),
+                         advance(-9101, T, _),
+                         slot_heads(-9101, s, attr, K0), msort(K0, Kept),
+                         heads_at(-9101, s, attr, none, T, A0), msort(A0, AsOf) ), Hs).
 test(retracting_a_frontier_fact_that_is_no_head_brings_back_what_it_alone_dominated,
      Hs == [[x1, g3], [x1, g3]]) :-
     findall(H, ( member(VT, [none, 500]),
