@@ -7,7 +7,7 @@
             insert_linked/6         % +M, +P, +S, +A, +Id, +Now
           ]).
 :- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, linked/3,
-                      many_attr/2, kept_head/4, front/4, ended_at/3]).
+                      many_attr/2, kept_head/4, front/4, ended_at/3, fact_at/6, begun/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3]).
@@ -115,11 +115,8 @@ linked_dominated(M, P, Front, R, Among, Undominated) :-
 among(in(Set), _, Y) :- ord_memberchk(Y, Set).
 among(live(Now), M, Y) :-                       % live, and begun by the clock Now
     \+ retracted(M, Y, _, _),
-    (   Now == none
-    ->  true
-    ;   fact(M, Y, _, _, _, VF, _, _, _, _),
-        VF =< Now
-    ).
+    fact(M, Y, _, _, _, VF, _, _, _, _),
+    begun(Now, VF).
 
 %!  insert_linked(+M, +P, +S, +A, +Id, +Now) is det.
 %
@@ -143,6 +140,4 @@ insert_linked(M, P, S, A, Id, Now) :-
     assertz(front(M, S, A, F1)).
 
 undominated_slot(M, S, A, Now, X) :-
-    \+ ( fact(M, G, S, A, _, VF, _, _, _, _), G \== X, \+ retracted(M, G, _, _),
-         ( Now == none -> true ; VF =< Now ),
-         dominates(M, G, X) ).
+    \+ ( fact_at(M, S, A, none, Now, G), G \== X, dominates(M, G, X) ).

@@ -12,8 +12,6 @@
             heads_at/7,             % +M, +S, +A, +KnownAt, +ValidAt, -Heads, -Front
             slot_heads_among/4,     % +M, +A, +Ids, -Heads
             monotone_slot/4,        % +M, +S, +A, -Policy
-            known/2,                % +KnownAt, +RecordedAt
-            begun/2,                % +ValidAt, +ValidFrom
             ended/3,                % +M, +Id, +Now
             heads_holds/4,          % +M, +A, +Heads, -Values
             head/4,                 % +M, ?S, ?A, ?Id (computed when the slot is stale)
@@ -25,7 +23,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      member_claim/5, mark_timed/7, ended_at/3,
+                      member_claim/5, mark_timed/7, ended_at/3, fact_at/6, begun/2,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
@@ -149,19 +147,11 @@ same_slot(Rest, _, _, [], Rest).
 update_slot(M, S, A, Ids) :-
     timed(M, S, A),
     !,
-    (   Ids = [Id], monotone_slot(M, S, A, P), front(M, S, A, _)
+    (   Ids = [Id], front_kind(M, S, A, Kind)
     ->  once(store_now(M, Now)),
         fact(M, Id, _, _, _, VF, _, _, _, _),
         (   begun(Now, VF)
-        ->  insert_front(M, P, S, A, Id, Now),
-            refresh_holds(M, S, A)
-        ;   true
-        )
-    ;   Ids = [Id], linked_monotone(M, S, A, P), front(M, S, A, _)
-    ->  once(store_now(M, Now)),                  % links or a confirmation: its front
-        fact(M, Id, _, _, _, VF, _, _, _, _),
-        (   begun(Now, VF)
-        ->  insert_linked(M, P, S, A, Id, Now),
+        ->  insert_at(Kind, M, S, A, Id, Now),
             refresh_holds(M, S, A)
         ;   true
         )
@@ -201,6 +191,23 @@ update_slot(M, S, A, Ids) :-
     forall(member(Id, Ids), insert_update(M, Id)),
     refresh_holds(M, S, A).
 
+% front_kind(+M, +S, +A, -Kind): the slot keeps its front under a monotone policy:
+% plain(P) without links (its frontier), linked(P) with links or a confirmation (its
+% frontier and every confirmation: chains:linked_heads/5)
+front_kind(M, S, A, Kind) :-
+    (   monotone_slot(M, S, A, P)
+    ->  Kind = plain(P)
+    ;   linked_monotone(M, S, A, P)
+    ->  Kind = linked(P)
+    ),
+    front(M, S, A, _).
+
+% insert_at(+Kind, +M, +S, +A, +Id, +Now): Id, begun by the clock Now, joins the front
+insert_at(plain(P), M, S, A, Id, Now) :-
+    insert_front(M, P, S, A, Id, Now).
+insert_at(linked(P), M, S, A, Id, Now) :-
+    insert_linked(M, P, S, A, Id, Now).
+
 %!  pass_facts(+M, +S, +A, +Ids, +Old) is semidet.
 %
 %   The clock moved from Old to the memory's clock past a time of the facts Ids of the
@@ -211,19 +218,13 @@ update_slot(M, S, A, Ids) :-
 pass_facts(M, S, A, Ids0, Old) :-
     \+ stale(M, S, A),
     sort(Ids0, Ids),
-    (   monotone_slot(M, S, A, P)
-    ->  Kind = plain
-    ;   linked_monotone(M, S, A, P)
-    ->  Kind = linked
-    ),
-    front(M, S, A, _),
+    front_kind(M, S, A, Kind),
     forall(member(Id, Ids), fact(M, Id, S, A, _, _, _, _, _, _)),
     once(store_now(M, Now)),
     touch(M),
     forall(( member(Id, Ids), \+ retracted(M, Id, _, _),
              fact(M, Id, _, _, _, VF, _, _, _, _), VF > Old, VF =< Now ),
-           ( Kind == plain -> insert_front(M, P, S, A, Id, Now)
-           ; insert_linked(M, P, S, A, Id, Now) )),
+           insert_at(Kind, M, S, A, Id, Now)),
     forall(( member(Id, Ids), kept_head(M, S, A, Id), ended_at(M, Now, Id) ),
            retract(kept_head(M, S, A, Id))),
     refresh_holds(M, S, A).
@@ -531,10 +532,7 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads) :-
 % facts under a monotone policy (with links or a confirmation: their chain front,
 % chains:linked_heads/5; none under another policy), which a timed slot keeps
 heads_at(M, S, A, KnownAt, ValidAt, Heads, Front) :-
-    findall(Id, ( fact(M, Id, S, A, _, VF, _, RA, _, _),
-                  known(KnownAt, RA),
-                  \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
-                  begun(ValidAt, VF) ), Ids),
+    findall(Id, fact_at(M, S, A, KnownAt, ValidAt, Id), Ids),
     (   monotone_slot(M, S, A, P)
     ->  findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
         heads_by_frontier(P, Recs, Heads0, Front)
@@ -553,16 +551,6 @@ monotone_slot(M, S, A, P) :-
     \+ linked(M, S, A),
     \+ many_attr(M, A).
 
-%!  known(+KnownAt, +RecordedAt) is semidet.
-%!  begun(+ValidAt, +ValidFrom) is semidet.
-%
-%   A fact recorded at RecordedAt is known at KnownAt; one valid from ValidFrom has
-%   begun at ValidAt (none: always).
-known(none, _) :- !.
-known(T, RA) :- RA =< T.
-
-begun(none, _) :- !.
-begun(T, VF) :- VF =< T.
 
 %!  ended(+M, +Id, +Now) is semidet.
 %

@@ -8,7 +8,7 @@
           ]).
 :- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, many_attr/2,
                       member_claim/5, kept_head/4, holds/4, kept_conflict/3, timed/3,
-                      store_now/2, stale/3, touch/1, ended_at/3]).
+                      store_now/2, stale/3, touch/1, ended_at/3, begun/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, heads_by_frontier/4,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3, same_length/2]).
@@ -117,7 +117,8 @@ member_linked(M, S, A, V) :-
 update_member(M, S, A, V) :-
     ( timed(M, S, A) -> once(store_now(M, Now)) ; Now = none ),
     findall(Id, member_claim(M, S, A, V, Id), All),
-    findall(V-R, ( member(Id, All), \+ retracted(M, Id, _, _), begun_by(M, Now, Id),
+    findall(V-R, ( member(Id, All), \+ retracted(M, Id, _, _),
+                   fact(M, Id, _, _, _, VF, _, _, _, _), begun(Now, VF),
                    once(record(M, Id, R)) ),
             Keyed),
     once(mem_policy(M, P)),
@@ -141,12 +142,6 @@ update_member(M, S, A, V) :-
         ( Still == true -> true ; retractall(kept_conflict(M, S, A)) )
     ;   true
     ).
-
-% begun_by(+M, +Now, +Id): the fact has begun by the clock Now (none: every fact has)
-begun_by(_, none, _) :- !.
-begun_by(M, Now, Id) :-
-    fact(M, Id, _, _, _, VF, _, _, _, _),
-    VF =< Now.
 
 %!  members_holds(+SortedKeys, -Values, +Contested0, -Contested) is det.
 %

@@ -19,6 +19,8 @@
             due/6,              % ?M, ?Bucket, ?T, ?S, ?A, ?Part (a timed slot changes at T)
             mark_timed/7,       % +M, +S, +A, +Id, +Key, +ValidFrom, +ValidTo
             ended_at/3,         % +M, +Now, +Id (the fact has ended by the clock Now)
+            fact_at/6,          % +M, +S, +A, +KnownAt, +ValidAt, -Id
+            known/2, begun/2,   % +KnownAt, +RecordedAt; +ValidAt, +ValidFrom
             protected_tier/2,   % ?M, ?Tier (declared protected)
             guarded_tier/2,     % +M, ?Tier (writes at Tier need a signature)
             guarded_tiers/2,    % +M, -Tiers (those, sorted)
@@ -500,6 +502,20 @@ ended_at(M, T, Id) :-
     fact(M, Id, _, _, _, _, VT, _, _, _),
     VT \== none,
     VT =< T.
+
+%!  fact_at(+M, +S, +A, +KnownAt, +ValidAt, -Id) is nondet.
+%   A fact of the slot known at KnownAt and not retracted by then (known/2), begun by
+%   ValidAt (begun/2); either time none: always.
+fact_at(M, S, A, KnownAt, ValidAt, Id) :-
+    fact(M, Id, S, A, _, VF, _, RA, _, _),
+    known(KnownAt, RA),
+    \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
+    begun(ValidAt, VF).
+
+known(none, _) :- !.
+known(T, RA) :- RA =< T.
+begun(none, _) :- !.
+begun(T, VF) :- VF =< T.
 
 %!  declare_attr(+M, +Attribute, +Cardinality) is det.
 declare_attr(M, A, C) :-

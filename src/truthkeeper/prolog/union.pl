@@ -1,10 +1,10 @@
 :- module(union,
           [ heads_union/6           % +M, +Ss, +A, +KnownAt, +ValidAt, -Heads
           ]).
-:- use_module(store, [fact/10, retracted/4, store_now/2, many_attr/2, front/4, record/3,
-                      mem_policy/2, ended_at/3]).
+:- use_module(store, [store_now/2, many_attr/2, front/4, record/3, mem_policy/2,
+                      ended_at/3, fact_at/6]).
 :- use_module(dominance, [slot_heads/4, heads_at/7, slot_heads_among/4, monotone_slot/4,
-                          dominates/3, known/2, begun/2]).
+                          dominates/3]).
 :- use_module(policies, [policy_dominates/3]).
 :- use_module(chains, [linked_monotone/4]).
 :- use_module(library(lists), [member/2]).
@@ -39,7 +39,7 @@ member (dominance:slot_heads_among/4).
 %   those no other dominates, less those ended by then. Either time may be none.
 heads_union(M, Ss, A, KnownAt, ValidAt, Heads) :-
     (   many_attr(M, A)
-    ->  findall(Id, ( member(S, Ss), layer_fact(M, S, A, KnownAt, ValidAt, Id) ), Ids),
+    ->  findall(Id, ( member(S, Ss), fact_at(M, S, A, KnownAt, ValidAt, Id) ), Ids),
         slot_heads_among(M, A, Ids, Heads0),
         exclude(ended_at(M, ValidAt), Heads0, Heads)
     ;   findall(S-Hs-D, ( member(S, Ss), layer(M, S, A, KnownAt, ValidAt, Hs, D) ), Layers),
@@ -66,12 +66,6 @@ layer(M, S, A, KnownAt, ValidAt, Heads, D) :-
     heads_at(M, S, A, KnownAt, ValidAt, Heads, Front),
     ( Front == none -> D = facts(S, A, KnownAt, ValidAt) ; D = front(Front) ).
 
-layer_fact(M, S, A, KnownAt, ValidAt, Id) :-
-    fact(M, Id, S, A, _, VF, _, RA, _, _),
-    known(KnownAt, RA),
-    \+ ( retracted(M, Id, RRA, _), known(KnownAt, RRA) ),
-    begun(ValidAt, VF).
-
 dominated_by(M, front(F), H) :-
     once(mem_policy(M, P)),
     once(record(M, H, RH)),
@@ -79,6 +73,6 @@ dominated_by(M, front(F), H) :-
     policy_dominates(P, R, RH),
     !.
 dominated_by(M, facts(S, A, KnownAt, ValidAt), H) :-
-    layer_fact(M, S, A, KnownAt, ValidAt, X),
+    fact_at(M, S, A, KnownAt, ValidAt, X),
     dominates(M, X, H),
     !.
