@@ -232,6 +232,42 @@ def test_current_equals_as_of_at_the_clock(history: list[dict], data: st.DataObj
                 (q.status, q.value, [h.id for h in q.heads])
 
 
+@settings(max_examples=60, deadline=None)
+@given(histories(), st.data())
+def test_current_follows_a_clock_that_goes_back(history: list[dict],
+                                                data: st.DataObject) -> None:
+    """A caller's clock (a simulation, a replay) or a system clock set back may go back:
+    ``current`` is then what was true at the earlier time, as ``as_of`` says, in a plain
+    slot, a set, and a scope's view over the shared facts (they kept the later answer)."""
+    ends = data.draw(st.lists(st.integers(1, 30), min_size=len(history),
+                              max_size=len(history)))
+    with_ends = [{**f, "valid_to": f["valid_from"] + timedelta(minutes=e)} if e % 3 else f
+                 for f, e in zip(history, ends, strict=True)]
+    now = [at(90)]
+    with Memory(clock=lambda: now[0], schema={"tags": {"cardinality": "many"}}) as mem:
+        mem.add_many(with_ends)
+        mem.add_many([{"subject": "ana", "attribute": "tags", "value": f"t{i % 3}",
+                       "source": "s", "valid_from": at(5 * i),
+                       "valid_to": at(5 * i + 12)} for i in range(8)])
+        mine = mem.scope("u1")
+        mine.add("acme", "price", 7, source="u", valid_from=at(20), valid_to=at(50))
+        moves = data.draw(st.lists(st.integers(0, 90), min_size=1, max_size=6))
+        for i, minute in enumerate(moves):
+            now[0] = at(minute)
+            if i % 2:  # a write at the clock as it stands
+                mem.add("ana", "city", f"c{i}", source="s", valid_from=at(minute))
+            for s, a in [*mem.slots(), ("ana", "tags")]:
+                r, q = mem.current(s, a), mem.as_of(s, a, valid_at=now[0])
+                assert (r.status, sorted(map(repr, r.value)) if a == "tags" else r.value,
+                        sorted(h.id for h in r.heads)) == \
+                    (q.status, sorted(map(repr, q.value)) if a == "tags" else q.value,
+                     sorted(h.id for h in q.heads)), (s, a, minute)
+            r = mine.current("acme", "price")
+            q = mine.as_of("acme", "price", valid_at=now[0])
+            assert (r.status, r.value, sorted(h.id for h in r.heads)) == \
+                (q.status, q.value, sorted(h.id for h in q.heads)), minute
+
+
 @given(histories(), st.integers(0, 60), st.integers(1, 60))
 def test_ending_a_fact_never_changes_as_of_before_its_end(history: list[dict], pick: int,
                                                          span: int) -> None:

@@ -182,8 +182,10 @@ class Store:
     # ------------------------------------------------------------------ the clock
 
     def due(self, now: int) -> bool:
-        """Whether heads may differ at ``now`` from those at the last tick."""
-        return self.clock_at is None or (self.next_due is not None and now >= self.next_due)
+        """Whether heads may differ at ``now`` from those at the last tick (a clock that
+        went back included)."""
+        at = self.clock_at
+        return at is None or now < at or (self.next_due is not None and now >= self.next_due)
 
     def tick(self, now: int, *, force: bool = False) -> bool:
         """Move the memory's clock to ``now`` when a fact begins or ends by then (or, with

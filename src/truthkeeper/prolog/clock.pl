@@ -26,7 +26,8 @@ being true. Both write the store; dominance recomputes the heads.
 %   Move the memory's clock to Now: the timed slots with a fact that begins or
 %   ends after the old clock and by Now get their heads at Now. Next is the
 %   earliest time after Now at which a timed slot's facts begin or end (none
-%   when there is none): the clock must be advanced again by then.
+%   when there is none): the clock must be advanced again by then. A clock that
+%   goes back (a caller's clock, a system clock set back) is rewound.
 advance(M, Now, Next) :-
     once(store_now(M, Old)),
     retractall(store_now(M, _)),
@@ -34,6 +35,8 @@ advance(M, Now, Next) :-
     (   Old == none
     ->  findall(S-A-slot, timed(M, S, A), Due0),          % every timed slot again
         forall(( due(M, B, T, S1, A1, P1), T =< Now ), retract(due(M, B, T, S1, A1, P1)))
+    ;   Now < Old
+    ->  rewind(M, Due0)
     ;   passed_due(M, Old, Now, Due0)
     ),
     sort(Due0, Due),
@@ -52,6 +55,21 @@ passed_due(M, Old, Now, Slots) :-
     ),
     forall(member(B-T-S-A-P, Hits), once(retract(due(M, B, T, S, A, P)))),
     findall(S-A-P, member(_-_-S-A-P, Hits), Slots).
+
+% rewind(+M, -SlotParts): the clock went back: which slots are timed and when they change
+% are noted again from every fact, as if each were written at the new clock (a fact that
+% began before the old clock may begin after the new one); every timed slot is derived
+% again (the ones timed at the old clock among them: a fact that ended by the old clock
+% may not have ended by the new one).
+rewind(M, Slots) :-
+    retractall(timed(M, _, _)),
+    retractall(due(M, _, _, _, _, _)),
+    forall(fact(M, Id, S, A, K, VF, VT, _, _, _),
+           (   timed(M, S, A)          % noted with all its facts when it became timed
+           ->  true
+           ;   mark_timed(M, S, A, Id, K, VF, VT)
+           )),
+    findall(S-A-slot, timed(M, S, A), Slots).
 
 % pass_slot(+M, +S, +A, +Parts, +Old): the clock passed a time of these parts of the
 % slot: a set's members alone (members:update_members/4), or the facts alone where the

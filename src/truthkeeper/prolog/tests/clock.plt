@@ -50,7 +50,7 @@ true_next(M, Now, Next) :-
     ;   Next = none
     ).
 
-test(the_clock_moving_by_small_and_large_steps_recomputes_every_slot_it_passes,
+test(the_clock_moving_by_small_and_large_steps_and_back_recomputes_every_slot_it_passes,
      Bad == []) :-
     findall(Seed-Step, ( between(1, 5, Seed),
                          new_memory(-9501, temporal, [agent]),
@@ -70,6 +70,7 @@ test(the_clock_moving_by_small_and_large_steps_recomputes_every_slot_it_passes,
                          between(1, 40, Step),
                          store:store_now(-9501, Now),
                          ( random_between(1, 8, 1) -> random_between(65, 120, J)
+                         ; random_between(1, 6, 1) -> random_between(-120, -1, J) % back
                          ; random_between(0, 6, J) ),
                          Now1 is Now + J << 20 + 7,
                          advance(-9501, Now1, Next),
