@@ -25,6 +25,7 @@ class RFact:
     source: str = "s"
     many: bool = False  # a claim about a set's member: in (present) or left
     present: bool = True
+    vt: int | None = None  # valid_to: no longer true from then
 
 
 def key(f: RFact) -> object:
@@ -74,21 +75,27 @@ class Reference:
             return False
         return policy_dominates(self.policy, f, g)
 
-    def live(self, slot: tuple[str, str]) -> list[RFact]:
-        return [f for f in self.facts.values() if f.slot == slot and f.id not in self.retracted]
+    def live(self, slot: tuple[str, str], now: int | None = None) -> list[RFact]:
+        """The slot's facts not retracted, and begun by ``now`` (None: every one)."""
+        return [f for f in self.facts.values() if f.slot == slot and f.id not in self.retracted
+                and (now is None or f.vf <= now)]
 
-    def heads(self, slot: tuple[str, str]) -> set[str]:
-        live = self.live(slot)
-        return {f.id for f in live if not any(g is not f and self.dominates(g, f) for g in live)}
+    def heads(self, slot: tuple[str, str], now: int | None = None) -> set[str]:
+        """The facts begun by ``now`` that none of them dominates, less those ended by
+        then (the facts an ended one dominates stay dominated)."""
+        live = self.live(slot, now)
+        return {f.id for f in live if not any(g is not f and self.dominates(g, f) for g in live)
+                and (now is None or f.vt is None or f.vt > now)}
 
-    def status(self, slot: tuple[str, str]) -> tuple[str, object]:
+    def status(self, slot: tuple[str, str], now: int | None = None) -> tuple[str, object]:
         """A slot's status and value: of a set, the value keys of the members it holds
         (a member is contested when its heads say both in and left)."""
-        heads = [self.facts[h] for h in self.heads(slot)]
-        if not heads:
-            return "unknown", None
+        heads = [self.facts[h] for h in self.heads(slot, now)]
+        if not heads:  # a set something was said of: every member left, ended or is to come
+            said = self.live(slot)
+            return ("resolved", set()) if said and said[0].many else ("unknown", None)
         if not heads[0].many:
-            resolved, value = self.holds(slot)
+            resolved, value = self.holds(slot, now)
             return ("resolved", value) if resolved else ("conflict", None)
         said = {(_vk(f.value), f.present) for f in heads}
         contested = {m for m, p in said if p and (m, False) in said}
@@ -96,9 +103,17 @@ class Reference:
             return "conflict", None
         return "resolved", {m for m, p in said if p}
 
-    def holds(self, slot: tuple[str, str]) -> tuple[bool, object]:
+    def kept(self, slot: tuple[str, str], now: int) -> set[str]:
+        """What ``filter`` keeps of the slot's facts: its heads, and the facts still to
+        begin that no live fact dominates (not stale: not current yet)."""
+        live = self.live(slot)
+        return self.heads(slot, now) | {
+            f.id for f in live
+            if f.vf > now and not any(g is not f and self.dominates(g, f) for g in live)}
+
+    def holds(self, slot: tuple[str, str], now: int | None = None) -> tuple[bool, object]:
         """(resolved, value key) of a slot: resolved when its heads hold one value."""
-        keys = {_vk(self.facts[h].value) for h in self.heads(slot)}
+        keys = {_vk(self.facts[h].value) for h in self.heads(slot, now)}
         return (True, keys.pop()) if len(keys) == 1 else (False, None)
 
     def link_problem(self, f: RFact) -> str | None:

@@ -942,3 +942,15 @@ def test_filter_reads_candidates_with_the_declared_types() -> None:
     assert [c.value for c in res.kept] == ["135"] and len(res.dropped) == 1
     with pytest.raises(InvalidFact, match="must be a number"):
         mem.filter([Candidate("acme", "price", "a lot", T(1))])
+
+
+def test_a_set_said_of_then_retracted_is_resolved_as_known_before_the_retraction() -> None:
+    """``as_of(known_at=...)`` before a retraction sees the fact (a set whose only member
+    ended is the empty set, not unknown), in the shared layer and in a scope's view."""
+    mem = Memory(schema={"pets": {"cardinality": "many"}})
+    for m in (mem, mem.scope("user:ana")):
+        f = m.add("ana", "pets", "cat", source="s", valid_from=T(1), valid_to=T(2))
+        m.retract(f.id, reason="typo")
+        assert m.current("ana", "pets").status == "unknown"
+        before = m.as_of("ana", "pets", known_at=f.recorded_at)
+        assert (before.status, before.value) == ("resolved", ())

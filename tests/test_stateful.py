@@ -1,12 +1,14 @@
 """The Memory as a state machine, against the pure-Python reference model of the policies:
-writes with explicit links, retractions, rules and their beliefs, outcomes, and reopening
-the journal, with values whose types must not be confused."""
+writes with explicit links, retractions, rules and their beliefs, outcomes, facts that end
+or begin later, ``end``, a clock that moves both ways, and reopening the journal (lazily),
+with values whose types must not be confused."""
 
 from __future__ import annotations
 
 import shutil
 import tempfile
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -25,12 +27,12 @@ VALUES = st.sampled_from([0, 1, 1.0, "1", "true", True, False, "Lisbon", " lisbo
 SOURCES = st.sampled_from(["s", "t"])
 RULES = {
     "priced(S) :- holds(S, price, _)":
-        lambda ref, s: ref.holds((s, "price"))[0],
+        lambda ref, s, t: ref.holds((s, "price"), t)[0],
     "agree(S) :- holds(S, price, V), holds(S, owner, V)":
-        lambda ref, s: ref.holds((s, "price"))[0] and ref.holds((s, "owner"))[0]
-        and ref.holds((s, "price"))[1] == ref.holds((s, "owner"))[1],
+        lambda ref, s, t: ref.holds((s, "price"), t)[0] and ref.holds((s, "owner"), t)[0]
+        and ref.holds((s, "price"), t)[1] == ref.holds((s, "owner"), t)[1],
     "flagged(S) :- holds(S, price, @(true))":
-        lambda ref, s: ref.holds((s, "price")) == (True, _vk(True)),
+        lambda ref, s, t: ref.holds((s, "price"), t) == (True, _vk(True)),
 }
 
 
@@ -40,11 +42,20 @@ class MemoryMachine(RuleBasedStateMachine):
         self.dir = tempfile.mkdtemp(prefix="tk-state-")
         self.path = Path(self.dir) / "m.db"
         self.policy = policy
-        self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL")
+        self.minute = 10  # the memory's clock, in minutes after ``at(0)``
+        self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL",
+                          clock=self.clock)
         self.mem.declare("pets", cardinality="many")
         self.ref = Reference(policy)
         self.rules: list[str] = []
         self.outcomes: Counter[str] = Counter()
+
+    def clock(self) -> datetime:
+        return at(self.minute)
+
+    @property
+    def now(self) -> int:
+        return to_us(at(self.minute))
 
     def teardown(self) -> None:
         if hasattr(self, "mem"):
@@ -53,8 +64,9 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
-          present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]))
-    def add(self, slot, value, t, tier, source, sup, present, member) -> None:
+          present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]),
+          ends=st.one_of(st.none(), st.integers(1, 8)))
+    def add(self, slot, value, t, tier, source, sup, present, member, ends) -> None:
         source = f"{source}:{tier}"  # a source name keeps one tier
         many = slot[1] == "pets"
         present = present or not many  # only a set's member leaves
@@ -65,14 +77,15 @@ class MemoryMachine(RuleBasedStateMachine):
         problem = self.ref.link_problem(probe)
         try:
             f = self.mem.add(slot[0], slot[1], value, source=source, tier=tier,
-                             valid_from=at(t), supersedes=target, present=present)
+                             valid_from=at(t), supersedes=target, present=present,
+                             valid_to=None if ends is None else at(t + ends))
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
             return
         assert problem is None
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
                                      to_us(f.recorded_at), tier, target, source, many,
-                                     present)
+                                     present, None if ends is None else to_us(at(t + ends)))
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]))
@@ -83,7 +96,7 @@ class MemoryMachine(RuleBasedStateMachine):
         many = slot[1] == "pets"
         value = member if many else value
         key = (normalise_key(slot[0], "s"), slot[1])
-        for h in self.ref.heads(key):
+        for h in self.ref.heads(key, self.now):
             f = self.ref.facts[h]
             if not many or _vk(f.value) == _vk(value):
                 self.outcomes[f.source] += 1
@@ -109,6 +122,25 @@ class MemoryMachine(RuleBasedStateMachine):
         self.ref.retracted.add(fid)
 
     @precondition(lambda self: hasattr(self, "mem"))
+    @rule(minute=st.integers(0, 16))
+    def move_clock(self, minute) -> None:
+        """The caller's clock moves, forward or back (a simulation, a clock set back)."""
+        self.minute = minute
+
+    @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
+    @rule(k=st.integers(0, 50), minute=st.integers(0, 16))
+    def end(self, k, minute) -> None:
+        f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
+        vt = to_us(at(minute))
+        try:
+            self.mem.end(f.id, valid_to=at(minute))
+        except InvalidFact:
+            assert f.id in self.ref.retracted or vt <= f.vf
+            return
+        assert f.id not in self.ref.retracted and vt > f.vf
+        f.vt = vt
+
+    @precondition(lambda self: hasattr(self, "mem"))
     @rule(text=st.sampled_from(sorted(RULES)))
     def toggle_rule(self, text) -> None:
         if text in self.rules:
@@ -130,7 +162,7 @@ class MemoryMachine(RuleBasedStateMachine):
     def reopen(self) -> None:
         self.mem.close()
         self.mem = Memory(self.path, policy=self.policy, protected_tiers=(),
-                          synchronous="NORMAL")
+                          synchronous="NORMAL", clock=self.clock)
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule()
@@ -147,14 +179,14 @@ class MemoryMachine(RuleBasedStateMachine):
             return
         for s, a in SLOTS:
             got = {f.id for f in self.mem.current(s, a).heads}
-            assert got == self.ref.heads((normalise_key(s, "s"), a)), (s, a)
+            assert got == self.ref.heads((normalise_key(s, "s"), a), self.now), (s, a)
         every = list(self.ref.facts)
         if every:
             kept = set(self.mem.filter(every).kept)
-            assert kept == set().union(*(self.ref.heads(slot) for slot in SLOTS))
+            assert kept == set().union(*(self.ref.kept(slot, self.now) for slot in SLOTS))
         conflicts = set(self.mem.conflicts())
         for slot in SLOTS:
-            status, value = self.ref.status(slot)
+            status, value = self.ref.status(slot, self.now)
             got = self.mem.current(*slot)
             assert (slot in conflicts) == (got.status == "conflict")
             assert got.status == status, (slot, got.status)
@@ -167,7 +199,7 @@ class MemoryMachine(RuleBasedStateMachine):
             return
         assert self.mem.rules() == self.rules
         expected = sorted(f"{text.split('(')[0]}({s})" for text in self.rules
-                          for s in SUBJECTS if RULES[text](self.ref, s))
+                          for s in SUBJECTS if RULES[text](self.ref, s, self.now))
         assert [str(b) for b in self.mem.beliefs()] == expected
 
     @invariant()

@@ -341,13 +341,8 @@ in_layers(Prefix, S) :- Prefix \== none, sub_atom(S, 0, _, _, Prefix).
 %
 %   A set whose members all left or ended is resolved (the empty set), not
 %   unknown: unknown is for a set nothing was said of.
-set_status(M, S, A, K, unknown, resolved) :-
-    many_attr(M, A),
-    fact(M, Id, S, A, _, _, _, RA, _, _),
-    ( K == none -> true ; RA =< K ),
-    \+ retracted(M, Id, _, _),
-    !.
-set_status(_, _, _, _, Status, Status).
+set_status(M, S, A, K, Status0, Status) :-
+    union_status(M, [S], A, K, Status0, Status).
 
 % ---------------------------------------------------------------- sources and nonces
 
@@ -536,11 +531,11 @@ attribute_used(M, A) :-
 %!  union_status(+M, +Slots, +A, +KnownAt, +Status0, -Status) is det.
 %
 %   The status of a union of slots (a scope's view): a set with no heads but a
-%   live fact known by KnownAt is resolved (every member left or ended).
+%   fact known by KnownAt and not retracted by then is resolved (every member left
+%   or ended).
 union_status(M, Ss, A, K, Status0, Status) :-
     (   Status0 == unknown, many_attr(M, A),
-        member(S, Ss), fact(M, Id, S, A, _, _, _, RA, _, _),
-        ( K == none -> true ; RA =< K ), \+ retracted(M, Id, _, _)
+        member(S, Ss), fact_at(M, S, A, K, none, _)
     ->  Status = resolved
     ;   Status = Status0
     ).
