@@ -78,6 +78,19 @@ def test_a_scope_name_cannot_be_forged_through_a_subject() -> None:
         mem.scope("")
 
 
+def test_a_scopes_fact_cannot_link_to_a_shared_one_and_the_error_says_why() -> None:
+    from truthkeeper import CrossSlotSupersession
+
+    mem = Memory()
+    shared = mem.add("acme", "price", 1, source="s", valid_from="2026-01-01")
+    ana = mem.scope("user:ana")
+    with pytest.raises(CrossSlotSupersession, match="a scope's fact does not supersede"):
+        ana.add("acme", "price", 2, source="s", valid_from="2026-01-01", supersedes=shared.id)
+    assert ana.current("acme", "price").value == 1 and len(ana.history("acme", "price")) == 1
+    ana.add("acme", "price", 2, source="s", valid_from="2026-02-01")  # newer: it dominates
+    assert ana.current("acme", "price").value == 2 and mem.current("acme", "price").value == 1
+
+
 def _raw(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith("m.db"))
 

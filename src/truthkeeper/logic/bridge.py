@@ -168,7 +168,8 @@ ERRORS: dict[tuple[str | None, ...], tuple[type[TruthkeeperError], str]] = {
 _SUPERSEDE: dict[str, tuple[type[TruthkeeperError], str]] = {
     "other_slot": (CrossSlotSupersession,
                    "fact {f!r} cannot supersede {g!r}: supersedes links stay within one slot "
-                   "(same subject and attribute)"),
+                   "of one layer (same subject and attribute, same scope: a scope's fact "
+                   "does not supersede a shared one; it dominates it under the policy)"),
     "higher_tier": (TierInversion,
                     "fact {f!r} cannot supersede {g!r}: a lower tier never supersedes a "
                     "higher one"),
