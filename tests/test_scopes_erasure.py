@@ -16,6 +16,7 @@ from truthkeeper import (
     ScopeError,
     Signer,
     TierNotAuthorized,
+    TruthkeeperError,
     UnknownFact,
 )
 from truthkeeper.journal.codec import erased_body
@@ -89,6 +90,41 @@ def test_a_scopes_fact_cannot_link_to_a_shared_one_and_the_error_says_why() -> N
     assert ana.current("acme", "price").value == 1 and len(ana.history("acme", "price")) == 1
     ana.add("acme", "price", 2, source="s", valid_from="2026-02-01")  # newer: it dominates
     assert ana.current("acme", "price").value == 2 and mem.current("acme", "price").value == 1
+
+
+CALLS_WITH_AN_ID = {
+    "add(supersedes=)": lambda m, i: m.add("acme", "price", 1, source="s",
+                                           valid_from="2026-02-01", supersedes=i),
+    "retract": lambda m, i: m.retract(i, reason="r"),
+    "end": lambda m, i: m.end(i, valid_to="2026-03-01"),
+    "erase": lambda m, i: m.erase(i),
+    "get": lambda m, i: m.get(i),
+    "why": lambda m, i: m.why(i),
+    "filter": lambda m, i: m.filter([i]),
+    "what_if": lambda m, i: m.what_if(retract=i),
+    "record_outcome": lambda m, i: m.record_outcome(i, correct=True),
+    "superseded_by": lambda m, i: m.superseded_by(i),
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS_WITH_AN_ID))
+def test_another_scopes_fact_id_is_answered_as_an_id_nothing_holds(call: str) -> None:
+    """Another scope's fact is no fact in a view, nor in the unscoped memory: every call
+    that takes an id answers it as it answers an id nothing holds (the same error, the
+    same message). A link to it said it was in another slot; ``why`` and ``filter`` said
+    it in other words than for an unknown id."""
+    mem = Memory()
+    bobs = mem.scope("user:bob").add("acme", "price", 2, source="s", valid_from="2026-01-01")
+    for who in (mem.scope("user:ana"), mem):
+        answers = []
+        for fid in (bobs.id, "f0000000000000000"):
+            try:
+                answers.append(("ok", repr(CALLS_WITH_AN_ID[call](who, fid))))
+            except TruthkeeperError as exc:
+                answers.append((type(exc).__name__, str(exc).replace(fid, "ID")))
+        assert answers[0] == answers[1]
+        assert who.current("acme", "price").status == "unknown"
+    assert mem.scope("user:bob").current("acme", "price").value == 2
 
 
 def _raw(path: Path) -> bytes:

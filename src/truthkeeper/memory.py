@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import caller_scope
-from .errors import ScopeError
+from .errors import ScopeError, UnknownFact
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
@@ -1363,10 +1363,14 @@ class Memory:
         >>> "said by crm" in str(mem.why(mem.add("ana", "city", "Lisbon", source="crm")))
         True
         """
+        visible = True
         if isinstance(item, (str, Fact)):  # another scope's id: refused as an unknown one
-            self._visible_id(item.id if isinstance(item, Fact) else item)
+            try:
+                self._visible_id(item.id if isinstance(item, Fact) else item)
+            except UnknownFact:
+                visible = False
         with self._open():
-            return self._reasoner.why(item, self._scope)
+            return self._reasoner.why(item, self._scope, fact=visible)
 
     def what_if(self, *, add: Iterable[Mapping[str, Any] | Fact] = (),
                 retract: Iterable[str] = ()) -> WhatIf:

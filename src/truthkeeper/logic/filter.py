@@ -49,6 +49,10 @@ def _winner(made: dict[str, Fact], row: tuple[Any, ...]) -> Callable[[], Fact]:
     return make
 
 
+def _not_ours(i: int, fid: str) -> UnknownFact:
+    return UnknownFact(f"items[{i}] is not a fact of this memory: {fid!r}")
+
+
 def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: list[str],
                scope: str | None, judged: bool, drops: dict[int, Drop],
                by_id: dict[str, Fact], rows: list[tuple[Any, ...]],
@@ -60,9 +64,11 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
     layers, or a kappa). Returns the ids of these facts and of those that dominate them."""
     try:
         verdicts = verdicts_of(store_ids)
-    except UnknownFact as exc:
-        msg = f"an item is not a fact of this memory: {exc}"
-        raise UnknownFact(msg) from None
+    except UnknownFact:
+        known = store.known_ids(store_ids)
+        i, fid = next(((i, f) for i, f in zip(store_idx, store_ids, strict=True)
+                       if f not in known), (store_idx[0], store_ids[0]))
+        raise _not_ours(i, fid) from None
     given = [(i, item) for i in store_idx if isinstance(item := items[i], Fact)]
     if given:  # a Fact must be the memory's, as it is now
         for (i, item), f in zip(given, store.facts([f.id for _, f in given]), strict=True):
@@ -74,8 +80,7 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
     for i, fid, (s, a, status, by, rule) in zip(store_idx, store_ids, verdicts, strict=True):
         layer = unscoped(s)[0]
         if layer not in (scope, None) or (scope is None and layer is not None):
-            msg = f"items[{i}] is not a fact of this memory: {items[i]!r}"
-            raise UnknownFact(msg)
+            raise _not_ours(i, fid)  # another scope's fact: as an id nothing holds
         if status in ("retracted", "ended"):
             drops[i] = Drop(items[i], None, status)
         elif status == "dominated":

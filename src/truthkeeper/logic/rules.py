@@ -64,11 +64,14 @@ class Reasoner:
 
     # ------------------------------------------------------------------ why
 
-    def why(self, item: str | Fact | Belief, scope: str | None = None) -> Justification:
-        """The justification of a fact or of a belief (as ``scope``'s view derives it)."""
+    def why(self, item: str | Fact | Belief, scope: str | None = None, *,
+            fact: bool = True) -> Justification:
+        """The justification of a fact or of a belief (as ``scope``'s view derives it).
+        Not ``fact``: the id names a fact the view does not see, which is explained as an
+        id nothing holds is."""
         if isinstance(item, Fact):
             item = item.id
-        if isinstance(item, str) and item:
+        if fact and isinstance(item, str) and item:
             try:
                 return self.why_fact(item)
             except UnknownFact:

@@ -2,7 +2,7 @@
           [ check_link_ends/3,      % +M, +F, +G
             no_cycle/2              % +M, +Recs
           ]).
-:- use_module(store, [fact/10, sup/3, tier_rank/3]).
+:- use_module(store, [fact/10, sup/3, tier_rank/3, key_layer/2]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(apply), [foldl/4]).
 :- use_module(library(assoc), [empty_assoc/1, put_assoc/4, get_assoc/3]).
@@ -22,7 +22,9 @@ every batch before anything is derived from it.
 %!  check_link_ends(+M, +F, +G) is det.
 %
 %   The link's two facts exist, share a slot, and F's tier is not below G's (a
-%   link one of whose ends was erased was checked when it was made).
+%   link one of whose ends was erased was checked when it was made). G must be
+%   visible from F's layer (F's scope or the shared layer): another scope's fact
+%   is no fact there, as one that does not exist.
 check_link_ends(M, F, G) :-
     (   \+ fact(M, G, _, _, _, _, _, _, _, _)
     ->  existence_error(fact, G)
@@ -32,6 +34,8 @@ check_link_ends(M, F, G) :-
     once(fact(M, G, S2, A2, _, _, _, _, TG, _)),
     (   ( A == '$erased' ; A2 == '$erased' )
     ->  true                % an end was erased (it moved to its placeholder's slot)
+    ;   key_layer(S, LF), key_layer(S2, LG), LG \== '', LG \== LF
+    ->  existence_error(fact, G)
     ;   S-A \== S2-A2
     ->  permission_error(supersede, other_slot, F-G)
     ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
