@@ -26,6 +26,11 @@ class RFact:
     many: bool = False  # a claim about a set's member: in (present) or left
     present: bool = True
     vt: int | None = None  # valid_to: no longer true from then
+    layer: str | None = None  # a scope's, or None: the shared layer's
+
+
+SHARED: tuple[str | None, ...] = (None,)
+"""The layers the unscoped memory sees; a scope's view sees ``(None, scope)``."""
 
 
 def key(f: RFact) -> object:
@@ -75,27 +80,31 @@ class Reference:
             return False
         return policy_dominates(self.policy, f, g)
 
-    def live(self, slot: tuple[str, str], now: int | None = None) -> list[RFact]:
-        """The slot's facts not retracted, and begun by ``now`` (None: every one)."""
+    def live(self, slot: tuple[str, str], now: int | None = None,
+             layers: tuple[str | None, ...] = SHARED) -> list[RFact]:
+        """The slot's facts in ``layers`` not retracted, and begun by ``now`` (None: every
+        one)."""
         return [f for f in self.facts.values() if f.slot == slot and f.id not in self.retracted
-                and (now is None or f.vf <= now)]
+                and f.layer in layers and (now is None or f.vf <= now)]
 
-    def heads(self, slot: tuple[str, str], now: int | None = None) -> set[str]:
+    def heads(self, slot: tuple[str, str], now: int | None = None,
+              layers: tuple[str | None, ...] = SHARED) -> set[str]:
         """The facts begun by ``now`` that none of them dominates, less those ended by
         then (the facts an ended one dominates stay dominated)."""
-        live = self.live(slot, now)
+        live = self.live(slot, now, layers)
         return {f.id for f in live if not any(g is not f and self.dominates(g, f) for g in live)
                 and (now is None or f.vt is None or f.vt > now)}
 
-    def status(self, slot: tuple[str, str], now: int | None = None) -> tuple[str, object]:
+    def status(self, slot: tuple[str, str], now: int | None = None,
+               layers: tuple[str | None, ...] = SHARED) -> tuple[str, object]:
         """A slot's status and value: of a set, the value keys of the members it holds
         (a member is contested when its heads say both in and left)."""
-        heads = [self.facts[h] for h in self.heads(slot, now)]
+        heads = [self.facts[h] for h in self.heads(slot, now, layers)]
         if not heads:  # a set something was said of: every member left, ended or is to come
-            said = self.live(slot)
+            said = self.live(slot, None, layers)
             return ("resolved", set()) if said and said[0].many else ("unknown", None)
         if not heads[0].many:
-            resolved, value = self.holds(slot, now)
+            resolved, value = self.holds(slot, now, layers)
             return ("resolved", value) if resolved else ("conflict", None)
         said = {(_vk(f.value), f.present) for f in heads}
         contested = {m for m, p in said if p and (m, False) in said}
@@ -103,26 +112,28 @@ class Reference:
             return "conflict", None
         return "resolved", {m for m, p in said if p}
 
-    def kept(self, slot: tuple[str, str], now: int) -> set[str]:
+    def kept(self, slot: tuple[str, str], now: int,
+             layers: tuple[str | None, ...] = SHARED) -> set[str]:
         """What ``filter`` keeps of the slot's facts: its heads, and the facts still to
         begin that no live fact dominates (not stale: not current yet)."""
-        live = self.live(slot)
-        return self.heads(slot, now) | {
+        live = self.live(slot, None, layers)
+        return self.heads(slot, now, layers) | {
             f.id for f in live
             if f.vf > now and not any(g is not f and self.dominates(g, f) for g in live)}
 
-    def holds(self, slot: tuple[str, str], now: int | None = None) -> tuple[bool, object]:
+    def holds(self, slot: tuple[str, str], now: int | None = None,
+              layers: tuple[str | None, ...] = SHARED) -> tuple[bool, object]:
         """(resolved, value key) of a slot: resolved when its heads hold one value."""
-        keys = {_vk(self.facts[h].value) for h in self.heads(slot, now)}
+        keys = {_vk(self.facts[h].value) for h in self.heads(slot, now, layers)}
         return (True, keys.pop()) if len(keys) == 1 else (False, None)
 
     def link_problem(self, f: RFact) -> str | None:
         if f.supersedes is None:
             return None
         g = self.facts.get(f.supersedes)
-        if g is None:
+        if g is None or g.layer not in (None, f.layer):  # another scope's: no fact here
             return "unknown"
-        if g.slot != f.slot:
+        if g.slot != f.slot or g.layer != f.layer:  # links stay within a layer
             return "cross_slot"
         if RANK[f.tier] < RANK[g.tier]:
             return "lower_tier"

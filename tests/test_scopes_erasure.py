@@ -127,6 +127,23 @@ def test_another_scopes_fact_id_is_answered_as_an_id_nothing_holds(call: str) ->
     assert mem.scope("user:bob").current("acme", "price").value == 2
 
 
+def test_a_views_filter_of_its_facts_keeps_exactly_the_views_heads() -> None:
+    """The scope's fact is the head of its own layer, and a shared fact that is no head
+    (a newer one of the same value as the scope's stands over it) dominates it: the
+    view's heads leave it out, so must its filter (it was kept: only the layers' heads
+    were compared)."""
+    mem = Memory(policy="temporal")
+    ana = mem.scope("user:ana")
+    mine = ana.add("acme", "price", 1, source="s", valid_from="2026-01-01")
+    middle = mem.add("acme", "price", 0, source="s", valid_from="2026-01-02")
+    newest = mem.add("acme", "price", 1, source="s", valid_from="2026-01-03")
+    assert [h.id for h in ana.current("acme", "price").heads] == [newest.id]
+    r = ana.filter([mine.id, middle.id, newest.id])
+    assert r.kept == (newest.id,)
+    assert {d.item: d.dominated_by.id for d in r.dropped} == {mine.id: middle.id,
+                                                              middle.id: newest.id}
+
+
 def _raw(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith("m.db"))
 

@@ -954,3 +954,23 @@ def test_a_set_said_of_then_retracted_is_resolved_as_known_before_the_retraction
         assert m.current("ana", "pets").status == "unknown"
         before = m.as_of("ana", "pets", known_at=f.recorded_at)
         assert (before.status, before.value) == ("resolved", ())
+
+
+def test_a_fact_still_to_begin_makes_no_current_fact_stale_in_filter() -> None:
+    """``filter`` keeps a stored fact that has not begun (nothing dominates it), and that
+    fact judges no other: the current head stays, in a view and beside a retrieved
+    candidate too (it was dropped there, the later fact taken for a current one)."""
+    from truthkeeper import Candidate
+
+    clock = Clock("2026-11-10")
+    mem = Memory(policy="temporal", clock=clock)
+    now = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(1))
+    later = mem.add("ana", "city", "Porto", source="s", valid_from=T(20))
+    assert mem.current("ana", "city").value == "Lisbon"
+    other = Candidate("bob", "city", "Rome", T(2))
+    for who in (mem, mem.scope("user:ana")):
+        assert who.filter([now.id, later.id]).kept == (now.id, later.id)
+        assert who.filter([now.id, later.id, other]).kept == (now.id, later.id, other)
+    clock.set("2026-11-21")
+    r = mem.filter([now.id, later.id])
+    assert r.kept == (later.id,) and r.dropped[0].dominated_by.id == later.id

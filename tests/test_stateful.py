@@ -1,7 +1,8 @@
 """The Memory as a state machine, against the pure-Python reference model of the policies:
 writes with explicit links, retractions, rules and their beliefs, outcomes, facts that end
-or begin later, ``end``, a clock that moves both ways, and reopening the journal (lazily),
-with values whose types must not be confused."""
+or begin later, ``end``, a clock that moves both ways, a scope's view over the shared facts
+(writes, confirmations, retractions and ends in either layer), and reopening the journal
+(lazily), with values whose types must not be confused."""
 
 from __future__ import annotations
 
@@ -18,22 +19,26 @@ from truthkeeper import InvalidFact, Memory, SupersessionError, UnknownFact
 from truthkeeper.testing import at, policies, tiers
 from truthkeeper.values import normalise_key, to_us
 
-from .reference import Reference, RFact, _vk
+from .reference import SHARED, Reference, RFact, _vk
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price"),
          ("ana", "pets")]  # pets: a set (declared many)
 SUBJECTS = ("acme", "ana")
 VALUES = st.sampled_from([0, 1, 1.0, "1", "true", True, False, "Lisbon", " lisbon"])
 SOURCES = st.sampled_from(["s", "t"])
-RULES = {
+RULES = {  # each with whether it holds of a subject, at a time, in the layers a view sees
     "priced(S) :- holds(S, price, _)":
-        lambda ref, s, t: ref.holds((s, "price"), t)[0],
+        lambda ref, s, t, ls: ref.holds((s, "price"), t, ls)[0],
     "agree(S) :- holds(S, price, V), holds(S, owner, V)":
-        lambda ref, s, t: ref.holds((s, "price"), t)[0] and ref.holds((s, "owner"), t)[0]
-        and ref.holds((s, "price"), t)[1] == ref.holds((s, "owner"), t)[1],
+        lambda ref, s, t, ls: ref.holds((s, "price"), t, ls)[0]
+        and ref.holds((s, "owner"), t, ls)[0]
+        and ref.holds((s, "price"), t, ls)[1] == ref.holds((s, "owner"), t, ls)[1],
     "flagged(S) :- holds(S, price, @(true))":
-        lambda ref, s, t: ref.holds((s, "price"), t) == (True, _vk(True)),
+        lambda ref, s, t, ls: ref.holds((s, "price"), t, ls) == (True, _vk(True)),
 }
+SCOPE = "u"
+VIEW = (None, SCOPE)  # the layers the scope's view sees
+LAYERS = st.sampled_from([None, SCOPE])
 
 
 class MemoryMachine(RuleBasedStateMachine):
@@ -46,6 +51,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL",
                           clock=self.clock)
         self.mem.declare("pets", cardinality="many")
+        self.view = self.mem.scope(SCOPE)
         self.ref = Reference(policy)
         self.rules: list[str] = []
         self.outcomes: Counter[str] = Counter()
@@ -57,6 +63,9 @@ class MemoryMachine(RuleBasedStateMachine):
     def now(self) -> int:
         return to_us(at(self.minute))
 
+    def writer(self, layer: str | None) -> Memory:
+        return self.mem if layer is None else self.view
+
     def teardown(self) -> None:
         if hasattr(self, "mem"):
             self.mem.close()
@@ -65,60 +74,68 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
           present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]),
-          ends=st.one_of(st.none(), st.integers(1, 8)))
-    def add(self, slot, value, t, tier, source, sup, present, member, ends) -> None:
+          ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS)
+    def add(self, slot, value, t, tier, source, sup, present, member, ends, layer) -> None:
         source = f"{source}:{tier}"  # a source name keeps one tier
         many = slot[1] == "pets"
         present = present or not many  # only a set's member leaves
         value = member if many else value  # a few members, each said often
         ids = list(self.ref.facts)
         target = ids[sup % len(ids)] if (sup is not None and ids) else None
-        probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source)
+        probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source, layer=layer)
         problem = self.ref.link_problem(probe)
         try:
-            f = self.mem.add(slot[0], slot[1], value, source=source, tier=tier,
+            f = self.writer(layer).add(slot[0], slot[1], value, source=source, tier=tier,
                              valid_from=at(t), supersedes=target, present=present,
                              valid_to=None if ends is None else at(t + ends))
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
             return
+        except UnknownFact:
+            assert problem == "unknown"
+            return
         assert problem is None
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
                                      to_us(f.recorded_at), tier, target, source, many,
-                                     present, None if ends is None else to_us(at(t + ends)))
+                                     present, None if ends is None else to_us(at(t + ends)),
+                                     layer)
 
     @precondition(lambda self: hasattr(self, "mem"))
-    @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]))
-    def confirm(self, slot, value, member) -> None:
+    @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]),
+          layer=LAYERS)
+    def confirm(self, slot, value, member, layer) -> None:
         """A user's confirmation: a fact of the highest tier that dominates every fact of
         a lower rank whatever the times; each head (of a set: about that member) gets an
-        outcome."""
+        outcome (in the view: the view's own, which the shared book does not count)."""
         many = slot[1] == "pets"
         value = member if many else value
         key = (normalise_key(slot[0], "s"), slot[1])
-        for h in self.ref.heads(key, self.now):
-            f = self.ref.facts[h]
-            if not many or _vk(f.value) == _vk(value):
-                self.outcomes[f.source] += 1
-        before = {f.id for f in self.mem.history(*slot)}
-        self.mem.confirm(slot[0], slot[1], value)
-        for f in self.mem.history(*slot):
+        if layer is None:
+            for h in self.ref.heads(key, self.now):
+                f = self.ref.facts[h]
+                if not many or _vk(f.value) == _vk(value):
+                    self.outcomes[f.source] += 1
+        who = self.writer(layer)
+        before = {f.id for f in who.history(*slot)}
+        who.confirm(slot[0], slot[1], value)
+        for f in who.history(*slot):
             if f.id not in before:
                 self.ref.facts[f.id] = RFact(f.id, key, f.value, to_us(f.valid_from),
                                              to_us(f.recorded_at), f.tier, f.supersedes,
-                                             f.source, many, f.present)
+                                             f.source, many, f.present, layer=layer)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
     @rule(k=st.integers(0, 50))
     def retract(self, k) -> None:
         fid = list(self.ref.facts)[k % len(self.ref.facts)]
+        who = self.writer(self.ref.facts[fid].layer)
         if fid in self.ref.retracted:
             try:
-                self.mem.retract(fid, reason="again")
+                who.retract(fid, reason="again")
             except InvalidFact:
                 return
             raise AssertionError("retracting twice must fail")
-        self.mem.retract(fid, reason="test")
+        who.retract(fid, reason="test")
         self.ref.retracted.add(fid)
 
     @precondition(lambda self: hasattr(self, "mem"))
@@ -133,7 +150,7 @@ class MemoryMachine(RuleBasedStateMachine):
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
         vt = to_us(at(minute))
         try:
-            self.mem.end(f.id, valid_to=at(minute))
+            self.writer(f.layer).end(f.id, valid_to=at(minute))
         except InvalidFact:
             assert f.id in self.ref.retracted or vt <= f.vf
             return
@@ -154,8 +171,9 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule(k=st.integers(0, 50), correct=st.booleans())
     def outcome(self, k, correct) -> None:
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
-        self.mem.record_outcome(f.id, correct=correct)
-        self.outcomes[f.source] += 1
+        self.writer(f.layer).record_outcome(f.id, correct=correct)
+        if f.layer is None:  # the view's outcomes are its own
+            self.outcomes[f.source] += 1
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule()
@@ -163,6 +181,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.mem.close()
         self.mem = Memory(self.path, policy=self.policy, protected_tiers=(),
                           synchronous="NORMAL", clock=self.clock)
+        self.view = self.mem.scope(SCOPE)
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule()
@@ -175,32 +194,39 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @invariant()
     def heads_match_reference(self) -> None:
+        """In the unscoped memory (the shared layer) and in the scope's view (the union of
+        both layers): heads, filter, status, a set's members and the conflicts."""
         if not hasattr(self, "mem"):
             return
-        for s, a in SLOTS:
-            got = {f.id for f in self.mem.current(s, a).heads}
-            assert got == self.ref.heads((normalise_key(s, "s"), a), self.now), (s, a)
-        every = list(self.ref.facts)
-        if every:
-            kept = set(self.mem.filter(every).kept)
-            assert kept == set().union(*(self.ref.kept(slot, self.now) for slot in SLOTS))
-        conflicts = set(self.mem.conflicts())
-        for slot in SLOTS:
-            status, value = self.ref.status(slot, self.now)
-            got = self.mem.current(*slot)
-            assert (slot in conflicts) == (got.status == "conflict")
-            assert got.status == status, (slot, got.status)
-            if status == "resolved" and slot[1] == "pets":
-                assert {_vk(v) for v in got.value} == value, (slot, got.value)
+        for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
+            for s, a in SLOTS:
+                got = {f.id for f in who.current(s, a).heads}
+                assert got == self.ref.heads((normalise_key(s, "s"), a), self.now, layers), \
+                    (s, a, layers)
+            every = [f.id for f in self.ref.facts.values() if f.layer in layers]
+            if every:
+                kept = set(who.filter(every).kept)
+                assert kept == set().union(*(self.ref.kept(slot, self.now, layers)
+                                             for slot in SLOTS)), layers
+            conflicts = set(who.conflicts())
+            for slot in SLOTS:
+                status, value = self.ref.status(slot, self.now, layers)
+                got = who.current(*slot)
+                assert (slot in conflicts) == (got.status == "conflict"), (slot, layers)
+                assert got.status == status, (slot, got.status, layers)
+                if status == "resolved" and slot[1] == "pets":
+                    assert {_vk(v) for v in got.value} == value, (slot, got.value, layers)
 
     @invariant()
     def beliefs_hold_exactly_when_their_rule_body_holds(self) -> None:
+        """The shared rules hold over the shared layer, and in the view over both."""
         if not hasattr(self, "mem"):
             return
         assert self.mem.rules() == self.rules
-        expected = sorted(f"{text.split('(')[0]}({s})" for text in self.rules
-                          for s in SUBJECTS if RULES[text](self.ref, s, self.now))
-        assert [str(b) for b in self.mem.beliefs()] == expected
+        for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
+            expected = sorted(f"{text.split('(')[0]}({s})" for text in self.rules
+                              for s in SUBJECTS if RULES[text](self.ref, s, self.now, layers))
+            assert [str(b) for b in who.beliefs()] == expected, layers
 
     @invariant()
     def outcomes_count_per_source(self) -> None:

@@ -59,9 +59,12 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
                slots: dict[str, list[tuple[str, str, str]]],
                verdicts_of: Callable[[list[str]], list[tuple[Any, ...]]]) -> set[str]:
     """The items that name facts of the store: Prolog's verdict on each (one call, with the
-    rows of the facts that dominate them, made into Facts when first read); the live ones
-    become rows when they are ``judged`` against other items (foreign items, a view's two
-    layers, or a kappa). Returns the ids of these facts and of those that dominate them."""
+    rows of the facts that dominate them, made into Facts when first read); in a view, the
+    verdict in the view on those its layer keeps (a second call). The heads become rows
+    when they are ``judged`` against other items (foreign items, a view's two layers, or
+    a kappa); a fact still to begin is kept unless a fact dominates it, and takes no part
+    in judging others (it is not current). Returns the ids of these facts and of those that
+    dominate them."""
     try:
         verdicts = verdicts_of(store_ids)
     except UnknownFact:
@@ -75,7 +78,7 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
             if replace(item, status=None) != f:
                 msg = f"items[{i}] is not a fact of this memory: {item!r}"
                 raise UnknownFact(msg)
-    live: list[tuple[int, str]] = []
+    live: list[tuple[int, str, str]] = []
     seen = set(store_ids)
     for i, fid, (s, a, status, by, rule) in zip(store_idx, store_ids, verdicts, strict=True):
         layer = unscoped(s)[0]
@@ -89,9 +92,17 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
         else:
             if scope is not None:  # a view: judged against the union of its layers
                 _layers(slots, scope, scoped(scope, unscoped(s)[1]), a)
-            live.append((i, fid))
-    if judged and live:
-        for (i, _), f in zip(live, store.facts([fid for _, fid in live]), strict=True):
+            live.append((i, fid, status))  # a head, or a fact still to begin
+    if scope is not None and live:  # a head of its layer may be no head of the view
+        store.need([(s, a) for layers in slots.values() for _, s, a in layers])
+        for (i, _, _), (_, _, status, by, rule) in zip(
+                live, store.verdicts([fid for _, fid, _ in live], scope), strict=True):
+            if status == "dominated":
+                seen.add(by[0])
+                drops[i] = Drop(items[i], None, rule, make=_winner(by_id, by))
+    heads = [(i, fid) for i, fid, status in live if status == "head" and i not in drops]
+    if judged and heads:
+        for (i, _), f in zip(heads, store.facts([fid for _, fid in heads]), strict=True):
             by_id[f.id] = f
             rows.append(_fact_row(store, i, f"{scoped(scope, f.subject)}\x1f{f.attribute}", f))
     return seen

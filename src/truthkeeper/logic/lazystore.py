@@ -148,9 +148,9 @@ class LazyStore(Store):
         self.need(ids=ids)
         return super().dominance_pairs(ids)
 
-    def verdicts(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+    def verdicts(self, ids: Sequence[str], scope: str | None = None) -> list[tuple[Any, ...]]:
         self.need(ids=ids)
-        return super().verdicts(ids)
+        return super().verdicts(ids, scope)
 
     def match_heads(self, subject: str, attribute: str, value: object,
                     ) -> tuple[list[str], list[str]]:

@@ -478,12 +478,14 @@ class Store:
         return [tuple(x) for x in bridge.ask("tk_dominance_pairs(M, Ids, Ps)",
                                              {"M": self.h, "Ids": list(ids)})["Ps"]]
 
-    def verdicts(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+    def verdicts(self, ids: Sequence[str], scope: str | None = None) -> list[tuple[Any, ...]]:
         """For each id: ``(subject key, attribute, status, by, rule)``, the status head,
         retracted, ended, future or dominated, ``by`` the row of the fact that dominates it
         (:func:`~truthkeeper.journal.codec.row_fact`; ``""`` when none does) under
-        ``rule`` (supersedes or the policy)."""
-        r = bridge.ask("tk_filter_ids(M, Ids, Vs, Rs)", {"M": self.h, "Ids": list(ids)})
+        ``rule`` (supersedes or the policy). In ``scope``'s view (both layers' slots in
+        the store): a head of its own layer that the other layer dominates is dominated."""
+        r = bridge.ask("tk_filter_ids(M, Sc, Ids, Vs, Rs)",
+                       {"M": self.h, "Sc": scope or "", "Ids": list(ids)})
         rows = {row[0]: row for row in r["Rs"]}  # each winner's row crosses once
         return [(s, a, status, rows[by] if by else "", rule)
                 for s, a, status, by, rule in r["Vs"]]

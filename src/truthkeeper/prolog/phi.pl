@@ -3,6 +3,7 @@
             phi_store/4,          % +M, +TimedCandidates, +Slots, -Drops
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
             verdict/3,            % +M, +Id, -Verdict
+            view_verdict/4,       % +M, +Scope, +Id, -Verdict
             not_current/3,        % +M, +Id, -Why
             order_pairs/3,        % +M, +Candidates, -Pairs
             dominance_rule/4,     % +M, +Winner, +Loser, -Rule
@@ -12,8 +13,9 @@
           ]).
 :- use_module(dominance, [dominates/3, ended/3, head/4, fresh/3]).
 :- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4, many_attr/2,
-                      member_claim/5, kept_head/4,
+                      member_claim/5, kept_head/4, key_layer/2, fact_at/6,
                       sup/3]).
+:- use_module(union, [heads_union/6]).
 :- use_module(library(error), [existence_error/2]).
 :- use_module(library(apply), [partition/4, include/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
@@ -42,6 +44,7 @@ checked pairwise within each slot.
 :- det(phi_store/4).
 :- det(live_candidates/4).
 :- det(verdict/3).
+:- det(view_verdict/4).
 :- det(order_pairs/3).
 :- det(dominance_rule/4).
 :- det(dominators/3).
@@ -184,6 +187,47 @@ verdict(M, Id, V) :-
     ), !.
 verdict(_, Id, _) :-
     existence_error(fact, Id).
+
+%!  view_verdict(+M, +Scope, +Id, -Verdict) is det.
+%
+%   verdict/3 in Scope's view ('': the unscoped memory). A head of its own layer that a
+%   fact of the view's other layer dominates is no head of the view: it is dominated
+%   by that fact (a head of the view when one dominates it; under a monotone policy a
+%   fact of the same value may stand between them, so it need not be a head). So is a
+%   fact still to begin that a live fact of the other layer dominates.
+view_verdict(M, '', Id, V) :- !,
+    verdict(M, Id, V).
+view_verdict(M, Sc, Id, V) :-
+    verdict(M, Id, V0),
+    (   V0 = -(Status, _, _),
+        fact(M, Id, S, A, _, _, _, _, _, _),
+        view_layers(Sc, S, Ss),
+        view_dominator(M, Status, Ss, S, A, Id, By)
+    ->  dominance_rule(M, By, Id, Rule),
+        V = -(dominated, By, Rule)
+    ;   V = V0
+    ).
+
+view_dominator(M, head, Ss, S, A, Id, By) :-
+    once(store_now(M, Now)),
+    heads_union(M, Ss, A, none, Now, Hs),
+    \+ memberchk(Id, Hs),
+    (   member(By, Hs), dominates(M, By, Id)
+    ;   member(S2, Ss), S2 \== S, fact_at(M, S2, A, none, Now, By), dominates(M, By, Id)
+    ),
+    !.
+view_dominator(M, future, Ss, S, A, Id, By) :-
+    member(S2, Ss), S2 \== S, fact_at(M, S2, A, none, none, By), dominates(M, By, Id),
+    !.
+
+% view_layers(+Scope, +SubjectKey, -Keys): the scope's key and the shared one of a subject
+view_layers(Sc, S, [Own, Shared]) :-
+    key_layer(S, L),
+    (   L == ''
+    ->  Shared = S
+    ;   atomic_list_concat([_, Shared], '\x1F\', S)
+    ),
+    atomic_list_concat([Sc, Shared], '\x1F\', Own).
 
 %!  dominance_rule(+M, +Winner, +Loser, -Rule) is det.
 %

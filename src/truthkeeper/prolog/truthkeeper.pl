@@ -40,7 +40,7 @@
             tk_all_facts/2,       % +M, -Rows
             tk_count/2,           % +M, -Count
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
-            tk_filter_ids/4,      % +M, +Ids, -Verdicts, -ByRows
+            tk_filter_ids/5,      % +M, +Scope, +Ids, -Verdicts, -ByRows
             tk_phi_store/4,       % +M, +Candidates, +Slots, -Drops
             tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
@@ -69,7 +69,7 @@
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
 :- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3, end_fact/3]).
-:- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, verdict/3,
+:- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, view_verdict/4,
                     not_current/3, order_pairs/3, dominators/3, dominated/3,
                     dominance_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
@@ -108,7 +108,7 @@ with tk_error/2 and maps it to the error family in one table.
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
-        tk_filter_ids/4, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
+        tk_filter_ids/5, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
         tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4,
         tk_drop_rule/2, tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
@@ -403,9 +403,7 @@ fact_row(M, Id, Row) :-
     ;   existence_error(fact, Id)
     ).
 
-%!  tk_known_ids(+M, +Ids, -Known) is det.
-%
-%   The ids among Ids of facts the store holds.
+%!  tk_known_ids(+M, +Ids, -Known) is det: the ids among Ids of facts the store holds.
 tk_known_ids(M, Ids0, Known) :-
     maplist(atom_in, Ids0, Ids),
     known_ids(M, Ids, Known).
@@ -420,8 +418,7 @@ tk_all_facts(M, Rows) :-
     findall(Row, ( fact(M, Id, _, _, _, _, _, _, _, _), fact_out(M, Id, Row) ), Rows).
 
 %!  tk_count(+M, -Count) is det.
-tk_count(M, N) :-
-    fact_count(M, N).
+tk_count(M, N) :- fact_count(M, N).
 
 %!  tk_links(+M, +Id, -Dominators, -Dominated) is det.
 %   Id-Rule pairs: the live facts that dominate Id, and those it dominates, each with
@@ -431,19 +428,20 @@ tk_links(M, Id0, Over, Under) :-
     findall(D-R, ( member(D, Ds), dominance_rule(M, D, Id, R) ), Over),
     findall(G-R, ( member(G, Gs), dominance_rule(M, Id, G, R) ), Under).
 
-%!  tk_filter_ids(+M, +Ids, -Verdicts, -ByRows) is det.
+%!  tk_filter_ids(+M, +Scope, +Ids, -Verdicts, -ByRows) is det.
 %
-%   For each id -(S, A, Status, By, Rule): its slot and phi:verdict/3, By the id of
-%   the fact that dominates it ('' if none); ByRows the tk_facts/3 rows of those, once.
+%   For each id -(S, A, Status, By, Rule): its slot and phi:view_verdict/4 in Scope's
+%   view ('' none), By the id of the fact that dominates it ('' if none); ByRows the
+%   tk_facts/3 rows of those, once.
 %   @error existence_error(fact, Id) for an id the memory does not hold.
-tk_filter_ids(M, Ids0, Verdicts, ByRows) :-
-    maplist(atom_in, Ids0, Ids),
-    maplist(id_verdict(M), Ids, Verdicts),
+tk_filter_ids(M, Sc0, Ids0, Verdicts, ByRows) :-
+    atom_in(Sc0, Sc), maplist(atom_in, Ids0, Ids),
+    maplist(id_verdict(M, Sc), Ids, Verdicts),
     findall(By, ( member(-(_, _, _, By, _), Verdicts), By \== '' ), Bys0),
     sort(Bys0, Bys), maplist(fact_row(M), Bys, ByRows).
 
-id_verdict(M, Id, -(S, A, Status, By, Rule)) :-
-    verdict(M, Id, -(Status, By, Rule)), fact(M, Id, S, A, _, _, _, _, _, _), !.
+id_verdict(M, Sc, Id, -(S, A, Status, By, Rule)) :-
+    view_verdict(M, Sc, Id, -(Status, By, Rule)), fact(M, Id, S, A, _, _, _, _, _, _), !.
 
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo);
 % Cand is ValidTo-c(Index, SlotKey, Record), ValidTo none when open.
