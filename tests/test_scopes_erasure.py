@@ -107,14 +107,19 @@ CALLS_WITH_AN_ID = {
 }
 
 
+@pytest.mark.parametrize("erased", [False, True])
 @pytest.mark.parametrize("call", sorted(CALLS_WITH_AN_ID))
-def test_another_scopes_fact_id_is_answered_as_an_id_nothing_holds(call: str) -> None:
-    """Another scope's fact is no fact in a view, nor in the unscoped memory: every call
-    that takes an id answers it as it answers an id nothing holds (the same error, the
-    same message). A link to it said it was in another slot; ``why`` and ``filter`` said
-    it in other words than for an unknown id."""
+def test_another_scopes_fact_id_is_answered_as_an_id_nothing_holds(call: str,
+                                                                  erased: bool) -> None:
+    """Another scope's fact is no fact in a view, nor in the unscoped memory, erased or
+    not: every call that takes an id answers it as it answers an id nothing holds (the
+    same error, the same message). A link to it said it was in another slot, or took an
+    erased one; ``why`` and ``filter`` said it in other words than for an unknown id."""
     mem = Memory()
-    bobs = mem.scope("user:bob").add("acme", "price", 2, source="s", valid_from="2026-01-01")
+    bob = mem.scope("user:bob")
+    bobs = bob.add("acme", "price", 2, source="s", valid_from="2026-01-01")
+    if erased:
+        bob.erase(bobs.id)
     for who in (mem.scope("user:ana"), mem):
         answers = []
         for fid in (bobs.id, "f0000000000000000"):
@@ -124,7 +129,7 @@ def test_another_scopes_fact_id_is_answered_as_an_id_nothing_holds(call: str) ->
                 answers.append((type(exc).__name__, str(exc).replace(fid, "ID")))
         assert answers[0] == answers[1]
         assert who.current("acme", "price").status == "unknown"
-    assert mem.scope("user:bob").current("acme", "price").value == 2
+    assert bob.current("acme", "price").value == (None if erased else 2)
 
 
 def test_a_views_filter_of_its_facts_keeps_exactly_the_views_heads() -> None:

@@ -32,10 +32,10 @@ check_link_ends(M, F, G) :-
     ),
     once(fact(M, F, S, A, _, _, _, _, TF, _)),
     once(fact(M, G, S2, A2, _, _, _, _, TG, _)),
-    (   ( A == '$erased' ; A2 == '$erased' )
+    (   key_layer(S, LF), key_layer(S2, LG), LG \== '', LG \== LF
+    ->  existence_error(fact, G)        % an erased one too: its placeholder keeps its layer
+    ;   ( A == '$erased' ; A2 == '$erased' )
     ->  true                % an end was erased (it moved to its placeholder's slot)
-    ;   key_layer(S, LF), key_layer(S2, LG), LG \== '', LG \== LF
-    ->  existence_error(fact, G)
     ;   S-A \== S2-A2
     ->  permission_error(supersede, other_slot, F-G)
     ;   tier_rank(M, TF, RF), tier_rank(M, TG, RG), RF < RG
