@@ -72,6 +72,7 @@ class Reference:
     policy: str
     facts: dict[str, RFact] = field(default_factory=dict)
     retracted: set[str] = field(default_factory=set)
+    erased: set[str] = field(default_factory=set)  # also retracted
 
     def dominates(self, f: RFact, g: RFact) -> bool:
         if f.supersedes == g.id:
@@ -133,6 +134,8 @@ class Reference:
         g = self.facts.get(f.supersedes)
         if g is None or g.layer not in (None, f.layer):  # another scope's: no fact here
             return "unknown"
+        if g.id in self.erased:  # gone: a new fact cannot supersede it
+            return "erased"
         if g.slot != f.slot or g.layer != f.layer:  # links stay within a layer
             return "cross_slot"
         if RANK[f.tier] < RANK[g.tier]:

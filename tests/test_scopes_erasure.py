@@ -486,3 +486,25 @@ def test_an_erasure_reaches_a_body_compressed_in_an_in_memory_journal(tmp_path: 
         mem.export_jsonl(tmp_path / "out.jsonl")
     text = (tmp_path / "out.jsonl").read_text()
     assert "secret-flu" not in text and text.count('"kind": "fact"') == 1_001
+
+
+def test_a_new_fact_cannot_supersede_an_erased_one_and_a_journal_with_such_a_link_opens(
+        tmp_path: Path) -> None:
+    """A link made before the erasure replays (the journal, an export); a new fact may not
+    name an erased one (it was taken, across slots too: the placeholder is in no slot)."""
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        old = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(1))
+        new = mem.add("ana", "city", "Porto", source="s", valid_from=T(2), supersedes=old.id)
+        mem.erase(old.id)
+        for slot in (("ana", "city"), ("ana", "phone")):
+            with pytest.raises(InvalidFact, match="is erased"):
+                mem.add(*slot, "x", source="s", valid_from=T(3), supersedes=old.id)
+        assert mem.current("ana", "city").value == "Porto" and len(mem) == 2
+        mem.export_jsonl(tmp_path / "e.jsonl")
+    for lazy in (True, False):
+        with Memory(path, lazy=lazy) as again:
+            assert again.current("ana", "city").value == "Porto" and again.verify().ok
+    with Memory() as copy:
+        copy.import_jsonl(tmp_path / "e.jsonl")
+        assert copy.get(new.id).supersedes == old.id

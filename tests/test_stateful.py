@@ -94,6 +94,9 @@ class MemoryMachine(RuleBasedStateMachine):
         except UnknownFact:
             assert problem == "unknown"
             return
+        except InvalidFact as exc:
+            assert problem == "erased", (problem, exc)
+            return
         assert problem is None
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
                                      to_us(f.recorded_at), tier, target, source, many,
@@ -137,6 +140,29 @@ class MemoryMachine(RuleBasedStateMachine):
             raise AssertionError("retracting twice must fail")
         who.retract(fid, reason="test")
         self.ref.retracted.add(fid)
+
+    @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
+    @rule(k=st.integers(0, 50), whole_subject=st.booleans())
+    def erase(self, k, whole_subject) -> None:
+        """Erasure: the fact (or every fact of its subject in its layer) goes for good; to
+        the policies it is a retraction."""
+        f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
+        who = self.writer(f.layer)
+        if whole_subject:
+            gone = {g.id for g in self.ref.facts.values() if g.slot[0] == f.slot[0]
+                    and g.layer == f.layer and g.id not in self.ref.erased}
+            assert set(who.erase(subject=f.slot[0])) == gone
+        elif f.id in self.ref.erased:
+            try:
+                who.erase(f.id)
+            except InvalidFact:
+                return
+            raise AssertionError("erasing twice must fail")
+        else:
+            gone = {f.id}
+            assert who.erase(f.id) == [f.id]
+        self.ref.erased |= gone
+        self.ref.retracted |= gone
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(minute=st.integers(0, 16))
@@ -216,6 +242,20 @@ class MemoryMachine(RuleBasedStateMachine):
                 assert got.status == status, (slot, got.status, layers)
                 if status == "resolved" and slot[1] == "pets":
                     assert {_vk(v) for v in got.value} == value, (slot, got.value, layers)
+
+    @invariant()
+    def as_of_matches_reference(self) -> None:
+        """``as_of`` at other valid times (before, at and after the facts' times), in the
+        shared layer and in the view."""
+        if not hasattr(self, "mem"):
+            return
+        for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
+            for minute in (0, 4, 9, 14):
+                t = to_us(at(minute))
+                for s, a in SLOTS:
+                    got = {f.id for f in who.as_of(s, a, valid_at=at(minute)).heads}
+                    assert got == self.ref.heads((normalise_key(s, "s"), a), t, layers), \
+                        (s, a, minute, layers)
 
     @invariant()
     def beliefs_hold_exactly_when_their_rule_body_holds(self) -> None:

@@ -16,6 +16,7 @@ from .audit import AuditLog, enter_scope, leave_scope
 from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError
 from .events import Applier
 from .journal import Journal, open_journal
+from .journal.codec import ERASED_ATTRIBUTE
 from .journal.ledger import FastRefused, Ledger, now_us
 from .lazy import INDEX_CHECKS, LazyLoad
 from .logic.lazystore import LazyStore
@@ -109,6 +110,7 @@ class Parts:
         decided without catching up, on a journal that chains appends itself (PostgreSQL);
         when it refuses (another kind of event came first), as every other write."""
         self.store.prefetch(built, drawn)  # a lazy store's slots, before the journal's lock
+        self._no_links_to_erased(built)
         fast = self.ledger.journal.fast and self.store.commutes(built, drawn)
         try:
             with self.ledger.write(fast=fast) as w:
@@ -116,6 +118,21 @@ class Parts:
         except FastRefused:
             with self.ledger.write() as w:
                 return self.events.facts(w, built, drawn=drawn)
+
+    def _no_links_to_erased(self, built: list[Fact]) -> None:
+        """A new fact cannot supersede an erased one (it is gone; its placeholder is in no
+        slot). A journal or an export replays the links made before an erasure, so the
+        store takes them: this check is the live write's. A fact the writer does not see
+        (another scope's) is left to the store, which refuses it as an unknown id."""
+        links = {f.supersedes: f for f in built if f.supersedes is not None}
+        if not links:
+            return
+        known = self.store.known_ids(list(links))
+        for g in self.store.facts([i for i in links if i in known]) if known else ():
+            if g.attribute == ERASED_ATTRIBUTE and g.scope in (None, links[g.id].scope):
+                err = InvalidFact(f"fact {g.id!r} is erased: a new fact cannot supersede it")
+                self.audit.rejected(err, {"facts": [f.id for f in built]})
+                raise err
 
     def fresh(self) -> bool:
         """No other connection committed and no fact began or ended since the last call."""
