@@ -206,7 +206,7 @@ def test_lazy_loading_sits_behind_the_store_interface() -> None:
     # taking loaded slots out
     slotless = {"key", "declare", "guarded_tiers", "top_tier", "tiers", "due", "tick", "known_ids",
                 "close", "undo_add", "unretract", "unuse_nonce", "same_value", "need", "unload",
-                "need_all", "get", "slot_ids_of", "__init__"}
+                "need_all", "get", "__init__"}
     readers = {name for name, f in vars(Store).items()
                if callable(f) and "bridge.ask" in inspect.getsource(f)} | {"__len__"}
     loaded = {name for name in vars(LazyStore) if callable(vars(LazyStore)[name])}

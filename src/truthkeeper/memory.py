@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import caller_scope
-from .errors import ScopeError, UnknownFact
+from .errors import ScopeError, TruthkeeperError, UnknownFact
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
@@ -1104,8 +1104,11 @@ class Memory:
         """Whether ``fact_id`` names a fact this memory sees; a fact id of another scope is
         refused exactly as an unknown one (a belief's text is not an id: False)."""
         with self._open():
-            known = fact_id in self._store.slot_ids_of([fact_id])
-        return known and self.get(fact_id) is not None
+            try:
+                self._store.get(fact_id)
+            except TruthkeeperError:  # no fact of this memory at all
+                return False
+        return self.get(fact_id) is not None
 
     def _own(self, fact_id: str) -> Fact:
         """A fact this memory (view) may write about: its own scope's."""

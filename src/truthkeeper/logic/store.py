@@ -384,14 +384,6 @@ class Store:
         """The fact with this id (UnknownFact otherwise)."""
         return self.facts([fid])[0]
 
-    def slot_ids_of(self, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` that are facts of this memory."""
-        out = set()
-        for fid in ids:
-            with contextlib.suppress(TruthkeeperError):
-                out.add(self.get(fid).id)
-        return out
-
     def facts(self, ids: Sequence[str]) -> list[Fact]:
         """The facts with these ids, in order."""
         rows = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": list(ids)})["Rs"]
