@@ -174,3 +174,20 @@ def phi_policy_reference(policy: str,
                 out.add(i)
                 break
     return out
+
+
+def phi_store_reference(ref: Reference, cands: list[tuple[tuple[str, str], object, int, str]],
+                        now: int, layers: tuple[str | None, ...] = SHARED) -> set[int]:
+    """Indices ``filter`` drops of retrieved candidates ``(slot, value, valid from, tier)``
+    read in ``layers``: another candidate of the slot dominates it, or a head of the slot
+    (of the union of the layers, at ``now``) does. A candidate has no recording time, so
+    no tie in time dominates it (each is its own source)."""
+    recs = [RFact(f"#{i}", slot, v, t, -1, tier, None, f"\x00candidate{i}", slot[1] == "pets")
+            for i, (slot, v, t, tier) in enumerate(cands)]
+    out = set()
+    for i, c in enumerate(recs):
+        rivals = [r for j, r in enumerate(recs) if j != i and r.slot == c.slot]
+        rivals += [ref.facts[h] for h in ref.heads(c.slot, now, layers)]
+        if any(policy_dominates(ref.policy, r, c) for r in rivals):
+            out.add(i)
+    return out

@@ -149,6 +149,24 @@ def test_a_views_filter_of_its_facts_keeps_exactly_the_views_heads() -> None:
                                                               middle.id: newest.id}
 
 
+def test_a_views_filter_judges_candidates_against_the_views_heads() -> None:
+    """A retrieved candidate that agrees with the view's current value is kept, as in a
+    memory that holds both facts itself: the shared head that would outdate it is one the
+    scope's newer fact outdated (it was dropped: each layer's heads were compared)."""
+    mem = Memory(policy="temporal")
+    ana = mem.scope("user:ana")
+    mem.add("acme", "price", 0, source="s", valid_from="2026-01-02")
+    ana.add("acme", "price", 1, source="s", valid_from="2026-01-03")
+    assert ana.current("acme", "price").value == 1
+    old_one = Candidate("acme", "price", 1, "2026-01-01", tier="verified")
+    old_zero = Candidate("acme", "price", 0, "2026-01-01", tier="verified")
+    assert ana.filter([old_one, old_zero]).kept == (old_one,)
+    alone = Memory(policy="temporal")
+    alone.add("acme", "price", 0, source="s", valid_from="2026-01-02")
+    alone.add("acme", "price", 1, source="s", valid_from="2026-01-03")
+    assert alone.filter([old_one, old_zero]).kept == (old_one,)
+
+
 def _raw(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith("m.db"))
 

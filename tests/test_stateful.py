@@ -15,11 +15,11 @@ from pathlib import Path
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from truthkeeper import InvalidFact, Memory, SupersessionError, UnknownFact
+from truthkeeper import Candidate, InvalidFact, Memory, SupersessionError, UnknownFact
 from truthkeeper.testing import at, policies, tiers
 from truthkeeper.values import normalise_key, to_us
 
-from .reference import SHARED, Reference, RFact, _vk
+from .reference import SHARED, Reference, RFact, _vk, phi_store_reference
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price"),
          ("ana", "pets")]  # pets: a set (declared many)
@@ -163,6 +163,23 @@ class MemoryMachine(RuleBasedStateMachine):
             assert who.erase(f.id) == [f.id]
         self.ref.erased |= gone
         self.ref.retracted |= gone
+
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule(cands=st.lists(st.tuples(st.sampled_from(SLOTS), VALUES, st.integers(0, 16), tiers,
+                                   st.sampled_from(["cat", "dog", 1])), max_size=6),
+          layer=LAYERS)
+    def filter_candidates(self, cands, layer) -> None:
+        """Retrieved candidates are judged against each other and the heads of their
+        slots (in a view: of the union of its layers)."""
+        rows = [((normalise_key(s, "s"), a), m if a == "pets" else v, to_us(at(t)), tier)
+                for (s, a), v, t, tier, m in cands]
+        items = [Candidate(s, a, m if a == "pets" else v, at(t), tier=tier)
+                 for (s, a), v, t, tier, m in cands]
+        got = self.writer(layer).filter(items)
+        kept = {id(c) for c in got.kept}  # by identity: False == 0 to Python
+        dropped = {i for i, c in enumerate(items) if id(c) not in kept}
+        assert dropped == phi_store_reference(self.ref, rows, self.now,
+                                              SHARED if layer is None else VIEW), rows
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(minute=st.integers(0, 16))

@@ -11,13 +11,13 @@
             dominated/3,          % +M, +Id, -Ids (live facts Id dominates)
             dominance_pairs/3     % +M, +Ids, -Pairs
           ]).
-:- use_module(dominance, [dominates/3, ended/3, head/4, fresh/3]).
+:- use_module(dominance, [dominates/3, ended/3, head/4, fresh/3, slot_heads_among/4]).
 :- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4, many_attr/2,
-                      member_claim/5, kept_head/4, key_layer/2, fact_at/6,
+                      member_claim/5, kept_head/4, key_layer/2, fact_at/6, ended_at/3,
                       sup/3]).
 :- use_module(union, [heads_union/6]).
 :- use_module(library(error), [existence_error/2]).
-:- use_module(library(apply), [partition/4, include/3]).
+:- use_module(library(apply), [partition/4, include/3, exclude/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
                           may_dominate/3]).
 :- use_module(library(pairs), [pairs_values/2]).
@@ -131,15 +131,18 @@ ended_by(Now, VT-_) :-
 %!  phi_store(+M, +Timed, +Slots, -Drops) is det.
 %
 %   Phi_T over the candidates and the memory's heads of their slots (Slots are
-%   -(SlotKey, S, A); a scope's view names its two layers under one key): a candidate
-%   that a head dominates is dropped with -(head, HeadId). Heads themselves are never
-%   dropped.
+%   -(SlotKey, S, A); a scope's view names its two layers under one key, and the
+%   view's heads are those of their union): a candidate that a head dominates is
+%   dropped with -(head, HeadId). Heads themselves are never dropped.
 phi_store(M, Timed, Slots, Drops) :-
     once(mem_policy(M, Policy)),
     live_candidates(M, Timed, Cands, Ended),
+    findall(K-A, member(-(K, _, A), Slots), KAs0),
+    sort(KAs0, KAs),
     findall(c(-(head, H), K, R),
-            ( member(-(K, S, A), Slots),
-              slot_head(M, S, A, K, Cands, H), once(record(M, H, R0)),
+            ( member(K-A, KAs),
+              findall(S, member(-(K, S, A), Slots), Ss),
+              store_head(M, Ss, A, K, Cands, H), once(record(M, H, R0)),
               R0 = r(_, V, T, RA, Rank, Src, Meta), R = r(-(head, H), V, T, RA, Rank, Src, Meta) ),
             Heads),
     append(Cands, Heads, All),
@@ -149,6 +152,29 @@ phi_store(M, Timed, Slots, Drops) :-
 
 candidate_drop(I-_) :- integer(I).
 
+% store_head(+M, +Ss, +A, +K, +Cands, -H): a head of the slot (one layer) or of the
+% union of a view's layers that may dominate one of its candidates; of a set, only
+% those about the members the candidates name
+store_head(M, [S], A, K, Cands, H) :-
+    !,
+    slot_head(M, S, A, K, Cands, H).
+store_head(M, Ss, A, K, Cands, H) :-
+    once(store_now(M, Now)),
+    (   many_attr(M, A)
+    ->  named_members(K, Cands, Vs),
+        member(V, Vs),
+        findall(Id, ( member(S, Ss), member_claim(M, S, A, V, Id),
+                      fact_at(M, S, A, none, Now, Id) ), Ids),
+        slot_heads_among(M, A, Ids, Hs0),
+        exclude(ended_at(M, Now), Hs0, Hs)
+    ;   heads_union(M, Ss, A, none, Now, Hs)
+    ),
+    member(H, Hs).
+
+named_members(K, Cands, Vs) :-
+    findall(V, ( member(c(_, K2, R), Cands), K2 == K, arg(2, R, m(V, _)) ), Vs0),
+    sort(Vs0, Vs).
+
 % slot_head(+M, +S, +A, +K, +Cands, -H): a head of the slot that may dominate one of its
 % candidates: of a set, only the heads about the members the candidates name (claims about
 % two members never dominate one another; a set of 10,000 members is not read whole).
@@ -156,8 +182,7 @@ slot_head(M, S, A, K, Cands, H) :-
     many_attr(M, A),
     !,
     fresh(M, S, A),
-    findall(V, ( member(c(_, K2, R), Cands), K2 == K, arg(2, R, m(V, _)) ), Vs0),
-    sort(Vs0, Vs),
+    named_members(K, Cands, Vs),
     member(V, Vs),
     member_claim(M, S, A, V, H),
     kept_head(M, S, A, H).
