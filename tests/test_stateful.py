@@ -218,12 +218,48 @@ class MemoryMachine(RuleBasedStateMachine):
         if f.layer is None:  # the view's outcomes are its own
             self.outcomes[f.source] += 1
 
+    @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
+    @rule(k=st.integers(0, 50), layer=LAYERS)
+    def what_if_retract(self, k, layer) -> None:
+        """``what_if(retract=...)`` names exactly the slots whose heads, and the beliefs
+        that, retracting the fact would change (in the memory or the view that asks), and
+        writes nothing."""
+        f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
+        layers = SHARED if layer is None else VIEW
+        if f.id in self.ref.retracted or f.layer not in layers:
+            return
+        who = self.writer(layer)
+
+        def state() -> tuple[dict, set]:
+            heads = {slot: self.ref.heads((normalise_key(slot[0], "s"), slot[1]), self.now,
+                                          layers) for slot in SLOTS}
+            beliefs = {f"{text.split('(')[0]}({s})" for text in self.rules for s in SUBJECTS
+                       if RULES[text](self.ref, s, self.now, layers)}
+            return heads, beliefs
+
+        (before, held), length = state(), len(who)
+        self.ref.retracted.add(f.id)
+        try:
+            after, held_after = state()
+        finally:
+            self.ref.retracted.discard(f.id)
+        w = who.what_if(retract=[f.id])
+        assert {(h.subject, h.attribute): (set(h.heads_before), set(h.heads_after))
+                for h in w.heads} == {(normalise_key(s, "s"), a): (before[s, a], after[s, a])
+                                      for s, a in SLOTS if before[s, a] != after[s, a]}
+        assert {str(b) for b in w.beliefs_gained} == held_after - held
+        assert {str(b) for b in w.beliefs_lost} == held - held_after
+        assert w.changed == bool(w.heads or w.beliefs_gained or w.beliefs_lost)
+        assert len(who) == length and f.id not in {
+            h.id for h in who.history(*f.slot) if h.status == "retracted"}
+
     @precondition(lambda self: hasattr(self, "mem"))
-    @rule()
-    def reopen(self) -> None:
+    @rule(lazy=st.booleans())
+    def reopen(self, lazy) -> None:
+        """Reopen the journal: lazily (the default) or replaying it whole."""
         self.mem.close()
         self.mem = Memory(self.path, policy=self.policy, protected_tiers=(),
-                          synchronous="NORMAL", clock=self.clock)
+                          synchronous="NORMAL", clock=self.clock, lazy=lazy)
         self.view = self.mem.scope(SCOPE)
 
     @precondition(lambda self: hasattr(self, "mem"))
