@@ -2,7 +2,8 @@
 writes with explicit links, retractions, rules and their beliefs, outcomes, facts that end
 or begin later, ``end``, a clock that moves both ways, a scope's view over the shared facts
 (writes, confirmations, retractions and ends in either layer), and reopening the journal
-(lazily), with values whose types must not be confused."""
+(lazily or whole), with values whose types must not be confused; on SQLite and on
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -12,13 +13,22 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from truthkeeper import Candidate, InvalidFact, Memory, SupersessionError, UnknownFact
 from truthkeeper.testing import at, policies, tiers
 from truthkeeper.values import normalise_key, to_us
 
+from .conftest import drop_pg_database, new_pg_database
 from .reference import SHARED, Reference, RFact, _vk, phi_store_reference
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price"),
@@ -44,8 +54,7 @@ LAYERS = st.sampled_from([None, SCOPE])
 class MemoryMachine(RuleBasedStateMachine):
     @initialize(policy=policies)
     def setup(self, policy: str) -> None:
-        self.dir = tempfile.mkdtemp(prefix="tk-state-")
-        self.path = Path(self.dir) / "m.db"
+        self.path = self.new_journal()
         self.policy = policy
         self.minute = 10  # the memory's clock, in minutes after ``at(0)``
         self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL",
@@ -55,6 +64,14 @@ class MemoryMachine(RuleBasedStateMachine):
         self.ref = Reference(policy)
         self.rules: list[str] = []
         self.outcomes: Counter[str] = Counter()
+
+    def new_journal(self) -> str:
+        """A fresh journal's location (here a SQLite file in a temporary folder)."""
+        self.dir = tempfile.mkdtemp(prefix="tk-state-")
+        return str(Path(self.dir) / "m.db")
+
+    def drop_journal(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def clock(self) -> datetime:
         return at(self.minute)
@@ -69,7 +86,7 @@ class MemoryMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         if hasattr(self, "mem"):
             self.mem.close()
-            shutil.rmtree(self.dir, ignore_errors=True)
+            self.drop_journal()
 
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
@@ -330,3 +347,24 @@ class MemoryMachine(RuleBasedStateMachine):
 
 
 TestMemoryMachine = MemoryMachine.TestCase
+
+
+class PostgresMachine(MemoryMachine):
+    """The same machine on a PostgreSQL journal, a fresh database each run (erasure,
+    reopening lazily and whole, scopes and rules on the shared journal's backend)."""
+
+    admin = ""
+
+    def new_journal(self) -> str:
+        return new_pg_database(self.admin)
+
+    def drop_journal(self) -> None:
+        drop_pg_database(self.admin, self.path)
+
+
+def test_the_machine_on_postgresql(pg_admin: str) -> None:
+    PostgresMachine.admin = pg_admin
+    n = settings.default.max_examples
+    run_state_machine_as_test(PostgresMachine, settings=settings(
+        max_examples=max(10, n // 4), stateful_step_count=30, deadline=None,
+        suppress_health_check=list(HealthCheck)))
