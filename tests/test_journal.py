@@ -22,6 +22,7 @@ from truthkeeper import (
     PolicyError,
     Signer,
     TierNotAuthorized,
+    UnsafeRule,
 )
 
 T = "2026-11-{:02d}T10:00:00Z".format
@@ -175,6 +176,34 @@ def test_export_import_roundtrip_and_bad_line(tmp_path: Path, journal_url: str) 
     with pytest.raises(InvalidFact, match="line 2"):
         fresh.import_jsonl(bad)
     assert len(fresh) == 0 and fresh.rules() == []
+
+
+def test_importing_an_export_again_keeps_rules_removed_and_added_again(tmp_path: Path) -> None:
+    """A rule removed, or removed and added again, imports as the export has it, once and
+    again: the second import skipped the rule's additions (held already) but applied its
+    removals, which failed or removed the rule the copy holds."""
+    src = Memory(tmp_path / "src.db")
+    src.add_rule("gone(S) :- holds(S, price, _)")
+    with pytest.raises(UnsafeRule):  # audited: the copy's rule ids differ from these
+        src.add_rule("gone(S) :- holds(S, price, _)")
+    src.remove_rule("gone(S) :- holds(S, price, _)")
+    for _ in range(2):
+        src.add_rule("back(S) :- holds(S, price, _)")
+        src.remove_rule("back(S) :- holds(S, price, _)")
+    src.add_rule("back(S) :- holds(S, price, _)")
+    src.scope("user:ana").add_rule("gone(S) :- holds(S, price, _)")
+    src.scope("user:ana").remove_rule("gone(S) :- holds(S, price, _)")
+    src.scope("user:ana").add_rule("gone(S) :- holds(S, price, _)")
+    out = tmp_path / "x.jsonl"
+    src.export_jsonl(out)
+    dst = Memory()
+    for _ in range(3):
+        dst.import_jsonl(out)
+        assert dst.rules() == src.rules() == ["back(S) :- holds(S, price, _)"]
+        assert dst.scope("user:ana").rules() == src.scope("user:ana").rules() == [
+            "back(S) :- holds(S, price, _)", "gone(S) :- holds(S, price, _)"]
+        assert [e.kind for e in dst._ledger.journal.read()] == \
+            [e.kind for e in src._ledger.journal.read() if e.kind != "audit"]
 
 
 class _FailingCommit:

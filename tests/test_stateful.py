@@ -281,6 +281,31 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule()
+    def export_and_import(self) -> None:
+        """An export imported into a new memory answers as the memory does, in both layers
+        (ends, sets, erasures, scopes and rules included); importing it again changes
+        nothing."""
+        out = Path(tempfile.mkdtemp(prefix="tk-export-")) / "m.jsonl"
+        try:
+            self.mem.export_jsonl(out)
+            copy = Memory(policy=self.policy, protected_tiers=(), clock=self.clock)
+            copy.import_jsonl(out)
+            copy.import_jsonl(out)
+            assert copy.rules() == self.mem.rules() and len(copy) == len(self.mem)
+            for mine, theirs in ((self.mem, copy), (self.view, copy.scope(SCOPE))):
+                for slot in SLOTS:
+                    a, b = mine.current(*slot), theirs.current(*slot)
+                    assert (a.status, {f.id for f in a.heads}) == \
+                        (b.status, {f.id for f in b.heads}), slot
+                    assert [(f.id, f.status, f.value) for f in mine.history(*slot)] == \
+                        [(f.id, f.status, f.value) for f in theirs.history(*slot)], slot
+                assert [str(x) for x in mine.beliefs()] == [str(x) for x in theirs.beliefs()]
+            copy.close()
+        finally:
+            shutil.rmtree(out.parent, ignore_errors=True)
+
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule()
     def unknown_ids_fail(self) -> None:
         try:
             self.mem.retract("no-such-id", reason="x")

@@ -72,12 +72,14 @@ class _Import:
 
 def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
             journal: Journal, where: str) -> list[tuple[str, Any]]:
-    existing = list(journal.read())
-    seen = Counter(_identity(ev.kind, ev.body) for ev in existing if ev.kind != "config")
+    held: dict[str, str] = {}
+    seen = Counter(_identity(ev.kind, ev.body, held) for ev in journal.read()
+                   if ev.kind != "config")
     im = _Import(ap, w, journal, where)
     now = from_us(ap.clock())
+    named: dict[str, str] = {}
     for n, kind, body in lines:
-        key = _identity(kind, body)
+        key = _identity(kind, body, named)
         if seen[key] > 0:
             seen[key] -= 1
             if kind == "rule":
@@ -228,9 +230,14 @@ def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _identity(kind: str, body: Mapping[str, Any]) -> tuple[str, str]:
+def _identity(kind: str, body: Mapping[str, Any], rules: dict[str, str]) -> tuple[str, str]:
+    """What makes two journals' events one event: a rule is its text and scope, and its
+    removal that of the rule it removes (a rule's id is its journal's sequence number,
+    which audit entries and checkpoints, never exported, shift); ``rules`` maps the rule
+    ids read so far to theirs."""
     if kind == "rule":
-        return kind, str(body.get("text"))
+        rules[str(body.get("id"))] = key = canonical([body.get("text"), body.get("scope")])
+        return kind, key
     if kind == "rule_removed":
-        return kind, canonical(body) + "?"  # ids differ between journals: never skipped
+        return kind, rules.get(str(body.get("id")), canonical(body) + "?")
     return kind, canonical(body)
