@@ -526,3 +526,24 @@ def test_a_new_fact_cannot_supersede_an_erased_one_and_a_journal_with_such_a_lin
     with Memory() as copy:
         copy.import_jsonl(tmp_path / "e.jsonl")
         assert copy.get(new.id).supersedes == old.id
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_another_handles_erasure_is_seen_by_a_write_that_links_to_it(journal_url: str,
+                                                                     lazy: bool) -> None:
+    """Two handles on one journal (two processes, say). The write checks its links once
+    caught up with the other's erasure: it was checked before, and took the link. A link
+    to a fact this handle never read, erased since, is refused too, and catching up with
+    it does not load the fact twice (a lazy handle found its journal corrupt)."""
+    with Memory(journal_url) as first, Memory(journal_url, lazy=lazy) as second:
+        seen = second.add("acme", "price", 1, source="s", valid_from=T(1))
+        first.erase(seen.id)
+        with pytest.raises(InvalidFact, match="is erased"):
+            second.add("acme", "price", 2, source="s", valid_from=T(2), supersedes=seen.id)
+        unread = first.add("acme", "owner", "bob", source="s", valid_from=T(1))
+        first.erase(subject="acme")
+        with pytest.raises(InvalidFact, match="is erased"):
+            second.add("acme", "owner", "ann", source="s", valid_from=T(2),
+                       supersedes=unread.id)
+        assert len(second) == len(first) == 2 and second.verify().ok
+        assert second.current("acme", "owner").status == "unknown"

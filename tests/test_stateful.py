@@ -80,19 +80,34 @@ class MemoryMachine(RuleBasedStateMachine):
     def now(self) -> int:
         return to_us(at(self.minute))
 
-    def writer(self, layer: str | None) -> Memory:
-        return self.mem if layer is None else self.view
+    def writer(self, layer: str | None, elsewhere: bool = False) -> Memory:
+        """The memory (or its scope's view) that writes; ``elsewhere``: a second handle
+        on the same journal (another process's, say), which the first must catch up
+        with."""
+        if not elsewhere:
+            return self.mem if layer is None else self.view
+        if getattr(self, "other", None) is None:
+            self.other = Memory(self.path, policy=self.policy, protected_tiers=(),
+                                synchronous="NORMAL", clock=self.clock)
+        return self.other if layer is None else self.other.scope(SCOPE)
+
+    def close_other(self) -> None:
+        if getattr(self, "other", None) is not None:
+            self.other.close()
+            self.other = None
 
     def teardown(self) -> None:
         if hasattr(self, "mem"):
+            self.close_other()
             self.mem.close()
             self.drop_journal()
 
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
           present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]),
-          ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS)
-    def add(self, slot, value, t, tier, source, sup, present, member, ends, layer) -> None:
+          ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS, elsewhere=st.booleans())
+    def add(self, slot, value, t, tier, source, sup, present, member, ends, layer,
+            elsewhere) -> None:
         source = f"{source}:{tier}"  # a source name keeps one tier
         many = slot[1] == "pets"
         present = present or not many  # only a set's member leaves
@@ -102,9 +117,10 @@ class MemoryMachine(RuleBasedStateMachine):
         probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source, layer=layer)
         problem = self.ref.link_problem(probe)
         try:
-            f = self.writer(layer).add(slot[0], slot[1], value, source=source, tier=tier,
-                             valid_from=at(t), supersedes=target, present=present,
-                             valid_to=None if ends is None else at(t + ends))
+            f = self.writer(layer, elsewhere).add(
+                slot[0], slot[1], value, source=source, tier=tier, valid_from=at(t),
+                supersedes=target, present=present,
+                valid_to=None if ends is None else at(t + ends))
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
             return
@@ -145,10 +161,10 @@ class MemoryMachine(RuleBasedStateMachine):
                                              f.source, many, f.present, layer=layer)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50))
-    def retract(self, k) -> None:
+    @rule(k=st.integers(0, 50), elsewhere=st.booleans())
+    def retract(self, k, elsewhere) -> None:
         fid = list(self.ref.facts)[k % len(self.ref.facts)]
-        who = self.writer(self.ref.facts[fid].layer)
+        who = self.writer(self.ref.facts[fid].layer, elsewhere)
         if fid in self.ref.retracted:
             try:
                 who.retract(fid, reason="again")
@@ -274,6 +290,7 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule(lazy=st.booleans())
     def reopen(self, lazy) -> None:
         """Reopen the journal: lazily (the default) or replaying it whole."""
+        self.close_other()
         self.mem.close()
         self.mem = Memory(self.path, policy=self.policy, protected_tiers=(),
                           synchronous="NORMAL", clock=self.clock, lazy=lazy)

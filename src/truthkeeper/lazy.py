@@ -102,6 +102,9 @@ class LazyLoad:
         self.forged: str | None = None
         """Set by the background check: why the index did not match (the next call raises)."""
         self._upto: int | None = None
+        self._pending: set[int] = set()
+        """While a run of later events is applied: their positions (a slot loaded meanwhile
+        takes them from the run, not twice)."""
         self._synced = -1
         self.partial: dict[str, int] | None = None
         """While opening: the position each slot loaded so far was loaded up to."""
@@ -229,9 +232,10 @@ class LazyLoad:
                     return     # this run's last was read in (load_all)
                 if slot == GLOBAL or slot in self.loaded:
                     keep.append(ev)
+            self._pending = {ev.seq for ev in keep}
             self._apply_runs(keep)
         finally:
-            self._upto = None
+            self._upto, self._pending = None, set()
 
     def _key(self, key: str) -> str | None:
         return self.journal.index_lookup([key]).get(key)
@@ -348,7 +352,7 @@ class LazyLoad:
         since = {} if again else self.partial or {}  # what loads while opening applied
         while True:
             found = [(slot, ev) for slot, ev in self.journal.slot_events(slots, self.upto)
-                     if ev.seq > since.get(slot, 0)]
+                     if ev.seq > since.get(slot, 0) and ev.seq not in self._pending]
             events = self._unheld(found)
             linked = self._linked(slots, events) if self.erasures else []
             if not linked:

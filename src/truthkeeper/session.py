@@ -110,13 +110,14 @@ class Parts:
         decided without catching up, on a journal that chains appends itself (PostgreSQL);
         when it refuses (another kind of event came first), as every other write."""
         self.store.prefetch(built, drawn)  # a lazy store's slots, before the journal's lock
-        self._no_links_to_erased(built)
         fast = self.ledger.journal.fast and self.store.commutes(built, drawn)
         try:
             with self.ledger.write(fast=fast) as w:
+                self._no_links_to_erased(built)  # caught up: another writer's erasure too
                 return self.events.facts(w, built, drawn=drawn)
         except FastRefused:
             with self.ledger.write() as w:
+                self._no_links_to_erased(built)
                 return self.events.facts(w, built, drawn=drawn)
 
     def _no_links_to_erased(self, built: list[Fact]) -> None:
