@@ -112,13 +112,14 @@ class Parts:
         self.store.prefetch(built, drawn)  # a lazy store's slots, before the journal's lock
         fast = self.ledger.journal.fast and self.store.commutes(built, drawn)
         try:
-            with self.ledger.write(fast=fast) as w:
-                self._no_links_to_erased(built)  # caught up: another writer's erasure too
-                return self.events.facts(w, built, drawn=drawn)
+            return self._write_facts(built, drawn, fast)
         except FastRefused:
-            with self.ledger.write() as w:
-                self._no_links_to_erased(built)
-                return self.events.facts(w, built, drawn=drawn)
+            return self._write_facts(built, drawn, False)
+
+    def _write_facts(self, built: list[Fact], drawn: set[str], fast: bool) -> list[Fact]:
+        with self.ledger.write(fast=fast) as w:
+            self._no_links_to_erased(built)  # caught up: another writer's erasure too
+            return self.events.facts(w, built, drawn=drawn)
 
     def _no_links_to_erased(self, built: list[Fact]) -> None:
         """A new fact cannot supersede an erased one (it is gone; its placeholder is in no

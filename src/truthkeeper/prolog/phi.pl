@@ -11,13 +11,13 @@
             dominated/3,          % +M, +Id, -Ids (live facts Id dominates)
             dominance_pairs/3     % +M, +Ids, -Pairs
           ]).
-:- use_module(dominance, [dominates/3, ended/3, head/4, fresh/3, slot_heads_among/4]).
+:- use_module(dominance, [dominates/3, ended/3, head/4, fresh/3]).
 :- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4, many_attr/2,
-                      member_claim/5, kept_head/4, key_layer/2, fact_at/6, ended_at/3,
+                      member_claim/5, kept_head/4, key_layer/2, fact_at/6,
                       sup/3]).
-:- use_module(union, [heads_union/6]).
+:- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(library(error), [existence_error/2]).
-:- use_module(library(apply), [partition/4, include/3, exclude/3]).
+:- use_module(library(apply), [partition/4, include/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
                           may_dominate/3]).
 :- use_module(library(pairs), [pairs_values/2]).
@@ -163,10 +163,7 @@ store_head(M, Ss, A, K, Cands, H) :-
     (   many_attr(M, A)
     ->  named_members(K, Cands, Vs),
         member(V, Vs),
-        findall(Id, ( member(S, Ss), member_claim(M, S, A, V, Id),
-                      fact_at(M, S, A, none, Now, Id) ), Ids),
-        slot_heads_among(M, A, Ids, Hs0),
-        exclude(ended_at(M, Now), Hs0, Hs)
+        member_heads_union(M, Ss, A, V, none, Now, Hs)
     ;   heads_union(M, Ss, A, none, Now, Hs)
     ),
     member(H, Hs).
