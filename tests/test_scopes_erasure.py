@@ -528,6 +528,21 @@ def test_a_new_fact_cannot_supersede_an_erased_one_and_a_journal_with_such_a_lin
         assert copy.get(new.id).supersedes == old.id
 
 
+def test_what_if_refuses_a_supposed_fact_that_supersedes_an_erased_one() -> None:
+    """``what_if`` refuses a supposed fact as ``add`` would: it cannot supersede an erased
+    fact. Before, it answered as if the link held."""
+    mem = Memory()
+    old = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    mem.erase(old.id)
+    supposed = {"subject": "acme", "attribute": "price", "value": 2, "source": "s",
+                "valid_from": T(1), "supersedes": old.id}
+    with pytest.raises(InvalidFact, match="is erased"):
+        mem.add(**supposed)
+    with pytest.raises(InvalidFact, match="is erased"):
+        mem.what_if(add=[supposed])
+    assert len(mem) == 1 and mem.current("acme", "price").status == "unknown"
+
+
 @pytest.mark.parametrize("lazy", [True, False])
 def test_another_handles_erasure_is_seen_by_a_write_that_links_to_it(journal_url: str,
                                                                      lazy: bool) -> None:

@@ -458,6 +458,34 @@ def test_value_types_coerce_at_the_boundary_or_refuse() -> None:
     assert len(mem) == 3
 
 
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_value_type_another_handle_declared_is_applied_by_the_next_write(
+        journal_url: str, lazy: bool) -> None:
+    """Two handles on one journal (two processes, say): a write validated before it caught
+    up with the other's declaration is coerced (or refused) as the declaration says, and
+    so is a supposed fact of ``what_if``. Before, the journal took 135 for a string
+    attribute, which no replay checks again."""
+    with Memory(journal_url) as first, Memory(journal_url, lazy=lazy) as second:
+        second.add("acme", "city", "Lisbon", source="s", valid_from=T(1))
+        first.declare("price", value_type="string")
+        first.declare("active", value_type="boolean")
+        assert second.add("acme", "price", 135, source="s", valid_from=T(1)).value == "135"
+        [f] = second.scope("user:ana").add_many([{"subject": "acme", "attribute": "price",
+                                                  "value": 136, "source": "s"}])
+        assert f.value == "136"
+        with pytest.raises(InvalidFact, match="must be a boolean"):
+            second.add("acme", "active", "perhaps", source="s")
+        second.add_rule("seven(S) :- holds(S, level, 7)")  # the number, not the text
+        first.declare("level", value_type="number")
+        w = second.what_if(add=[{"subject": "acme", "attribute": "level", "value": "7",
+                                 "source": "s"}])
+        assert [b.text for b in w.beliefs_gained] == ["seven(acme)"]
+        assert len(second) == len(first) == 2  # the scope's fact is in its view alone
+    with Memory(journal_url) as again:  # replayed: the values as they were coerced
+        assert again.current("acme", "price").value == "135"
+        assert again.scope("user:ana").current("acme", "price").value == "136"
+
+
 def test_declarations_are_journalled_and_guarded(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     with Memory(path) as mem:

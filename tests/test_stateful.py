@@ -24,7 +24,16 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from truthkeeper import Candidate, InvalidFact, Memory, SupersessionError, UnknownFact
+from truthkeeper import (
+    Candidate,
+    InvalidFact,
+    Memory,
+    ScopeError,
+    SupersessionError,
+    UnknownFact,
+    UnsafeRule,
+)
+from truthkeeper.schema import coerce_value
 from truthkeeper.testing import at, policies, tiers
 from truthkeeper.values import normalise_key, to_us
 
@@ -62,7 +71,8 @@ class MemoryMachine(RuleBasedStateMachine):
         self.mem.declare("pets", cardinality="many")
         self.view = self.mem.scope(SCOPE)
         self.ref = Reference(policy)
-        self.rules: list[str] = []
+        self.rules: list[tuple[str, str | None]] = []  # (text, layer), in the order added
+        self.types: dict[str, str | None] = {}  # declared value types
         self.outcomes: Counter[str] = Counter()
 
     def new_journal(self) -> str:
@@ -79,6 +89,17 @@ class MemoryMachine(RuleBasedStateMachine):
     @property
     def now(self) -> int:
         return to_us(at(self.minute))
+
+    def typed(self, attribute: str, value: object) -> object:
+        """The value as the attribute's declared type has it; InvalidFact if it cannot."""
+        return coerce_value(value, self.types.get(attribute), "value")
+
+    def beliefs_expected(self, layers: tuple[str | None, ...], t: int | None = None) -> set[str]:
+        """The beliefs the rules of ``layers`` (the shared ones; in a view, its own too)
+        derive over the facts of ``layers``."""
+        t = self.now if t is None else t
+        return {f"{text.split('(')[0]}({s})" for text, layer in self.rules if layer in layers
+                for s in SUBJECTS if RULES[text](self.ref, s, t, layers)}
 
     def writer(self, layer: str | None, elsewhere: bool = False) -> Memory:
         """The memory (or its scope's view) that writes; ``elsewhere``: a second handle
@@ -112,6 +133,10 @@ class MemoryMachine(RuleBasedStateMachine):
         many = slot[1] == "pets"
         present = present or not many  # only a set's member leaves
         value = member if many else value  # a few members, each said often
+        try:
+            typed = self.typed(slot[1], value)
+        except InvalidFact:
+            typed = InvalidFact
         ids = list(self.ref.facts)
         target = ids[sup % len(ids)] if (sup is not None and ids) else None
         probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source, layer=layer)
@@ -128,9 +153,11 @@ class MemoryMachine(RuleBasedStateMachine):
             assert problem == "unknown"
             return
         except InvalidFact as exc:
-            assert problem == "erased", (problem, exc)
+            assert problem == "erased" or typed is InvalidFact, (problem, exc)
             return
-        assert problem is None
+        assert problem is None and typed is not InvalidFact
+        assert (type(f.value), f.value) == (type(typed), typed), (value, f.value)
+        value = typed
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
                                      to_us(f.recorded_at), tier, target, source, many,
                                      present, None if ends is None else to_us(at(t + ends)),
@@ -138,20 +165,28 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]),
-          layer=LAYERS)
-    def confirm(self, slot, value, member, layer) -> None:
+          layer=LAYERS, elsewhere=st.booleans())
+    def confirm(self, slot, value, member, layer, elsewhere) -> None:
         """A user's confirmation: a fact of the highest tier that dominates every fact of
         a lower rank whatever the times; each head (of a set: about that member) gets an
         outcome (in the view: the view's own, which the shared book does not count)."""
         many = slot[1] == "pets"
         value = member if many else value
         key = (normalise_key(slot[0], "s"), slot[1])
+        who = self.writer(layer, elsewhere)
+        try:
+            self.typed(slot[1], value)
+        except InvalidFact:
+            try:
+                who.confirm(slot[0], slot[1], value)
+            except InvalidFact:
+                return
+            raise AssertionError(f"{value!r} confirmed against the declared type") from None
         if layer is None:
             for h in self.ref.heads(key, self.now):
                 f = self.ref.facts[h]
                 if not many or _vk(f.value) == _vk(value):
                     self.outcomes[f.source] += 1
-        who = self.writer(layer)
         before = {f.id for f in who.history(*slot)}
         who.confirm(slot[0], slot[1], value)
         for f in who.history(*slot):
@@ -175,12 +210,12 @@ class MemoryMachine(RuleBasedStateMachine):
         self.ref.retracted.add(fid)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), whole_subject=st.booleans())
-    def erase(self, k, whole_subject) -> None:
+    @rule(k=st.integers(0, 50), whole_subject=st.booleans(), elsewhere=st.booleans())
+    def erase(self, k, whole_subject, elsewhere) -> None:
         """Erasure: the fact (or every fact of its subject in its layer) goes for good; to
         the policies it is a retraction."""
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
-        who = self.writer(f.layer)
+        who = self.writer(f.layer, elsewhere)
         if whole_subject:
             gone = {g.id for g in self.ref.facts.values() if g.slot[0] == f.slot[0]
                     and g.layer == f.layer and g.id not in self.ref.erased}
@@ -204,10 +239,18 @@ class MemoryMachine(RuleBasedStateMachine):
     def filter_candidates(self, cands, layer) -> None:
         """Retrieved candidates are judged against each other and the heads of their
         slots (in a view: of the union of its layers)."""
-        rows = [((normalise_key(s, "s"), a), m if a == "pets" else v, to_us(at(t)), tier)
-                for (s, a), v, t, tier, m in cands]
         items = [Candidate(s, a, m if a == "pets" else v, at(t), tier=tier)
                  for (s, a), v, t, tier, m in cands]
+        try:  # filter reads values as add does: coerced to the declared type
+            rows = [((normalise_key(c.subject, "s"), c.attribute),
+                     self.typed(c.attribute, c.value), to_us(c.valid_from), c.tier)
+                    for c in items]
+        except InvalidFact:
+            try:
+                self.writer(layer).filter(items)
+            except InvalidFact:
+                return
+            raise AssertionError("a candidate against the declared type kept") from None
         got = self.writer(layer).filter(items)
         kept = {id(c) for c in got.kept}  # by identity: False == 0 to Python
         dropped = {i for i, c in enumerate(items) if id(c) not in kept}
@@ -221,12 +264,12 @@ class MemoryMachine(RuleBasedStateMachine):
         self.minute = minute
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), minute=st.integers(0, 16))
-    def end(self, k, minute) -> None:
+    @rule(k=st.integers(0, 50), minute=st.integers(0, 16), elsewhere=st.booleans())
+    def end(self, k, minute, elsewhere) -> None:
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
         vt = to_us(at(minute))
         try:
-            self.writer(f.layer).end(f.id, valid_to=at(minute))
+            self.writer(f.layer, elsewhere).end(f.id, valid_to=at(minute))
         except InvalidFact:
             assert f.id in self.ref.retracted or vt <= f.vf
             return
@@ -234,26 +277,42 @@ class MemoryMachine(RuleBasedStateMachine):
         f.vt = vt
 
     @precondition(lambda self: hasattr(self, "mem"))
-    @rule(text=st.sampled_from(sorted(RULES)))
-    def toggle_rule(self, text) -> None:
-        if text in self.rules:
-            self.mem.remove_rule(text)
-            self.rules.remove(text)
+    @rule(text=st.sampled_from(sorted(RULES)), layer=LAYERS, elsewhere=st.booleans())
+    def toggle_rule(self, text, layer, elsewhere) -> None:
+        """Add a rule, or remove it: a shared one (the unscoped memory's) or the scope's
+        own (its view's, which apply to the view alone). A view cannot add a rule the
+        shared layer has, nor remove a shared one."""
+        who = self.writer(layer, elsewhere)
+        if (text, layer) in self.rules:
+            who.remove_rule(text)
+            self.rules.remove((text, layer))
+        elif layer is not None and (text, None) in self.rules:
+            try:
+                who.add_rule(text)
+            except UnsafeRule:
+                pass
+            else:
+                raise AssertionError("a view added a rule the shared layer has")
+            try:
+                who.remove_rule(text)
+            except ScopeError:
+                return
+            raise AssertionError("a view removed a shared rule")
         else:
-            self.mem.add_rule(text)
-            self.rules.append(text)
+            who.add_rule(text)
+            self.rules.append((text, layer))
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), correct=st.booleans())
-    def outcome(self, k, correct) -> None:
+    @rule(k=st.integers(0, 50), correct=st.booleans(), elsewhere=st.booleans())
+    def outcome(self, k, correct, elsewhere) -> None:
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
-        self.writer(f.layer).record_outcome(f.id, correct=correct)
+        self.writer(f.layer, elsewhere).record_outcome(f.id, correct=correct)
         if f.layer is None:  # the view's outcomes are its own
             self.outcomes[f.source] += 1
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), layer=LAYERS)
-    def what_if_retract(self, k, layer) -> None:
+    @rule(k=st.integers(0, 50), layer=LAYERS, elsewhere=st.booleans())
+    def what_if_retract(self, k, layer, elsewhere) -> None:
         """``what_if(retract=...)`` names exactly the slots whose heads, and the beliefs
         that, retracting the fact would change (in the memory or the view that asks), and
         writes nothing."""
@@ -261,14 +320,12 @@ class MemoryMachine(RuleBasedStateMachine):
         layers = SHARED if layer is None else VIEW
         if f.id in self.ref.retracted or f.layer not in layers:
             return
-        who = self.writer(layer)
+        who = self.writer(layer, elsewhere)
 
         def state() -> tuple[dict, set]:
             heads = {slot: self.ref.heads((normalise_key(slot[0], "s"), slot[1]), self.now,
                                           layers) for slot in SLOTS}
-            beliefs = {f"{text.split('(')[0]}({s})" for text in self.rules for s in SUBJECTS
-                       if RULES[text](self.ref, s, self.now, layers)}
-            return heads, beliefs
+            return heads, self.beliefs_expected(layers)
 
         (before, held), length = state(), len(who)
         self.ref.retracted.add(f.id)
@@ -285,6 +342,99 @@ class MemoryMachine(RuleBasedStateMachine):
         assert w.changed == bool(w.heads or w.beliefs_gained or w.beliefs_lost)
         assert len(who) == length and f.id not in {
             h.id for h in who.history(*f.slot) if h.status == "retracted"}
+
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 16), tier=tiers,
+          source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
+          present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]),
+          ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS, elsewhere=st.booleans())
+    def what_if_add(self, slot, value, t, tier, source, sup, present, member, ends,
+                    layer, elsewhere) -> None:
+        """``what_if(add=...)`` names exactly the slots whose heads, and the beliefs that,
+        adding the fact would change (a supposed fact is refused as ``add`` would refuse
+        it), and writes nothing."""
+        source = f"{source}:{tier}"
+        many = slot[1] == "pets"
+        present = present or not many
+        value = member if many else value
+        layers = SHARED if layer is None else VIEW
+        who = self.writer(layer, elsewhere)
+        ids = list(self.ref.facts)
+        target = ids[sup % len(ids)] if (sup is not None and ids) else None
+        item = {"subject": slot[0], "attribute": slot[1], "value": value, "source": source,
+                "tier": tier, "valid_from": at(t), "supersedes": target, "present": present,
+                "valid_to": None if ends is None else at(t + ends)}
+        try:
+            typed = self.typed(slot[1], value)
+        except InvalidFact:
+            typed = InvalidFact
+        key = (normalise_key(slot[0], "s"), slot[1])
+        ra = max((f.ra for f in self.ref.facts.values()), default=0) + 1
+        probe = RFact("?", key, typed, to_us(at(t)), ra, tier, target, source, many, present,
+                      None if ends is None else to_us(at(t + ends)), layer)
+        problem = self.ref.link_problem(probe)
+        length = len(who)
+        try:
+            w = who.what_if(add=[item])
+        except (SupersessionError, UnknownFact, InvalidFact) as exc:
+            expected = {"cross_slot": SupersessionError, "lower_tier": SupersessionError,
+                        "unknown": UnknownFact, "erased": InvalidFact}.get(problem)
+            assert typed is InvalidFact or (expected is not None and isinstance(exc, expected)), \
+                (problem, exc)
+            return
+        assert typed is not InvalidFact and problem is None, (typed, problem)
+
+        def state() -> tuple[dict, set]:
+            heads = {s: self.ref.heads((normalise_key(s[0], "s"), s[1]), self.now, layers)
+                     for s in SLOTS}
+            return heads, self.beliefs_expected(layers)
+
+        before, held = state()
+        self.ref.facts["?"] = probe
+        try:
+            after, held_after = state()
+        finally:
+            del self.ref.facts["?"]
+        got = {(h.subject, h.attribute): (set(h.heads_before),
+                                          {"?" if i not in self.ref.facts else i
+                                           for i in h.heads_after}) for h in w.heads}
+        assert got == {(normalise_key(s, "s"), a): (before[s, a], after[s, a])
+                       for s, a in SLOTS if before[s, a] != after[s, a]}
+        assert {str(b) for b in w.beliefs_gained} == held_after - held
+        assert {str(b) for b in w.beliefs_lost} == held - held_after
+        assert len(who) == length
+
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule(attribute=st.sampled_from(["price", "owner", "city"]),
+          value_type=st.sampled_from([None, "number", "string", "boolean", "date"]),
+          elsewhere=st.booleans())
+    def declare_type(self, attribute, value_type, elsewhere) -> None:
+        """Declare a value type: refused while a stored value (retracted or not; erased
+        ones are gone) does not have it; later writes, confirmations and filtered
+        candidates are coerced to it, by either handle. A view cannot declare."""
+        def has(v: object) -> bool:
+            try:
+                c = coerce_value(v, value_type)
+            except InvalidFact:
+                return False
+            return (type(c), c) == (type(v), v)
+
+        clash = value_type not in (None, self.types.get(attribute)) and any(
+            f.slot[1] == attribute and f.id not in self.ref.erased and not has(f.value)
+            for f in self.ref.facts.values())
+        try:
+            self.view.declare(attribute, value_type=value_type)
+        except ScopeError:
+            pass
+        else:
+            raise AssertionError("a view declared")
+        try:
+            self.writer(None, elsewhere).declare(attribute, value_type=value_type)
+        except InvalidFact:
+            assert clash
+            return
+        assert not clash
+        self.types[attribute] = value_type
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(lazy=st.booleans())
@@ -309,6 +459,7 @@ class MemoryMachine(RuleBasedStateMachine):
             copy.import_jsonl(out)
             copy.import_jsonl(out)
             assert copy.rules() == self.mem.rules() and len(copy) == len(self.mem)
+            assert copy.scope(SCOPE).rules() == self.view.rules()
             for mine, theirs in ((self.mem, copy), (self.view, copy.scope(SCOPE))):
                 for slot in SLOTS:
                     a, b = mine.current(*slot), theirs.current(*slot)
@@ -374,10 +525,9 @@ class MemoryMachine(RuleBasedStateMachine):
         """The shared rules hold over the shared layer, and in the view over both."""
         if not hasattr(self, "mem"):
             return
-        assert self.mem.rules() == self.rules
         for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
-            expected = sorted(f"{text.split('(')[0]}({s})" for text in self.rules
-                              for s in SUBJECTS if RULES[text](self.ref, s, self.now, layers))
+            assert who.rules() == [t for t, layer in self.rules if layer in layers], layers
+            expected = sorted(self.beliefs_expected(layers))
             assert [str(b) for b in who.beliefs()] == expected, layers
 
     @invariant()

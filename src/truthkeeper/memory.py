@@ -1404,9 +1404,10 @@ class Memory:
         (True, 1)
         """
         now = self._p.now()
-        facts = self._events.hypothetical(add, self._scope, now)
         ids = [self.get(check_label(r, "retract[]")).id for r in id_list(retract, "retract")]
-        with self._open():
+        with self._open():  # caught up: declarations and erasures by another writer too
+            facts = self._events.hypothetical(add, self._scope, now)
+            self._p.no_links_to_erased(facts)
             self._store.need_all()
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra, now, self._scope)
 

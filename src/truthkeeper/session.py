@@ -118,23 +118,33 @@ class Parts:
 
     def _write_facts(self, built: list[Fact], drawn: set[str], fast: bool) -> list[Fact]:
         with self.ledger.write(fast=fast) as w:
-            self._no_links_to_erased(built)  # caught up: another writer's erasure too
+            try:  # caught up: another writer's declarations and erasures count too
+                built = self.typed(built)
+                self.no_links_to_erased(built)
+            except InvalidFact as exc:
+                self.audit.rejected(exc, {"facts": [f.id for f in built]})
+                raise
             return self.events.facts(w, built, drawn=drawn)
 
-    def _no_links_to_erased(self, built: list[Fact]) -> None:
+    def typed(self, built: list[Fact]) -> list[Fact]:
+        """The facts' values coerced to the value types declared now: a batch is validated
+        before the write catches up, and another writer may have declared one since."""
+        return [self.events.declarer.coerce(f, f.tier in self.guard.guarded) for f in built]
+
+    def no_links_to_erased(self, built: list[Fact]) -> None:
         """A new fact cannot supersede an erased one (it is gone; its placeholder is in no
-        slot). A journal or an export replays the links made before an erasure, so the
-        store takes them: this check is the live write's. A fact the writer does not see
-        (another scope's) is left to the store, which refuses it as an unknown id."""
+        slot): InvalidFact. A journal or an export replays the links made before an
+        erasure, so the store takes them: this check is the live write's (and
+        ``what_if``'s). A fact the writer does not see (another scope's) is left to the
+        store, which refuses it as an unknown id."""
         links = {f.supersedes: f for f in built if f.supersedes is not None}
         if not links:
             return
         known = self.store.known_ids(list(links))
         for g in self.store.facts([i for i in links if i in known]) if known else ():
             if g.attribute == ERASED_ATTRIBUTE and g.scope in (None, links[g.id].scope):
-                err = InvalidFact(f"fact {g.id!r} is erased: a new fact cannot supersede it")
-                self.audit.rejected(err, {"facts": [f.id for f in built]})
-                raise err
+                msg = f"fact {g.id!r} is erased: a new fact cannot supersede it"
+                raise InvalidFact(msg)
 
     def fresh(self) -> bool:
         """No other connection committed and no fact began or ended since the last call."""
