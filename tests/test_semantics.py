@@ -463,8 +463,9 @@ def test_a_value_type_another_handle_declared_is_applied_by_the_next_write(
         journal_url: str, lazy: bool) -> None:
     """Two handles on one journal (two processes, say): a write validated before it caught
     up with the other's declaration is coerced (or refused) as the declaration says, and
-    so is a supposed fact of ``what_if``. Before, the journal took 135 for a string
-    attribute, which no replay checks again."""
+    so is a supposed fact of ``what_if``; a type removed there no longer refuses or
+    coerces here. Before, the journal took 135 for a string attribute (which no replay
+    checks again), and refused a value by a type removed since."""
     with Memory(journal_url) as first, Memory(journal_url, lazy=lazy) as second:
         second.add("acme", "city", "Lisbon", source="s", valid_from=T(1))
         first.declare("price", value_type="string")
@@ -480,7 +481,13 @@ def test_a_value_type_another_handle_declared_is_applied_by_the_next_write(
         w = second.what_if(add=[{"subject": "acme", "attribute": "level", "value": "7",
                                  "source": "s"}])
         assert [b.text for b in w.beliefs_gained] == ["seven(acme)"]
-        assert len(second) == len(first) == 2  # the scope's fact is in its view alone
+        assert second.add("acme", "active", "yes", source="s").value is True
+        first.declare("active", value_type=None)  # no type: a value is kept as it is
+        assert second.add("acme", "active", "perhaps", source="s").value == "perhaps"
+        assert second.add("acme", "level", 1.0, source="s").value == 1
+        first.declare("level", value_type=None)
+        assert type(second.add("acme", "level", 1.0, source="s").value) is float
+        assert len(second) == len(first) == 6  # the scope's fact is in its view alone
     with Memory(journal_url) as again:  # replayed: the values as they were coerced
         assert again.current("acme", "price").value == "135"
         assert again.scope("user:ana").current("acme", "price").value == "136"

@@ -61,20 +61,22 @@ class Applier(Erasing):
     # ------------------------------------------------------------------ live writes
 
     def validate(self, facts: Iterable[Mapping[str, Any] | Fact],
-                 drawn: set[str] | None = None) -> list[Fact]:
+                 drawn: set[str] | None = None, typed: bool = True) -> list[Fact]:
         """Validate a batch (values, times, tiers, signatures) before anything changes;
         refusals are audited. The ids drawn here at random (not given) are added to
-        ``drawn``."""
+        ``drawn``. Not ``typed``: the declared value types and categories are left to the
+        write, which applies them once caught up with other writers' declarations."""
         now = from_us(self.clock())
         try:
             built = []
             for i, item in enumerate(facts):
-                f = self.declarer.coerce(self.builder.coerce(item, i, now),
-                                         self._guarded(item))
+                f = self.builder.coerce(item, i, now)
+                f = self.declarer.coerce(f, self._guarded(item)) if typed else f
                 if drawn is not None and isinstance(item, Mapping) and item.get("id") is None:
                     drawn.add(f.id)
                 built.append(f)
-            self.rel.check_values(built)
+            if typed:
+                self.rel.check_values(built)
             for f in built:
                 if f.tier in self.guard.guarded:
                     self.guard.check_fact(_signed_fields(f))

@@ -463,9 +463,10 @@ class Memory:
                      else {**f, "scope": self._scope} if isinstance(f, Mapping) else f
                      for f in facts]
         with caller_scope(self._scope):  # the ids it draws at random go into ``drawn``
-            built = self._events.validate(facts, drawn := set[str]())
-        # no poll first: the write catches up under the journal's lock (Ledger.write); the
-        # slots a lazily opened store reads come in before it takes that lock
+            built = self._events.validate(facts, drawn := set[str](), typed=False)
+        # no poll first: the write catches up under the journal's lock (Ledger.write), then
+        # applies the declared types; the slots a lazily opened store reads come in before
+        # it takes that lock
         with self._open(poll=False):
             return self._p.add_facts(built, drawn)
 
@@ -1406,8 +1407,7 @@ class Memory:
         now = self._p.now()
         ids = [self.get(check_label(r, "retract[]")).id for r in id_list(retract, "retract")]
         with self._open():  # caught up: declarations and erasures by another writer too
-            facts = self._events.hypothetical(add, self._scope, now)
-            self._p.no_links_to_erased(facts)
+            facts = self._p.hypothetical(add, self._scope, now)
             self._store.need_all()
             return self._reasoner.what_if(facts, ids, self._ledger.last_ra, now, self._scope)
 

@@ -120,15 +120,26 @@ class Parts:
         with self.ledger.write(fast=fast) as w:
             try:  # caught up: another writer's declarations and erasures count too
                 built = self.typed(built)
+                self.rel.check_values(built)
                 self.no_links_to_erased(built)
             except InvalidFact as exc:
+                if fast:  # not caught up (a fast write does not): decided once it is
+                    raise FastRefused from None
                 self.audit.rejected(exc, {"facts": [f.id for f in built]})
                 raise
             return self.events.facts(w, built, drawn=drawn)
 
+    def hypothetical(self, items: Any, scope: str | None, now: int) -> list[Fact]:
+        """The facts ``what_if`` supposes, built and checked as a write would (types,
+        categories, links to erased facts); called caught up."""
+        facts = self.events.hypothetical(items, scope, now)
+        self.no_links_to_erased(facts)
+        return facts
+
     def typed(self, built: list[Fact]) -> list[Fact]:
-        """The facts' values coerced to the value types declared now: a batch is validated
-        before the write catches up, and another writer may have declared one since."""
+        """The facts' values coerced to the value types declared now (InvalidFact if one
+        cannot be): ``add_many`` validates a batch before the write catches up, and
+        another writer may have declared or removed a type since."""
         return [self.events.declarer.coerce(f, f.tier in self.guard.guarded) for f in built]
 
     def no_links_to_erased(self, built: list[Fact]) -> None:
