@@ -181,6 +181,39 @@ def test_end_is_an_event_that_survives_reopen(tmp_path: Path) -> None:
         assert len(copy) == 2 and copy.get(g.id).valid_to is None
 
 
+@pytest.mark.parametrize("lazy", [True, False])
+def test_as_of_before_an_end_was_recorded_sees_the_fact_as_it_was_known(
+        tmp_path: Path, lazy: bool) -> None:
+    """Bitemporal: an ``end`` is recorded at a transaction time, so ``as_of(known_at=...)``
+    before it answers with the valid_to known then (none, or an earlier end's), also after
+    a reopen and for a set's member. Before, every end applied at every known_at: the
+    memory rewrote what it had known."""
+    path = tmp_path / "m.db"
+    clock = Clock("2026-11-30")
+    with Memory(path, clock=clock) as mem:
+        mem.declare("pets", cardinality="many")
+        f = mem.add("ana", "employer", "Globex", source="crm", valid_from=T(1))
+        p = mem.add("ana", "pets", "cat", source="crm", valid_from=T(1))
+        before_end = mem.get(f.id).recorded_at
+        mem.end(f.id, valid_to=T(20))
+        mem.end(p.id, valid_to=T(10))
+        first_end = mem.history("ana", "pets")[0].recorded_at  # the set's fact, unchanged
+        assert first_end == p.recorded_at
+        mid = datetime.now(UTC)
+        mem.end(f.id, valid_to=T(10))  # ended earlier than first said
+    with Memory(path, clock=clock, lazy=lazy) as again:
+        def ask(known_at: datetime, attribute: str = "employer") -> str:
+            return again.as_of("ana", attribute, valid_at=T(15), known_at=known_at).status
+
+        assert ask(before_end) == "resolved"  # no end was known
+        assert ask(mid) == "resolved"  # ended at the 20th, as known then
+        assert ask(datetime.now(UTC)) == "unknown"  # ended at the 10th
+        assert again.as_of("ana", "pets", valid_at=T(15),
+                           known_at=first_end).value == ("cat",)
+        assert again.as_of("ana", "pets", valid_at=T(15)).value == ()
+        assert again.current("ana", "employer").status == "unknown"
+
+
 def test_end_refuses_bad_input_and_changes_nothing() -> None:
     mem = Memory()
     f = mem.add("ana", "city", "Lisbon", source="s", valid_from=T(5))

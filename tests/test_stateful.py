@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -35,7 +36,8 @@ from truthkeeper import (
 )
 from truthkeeper.schema import coerce_value
 from truthkeeper.testing import at, policies, tiers
-from truthkeeper.values import normalise_key, to_us
+from truthkeeper.journal.ledger import now_us
+from truthkeeper.values import from_us, normalise_key, to_us
 
 from .conftest import drop_pg_database, new_pg_database
 from .reference import SHARED, Reference, RFact, _vk, phi_store_reference
@@ -74,6 +76,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.rules: list[tuple[str, str | None]] = []  # (text, layer), in the order added
         self.types: dict[str, str | None] = {}  # declared value types
         self.outcomes: Counter[str] = Counter()
+        self.marks: list[tuple[int, Reference]] = []  # (a transaction time, what was known)
 
     def new_journal(self) -> str:
         """A fresh journal's location (here a SQLite file in a temporary folder)."""
@@ -519,6 +522,27 @@ class MemoryMachine(RuleBasedStateMachine):
                     got = {f.id for f in who.as_of(s, a, valid_at=at(minute)).heads}
                     assert got == self.ref.heads((normalise_key(s, "s"), a), t, layers), \
                         (s, a, minute, layers)
+
+    @invariant()
+    def known_at_answers_as_the_memory_did_then(self) -> None:
+        """``as_of(known_at=...)`` at earlier transaction times answers with what was
+        recorded by then: the facts, retractions and ends known at that time (the first
+        mark and the last three are asked, at the clock's valid time)."""
+        if not hasattr(self, "mem"):
+            return
+        for mark, then in self.marks[:1] + self.marks[-3:]:
+            for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
+                for s, a in SLOTS:
+                    key = (normalise_key(s, "s"), a)
+                    if any(f.slot == key and f.id in self.ref.erased
+                           for f in then.facts.values()):
+                        continue  # an erased fact is gone from every time
+                    got = {f.id for f in who.as_of(s, a, valid_at=self.clock(),
+                                                   known_at=from_us(mark)).heads}
+                    assert got == then.heads(key, self.now, layers), (s, a, layers, mark)
+        self.marks.append((now_us(), Reference(
+            self.policy, {i: replace(f) for i, f in self.ref.facts.items()},
+            set(self.ref.retracted), set(self.ref.erased))))
 
     @invariant()
     def beliefs_hold_exactly_when_their_rule_body_holds(self) -> None:

@@ -170,11 +170,12 @@ class Applier(Erasing):
                                     body.get("signature"), at)
         self._nonce(w, body, f"end:{body['id']}:{body['valid_to']}")
         vt = to_us(parse_time(body["valid_to"], "valid_to"))
-        self.store.end(f.id, vt)
+        ra = w.times(1)[0] if w is not None else at
+        self.store.end(f.id, vt, ra)
         if w is not None:
             old = None if f.valid_to is None else to_us(f.valid_to)
-            w.on_undo(lambda: self.store.end(f.id, old))
-            w.events.append(("end", w.times(1)[0], dict(body)))
+            w.on_undo(lambda: self.store.end(f.id, old, None))
+            w.events.append(("end", ra, dict(body)))
         self.touch()
 
     def _check_retract(self, body: Mapping[str, Any], at: int | None) -> None:

@@ -84,9 +84,9 @@ class LazyStore(Store):
         self.need(ids=[fid])
         super().retract(fid, ra, reason)
 
-    def end(self, fid: str, valid_to: int | None) -> None:
+    def end(self, fid: str, valid_to: int | None, ra: int | None) -> None:
         self.need(ids=[fid])
-        super().end(fid, valid_to)
+        super().end(fid, valid_to, ra)
 
     def erase(self, fid: str, ra: int) -> None:
         if self.lazy is not None:  # supersedes links may cross slots from now on

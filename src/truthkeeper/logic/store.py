@@ -318,11 +318,13 @@ class Store:
         """Retract a live fact (UnknownFact, or InvalidFact when already retracted)."""
         bridge.ask("tk_retract(M, Id, RA, R)", {"M": self.h, "Id": fid, "RA": ra, "R": reason})
 
-    def end(self, fid: str, valid_to: int | None) -> None:
-        """The fact stopped being true at ``valid_to`` (None: it did not; the undo of an
-        end). UnknownFact; InvalidFact when it is retracted or ``valid_to`` is not after
-        its ``valid_from``."""
-        bridge.ask("tk_end(M, Id, VT)", {"M": self.h, "Id": fid, "VT": valid_to})
+    def end(self, fid: str, valid_to: int | None, ra: int | None) -> None:
+        """The fact stopped being true at ``valid_to``, as recorded at ``ra`` (``as_of``
+        before then sees the valid_to it had). ``ra`` None: the undo of the last end,
+        ``valid_to`` the one before it. UnknownFact; InvalidFact when the fact is retracted
+        or ``valid_to`` is not after its ``valid_from``."""
+        bridge.ask("tk_end(M, Id, VT, RA)", {"M": self.h, "Id": fid, "VT": valid_to,
+                                             "RA": ra})
         if valid_to is not None:
             self._due_at([valid_to])
 

@@ -1,11 +1,12 @@
 :- module(clock,
           [ advance/3,              % +M, +Now, -Next
-            end_fact/3              % +M, +Id, +ValidTo
+            end_fact/4              % +M, +Id, +ValidTo, +RA
           ]).
-:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/6, mark_timed/7]).
+:- use_module(store, [fact/10, retracted/4, timed/3, store_now/2, due/6, mark_timed/7,
+                      end_known/4]).
 :- use_module(dominance, [recompute_slot/3, slot_groups/2, pass_facts/5]).
 :- use_module(members, [update_members/4]).
-:- use_module(library(lists), [member/2]).
+:- use_module(library(lists), [member/2, max_member/2]).
 :- use_module(library(aggregate), [aggregate_all/3]).
 :- use_module(library(error), [existence_error/2, permission_error/3, domain_error/2]).
 
@@ -14,12 +15,12 @@
 A slot whose facts begin or end after they were written is timed
 (store:timed/3): its heads are those at the memory's clock
 (dominance:heads_at/6). advance/3 moves the clock and recomputes the timed
-slots a begin or an end has passed; end_fact/3 records that a fact stopped
+slots a begin or an end has passed; end_fact/4 records that a fact stopped
 being true. Both write the store; dominance recomputes the heads.
 */
 
 :- det(advance/3).
-:- det(end_fact/3).
+:- det(end_fact/4).
 
 %!  advance(+M, +Now, -Next) is det.
 %
@@ -100,28 +101,37 @@ next_due(M, Now, Next) :-
     ;   Next = none
     ).
 
-%!  end_fact(+M, +Id, +ValidTo) is det.
+%!  end_fact(+M, +Id, +ValidTo, +RA) is det.
 %
-%   The fact stopped being true at ValidTo (an end event): its slot becomes
-%   timed and its heads are computed again. ValidTo none reopens it (the undo
-%   of an end whose journal commit failed).
+%   The fact stopped being true at ValidTo (an end event recorded at the
+%   transaction time RA): its slot becomes timed and its heads are computed
+%   again; what its valid_to was before RA stays known (store:end_known/4, for
+%   as_of at an earlier transaction time). RA none: the undo of the end last
+%   applied, whose journal commit failed (ValidTo is the valid_to before it).
 %   @error existence_error(fact, Id)
 %   @error permission_error(end, retracted_fact, Id)
 %   @error domain_error(valid_to_after_valid_from, Id)
-end_fact(M, Id, VT) :-
+end_fact(M, Id, VT, RA) :-
     (   \+ fact(M, Id, _, _, _, _, _, _, _, _)
     ->  existence_error(fact, Id)
     ;   retracted(M, Id, _, _)
     ->  permission_error(end, retracted_fact, Id)
     ;   true
     ),
-    once(fact(M, Id, S, A, K, VF, _, RA, Tier, Src)),
+    once(fact(M, Id, S, A, K, VF, _, _, Tier, Src)),
     (   VT \== none, VT =< VF
     ->  domain_error(valid_to_after_valid_from, Id)
     ;   true
     ),
-    once(retract(store:fact(M, Id, S, A, K, VF, _, RA, Tier, Src, Json))),
-    assertz(store:fact(M, Id, S, A, K, VF, VT, RA, Tier, Src, Json)),
+    once(retract(store:fact(M, Id, S, A, K, VF, VT0, RA0, Tier, Src, Json))),
+    assertz(store:fact(M, Id, S, A, K, VF, VT, RA0, Tier, Src, Json)),
+    (   RA == none                                % undone: the last end's record goes
+    ->  findall(R, store:end_known(M, Id, _, R), Rs),
+        ( max_member(Last, Rs) -> retractall(store:end_known(M, Id, _, Last)) ; true )
+    ;   store:end_known(M, Id, VT0, RA)           % a slot loaded again replays its ends
+    ->  true
+    ;   assertz(store:end_known(M, Id, VT0, RA))
+    ),
     mark_timed(M, S, A, Id, K, VF, VT),
     (   K = m(V, _),
         update_members(M, S, A, [V])

@@ -23,7 +23,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      member_claim/5, mark_timed/7, ended_at/3, fact_at/6, begun/2,
+                      member_claim/5, mark_timed/7, ended_at/3, ended_at/4, fact_at/6, begun/2,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
@@ -541,7 +541,7 @@ heads_at(M, S, A, KnownAt, ValidAt, Heads, Front) :-
     ;   slot_heads_among(M, A, Ids, Heads0),
         Front = none
     ),
-    exclude(ended_at(M, ValidAt), Heads0, Heads).
+    exclude(ended_at(M, KnownAt, ValidAt), Heads0, Heads).
 
 % monotone_slot(+M, +S, +A, -Policy): heads follow from the slot's frontier (a monotone
 % policy, no explicit links, not a set: a set's members are decided pairwise).

@@ -19,6 +19,8 @@
             due/6,              % ?M, ?Bucket, ?T, ?S, ?A, ?Part (a timed slot changes at T)
             mark_timed/7,       % +M, +S, +A, +Id, +Key, +ValidFrom, +ValidTo
             ended_at/3,         % +M, +Now, +Id (the fact has ended by the clock Now)
+            ended_at/4,         % +M, +KnownAt, +ValidAt, +Id (as known at KnownAt)
+            end_known/4,        % ?M, ?Id, ?OldValidTo, ?RA
             fact_at/6,          % +M, +S, +A, +KnownAt, +ValidAt, -Id
             known/2, begun/2,   % +KnownAt, +RecordedAt; +ValidAt, +ValidFrom
             protected_tier/2,   % ?M, ?Tier (declared protected)
@@ -136,6 +138,9 @@ payload(M, Id, Json) :- fact(M, Id, _, _, _, _, _, _, _, _, Json).
 %!  timed(?M, ?S, ?A) is nondet.
 %   A fact of the slot ends or begins later.
 :- dynamic timed/3.
+%!  end_known(?M, ?Id, ?OldVT, ?RA) is nondet.
+%   Until the transaction time RA (an end event's) the fact's valid_to was OldVT.
+:- dynamic end_known/4.
 %!  due(?M, ?Bucket, ?T, ?S, ?A, ?Part) is nondet.
 %   The timed slot S, A changes at T (a fact of it begins or ends then), a time after the
 %   memory's clock when it was noted; Bucket is T >> 20 (about a second), so that moving
@@ -214,6 +219,7 @@ drop_memory(M) :-
     retractall(holds(M, _, _, _)),
     retractall(kept_conflict(M, _, _)),
     retractall(timed(M, _, _)),
+    retractall(end_known(M, _, _, _)),
     retractall(many_attr(M, _)),
     retractall(member_claim(M, _, _, _, _)),
     retractall(due(M, _, _, _, _, _)),
@@ -498,6 +504,19 @@ ended_at(M, T, Id) :-
     VT \== none,
     VT =< T.
 
+%!  ended_at(+M, +KnownAt, +ValidAt, +Id) is semidet.
+%   ended_at/3 with the fact's valid_to as known at KnownAt (before an end event).
+ended_at(M, none, T, Id) :- !, ended_at(M, T, Id).
+ended_at(M, K, T, Id) :-
+    T \== none,
+    findall(RA-VT0, ( end_known(M, Id, VT0, RA), RA > K ), Ends),
+    (   msort(Ends, [_-VT|_])
+    ->  true
+    ;   fact(M, Id, _, _, _, _, VT, _, _, _)
+    ),
+    VT \== none,
+    VT =< T.
+
 %!  fact_at(+M, +S, +A, +KnownAt, +ValidAt, -Id) is nondet.
 %   A fact of the slot known at KnownAt and not retracted by then (known/2), begun by
 %   ValidAt (begun/2); either time none: always.
@@ -586,7 +605,7 @@ unloadable(M, S, A) :-
 
 unload_slot(M, S, A) :-
     forall(fact(M, Id, S, A, _, _, _, _, _, _),
-           ( retractall(fact_meta(M, Id, _)),
+           ( retractall(fact_meta(M, Id, _)), retractall(end_known(M, Id, _, _)),
              retractall(retracted(M, Id, _, _)) )),
     retractall(fact(M, _, S, A, _, _, _, _, _, _, _)),
     retractall(member_claim(M, S, A, _, _)), retractall(due(M, _, _, S, A, _)),

@@ -10,7 +10,7 @@
             tk_undo_facts/2,      % +M, +Ids
             tk_erase/6,           % +M, +Id, +RA, +Payload, +S, +A
             tk_advance/3,         % +M, +Now, -Next
-            tk_end/3,             % +M, +Id, +ValidTo
+            tk_end/4,             % +M, +Id, +ValidTo, +RA (none: undo)
             tk_ended_rows/3,      % +M, +Candidates, -Indexes
             tk_declare/3,         % +M, +Attribute, +Cardinality
             tk_resolve_union/7,   % +M, +Ss, +A, +KnownAt, +ValidAt, -Status, -RowGroups
@@ -68,7 +68,7 @@
 :- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
 :- use_module(union, [heads_union/6]).
-:- use_module(clock, [advance/3, end_fact/3]).
+:- use_module(clock, [advance/3, end_fact/4]).
 :- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, view_verdict/4,
                     not_current/3, order_pairs/3, dominators/3, dominated/3,
                     dominance_pairs/3]).
@@ -102,7 +102,7 @@ with tk_error/2 and maps it to the error family in one table.
 */
 
 :- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
-        tk_add/3, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/3, tk_ended_rows/3, tk_declare/3,
+        tk_add/3, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/4, tk_ended_rows/3, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
         tk_guarded_tiers/2, tk_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
@@ -237,9 +237,9 @@ tk_advance(M, Now, Next) :-
     opt_out(Next0, Next).
 
 %!  tk_end(+M, +Id, +ValidTo) is det.
-tk_end(M, Id0, VT0) :-
-    atom_in(Id0, Id), opt_in(VT0, VT),
-    end_fact(M, Id, VT).
+tk_end(M, Id0, VT0, RA0) :-
+    atom_in(Id0, Id), opt_in(VT0, VT), opt_in(RA0, RA),
+    end_fact(M, Id, VT, RA).
 
 %!  tk_slots(+M, +Subject, -Slots) is det.
 %   store:slots/3 of the subject key Subject, or of every subject with @(none).

@@ -3,7 +3,7 @@
             member_heads_union/7    % +M, +Ss, +A, +V, +KnownAt, +ValidAt, -Heads
           ]).
 :- use_module(store, [store_now/2, many_attr/2, front/4, record/3, mem_policy/2,
-                      ended_at/3, fact_at/6, member_claim/5]).
+                      ended_at/4, fact_at/6, member_claim/5]).
 :- use_module(dominance, [slot_heads/4, heads_at/7, slot_heads_among/4, monotone_slot/4,
                           dominates/3]).
 :- use_module(policies, [policy_dominates/3]).
@@ -42,7 +42,7 @@ member (dominance:slot_heads_among/4).
 heads_union(M, Ss, A, KnownAt, ValidAt, Heads) :-
     (   many_attr(M, A)
     ->  findall(Id, ( member(S, Ss), fact_at(M, S, A, KnownAt, ValidAt, Id) ), Ids),
-        set_heads(M, A, ValidAt, Ids, Heads)
+        set_heads(M, A, KnownAt, ValidAt, Ids, Heads)
     ;   findall(S-Hs-D, ( member(S, Ss), layer(M, S, A, KnownAt, ValidAt, Hs, D) ), Layers),
         findall(H, ( member(S-Hs-_, Layers), member(H, Hs),
                      \+ ( member(S2-_-D2, Layers), S2 \== S, dominated_by(M, D2, H) ) ),
@@ -56,13 +56,13 @@ heads_union(M, Ss, A, KnownAt, ValidAt, Heads) :-
 member_heads_union(M, Ss, A, V, KnownAt, ValidAt, Heads) :-
     findall(Id, ( member(S, Ss), member_claim(M, S, A, V, Id),
                   fact_at(M, S, A, KnownAt, ValidAt, Id) ), Ids),
-    set_heads(M, A, ValidAt, Ids, Heads).
+    set_heads(M, A, KnownAt, ValidAt, Ids, Heads).
 
-% set_heads(+M, +A, +ValidAt, +Ids, -Heads): the heads among a set's claims Ids, less
-% those ended by ValidAt
-set_heads(M, A, ValidAt, Ids, Heads) :-
+% set_heads(+M, +A, +KnownAt, +ValidAt, +Ids, -Heads): the heads among claims Ids, less
+% those ended by ValidAt (as known at KnownAt)
+set_heads(M, A, KnownAt, ValidAt, Ids, Heads) :-
     slot_heads_among(M, A, Ids, Heads0),
-    exclude(ended_at(M, ValidAt), Heads0, Heads).
+    exclude(ended_at(M, KnownAt, ValidAt), Heads0, Heads).
 
 % layer(+M, +S, +A, +KnownAt, +ValidAt, -Heads, -Dominators): the slot's own heads, and
 % what may dominate a fact of another layer: front(Records), the slot's frontier, or

@@ -25,15 +25,15 @@ test(end_fact_ends_the_head, H == []) :-
     new_memory(-9501, temporal, [agent]),
     advance(-9501, 50, _),
     add(-9501, a, 1, 10, none, 1),
-    end_fact(-9501, a, 40),
+    end_fact(-9501, a, 40, 100),
     heads(-9501, H).
 test(end_fact_unknown, [error(existence_error(fact, nope))]) :-
     new_memory(-9501, temporal, [agent]),
-    end_fact(-9501, nope, 40).
+    end_fact(-9501, nope, 40, 100).
 test(end_before_begin, [error(domain_error(valid_to_after_valid_from, a))]) :-
     new_memory(-9501, temporal, [agent]),
     add(-9501, a, 1, 10, none, 1),
-    end_fact(-9501, a, 5).
+    end_fact(-9501, a, 5, 100).
 % every slot's heads as kept, and as a derivation at the clock gives them
 slots_kept(M, Kept) :-
     findall(S-Hs, ( between(1, 6, I), atom_concat(s, I, S), slot_heads(M, S, attr, H0),

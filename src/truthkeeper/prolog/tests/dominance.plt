@@ -307,7 +307,7 @@ test(a_timed_sets_members_kept_write_by_write_are_those_derived_afresh, Diffs ==
                         ;   random_between(1, 8, 1), I > 1
                         ->  random_between(1, I, J), atom_concat(t, J, Old),
                             store:store_now(-9101, Now0), End is Now0 + 2,
-                            catch(clock:end_fact(-9101, Old, End), error(_, _), true)
+                            catch(clock:end_fact(-9101, Old, End, 1000000), error(_, _), true)
                         ;   random_between(1, 6, 1)
                         ->  store:store_now(-9101, Now), Now1 is Now + 1,
                             advance(-9101, Now1, _)
@@ -477,7 +477,7 @@ test(a_timed_sets_writes_and_clock_cost_what_their_member_costs,
         add_facts(-9101, [f(new, s, attr, m(vnew, 1), 2, 3000 << 16, 3000, agent, x, @(none),
                             @(none), "", [])]), 2 000, R1),
     call_with_inference_limit(retract_fact(-9101, f9, 3001, wrong), 2 000, R2),
-    call_with_inference_limit(clock:end_fact(-9101, f20, 8), 2 000, R3),
+    call_with_inference_limit(clock:end_fact(-9101, f20, 8, 1000000), 2 000, R3),
     call_with_inference_limit(advance(-9101, 11 << 16, _), 4 000, R4),   % f1 ends
     slot_heads(-9101, s, attr, H), length(H, Hs).
 test(adding_a_fact_to_a_long_timed_slot_costs_what_its_frontier_costs, R == (!)) :-
