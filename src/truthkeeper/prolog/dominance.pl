@@ -23,7 +23,7 @@
                       fact_meta/3, sup/3, retracted/4, kept_head/4, stale/3,
                       front/4, linked/3, holds/4, kept_conflict/3, tier_rank/3, mem_policy/2,
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
-                      member_claim/5, mark_timed/7, ended_at/3, ended_at/4, fact_at/6, begun/2,
+                      member_claim/5, mark_timed/7, ended_at/4, fact_at/6, begun/2,
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
@@ -225,7 +225,7 @@ pass_facts(M, S, A, Ids0, Old) :-
     forall(( member(Id, Ids), \+ retracted(M, Id, _, _),
              fact(M, Id, _, _, _, VF, _, _, _, _), VF > Old, VF =< Now ),
            insert_at(Kind, M, S, A, Id, Now)),
-    forall(( member(Id, Ids), kept_head(M, S, A, Id), ended_at(M, Now, Id) ),
+    forall(( member(Id, Ids), kept_head(M, S, A, Id), ended_at(M, none, Now, Id) ),
            retract(kept_head(M, S, A, Id))),
     refresh_holds(M, S, A).
 
@@ -244,7 +244,7 @@ insert_front(M, P, S, A, Id, Now) :-
     ( front(M, S, A, F0) -> true ; F0 = [] ),
     forall(( kept_head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
            retract(kept_head(M, S, A, H))),
-    (   ( member(Fr, F0), policy_dominates(P, Fr, R) ; ended_at(M, Now, Id) )
+    (   ( member(Fr, F0), policy_dominates(P, Fr, R) ; ended_at(M, none, Now, Id) )
     ->  true
     ;   assertz(kept_head(M, S, A, Id))
     ),
@@ -556,4 +556,4 @@ monotone_slot(M, S, A, P) :-
 %
 %   The fact's valid_to is at or before Now.
 ended(M, Id, Now) :-
-    ended_at(M, Now, Id).
+    ended_at(M, none, Now, Id).

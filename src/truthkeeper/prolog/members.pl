@@ -8,7 +8,7 @@
           ]).
 :- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, many_attr/2,
                       member_claim/5, kept_head/4, holds/4, kept_conflict/3, timed/3,
-                      store_now/2, stale/3, touch/1, ended_at/3, begun/2]).
+                      store_now/2, stale/3, touch/1, ended_at/4, begun/2]).
 :- use_module(policies, [policy_dominates/3, monotone/1, heads_by_frontier/4,
                           confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3, same_length/2]).
@@ -123,7 +123,7 @@ update_member(M, S, A, V) :-
             Keyed),
     once(mem_policy(M, P)),
     member_groups(Keyed, P, Heads0, []),
-    exclude(ended_at(M, Now), Heads0, Heads),
+    exclude(ended_at(M, none, Now), Heads0, Heads),
     forall(member(X, All), retractall(kept_head(M, S, A, X))),
     forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
     findall(K, ( member(H, Heads), fact(M, H, _, _, K, _, _, _, _, _) ), Ks0),

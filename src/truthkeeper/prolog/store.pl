@@ -18,8 +18,7 @@
             commuting/4,        % +M, +SubjectKeys, +Sources, +Tiers
             due/6,              % ?M, ?Bucket, ?T, ?S, ?A, ?Part (a timed slot changes at T)
             mark_timed/7,       % +M, +S, +A, +Id, +Key, +ValidFrom, +ValidTo
-            ended_at/3,         % +M, +Now, +Id (the fact has ended by the clock Now)
-            ended_at/4,         % +M, +KnownAt, +ValidAt, +Id (as known at KnownAt)
+            ended_at/4,         % +M, +KnownAt, +ValidAt, +Id (ended by ValidAt)
             end_known/4,        % ?M, ?Id, ?OldValidTo, ?RA
             fact_at/6,          % +M, +S, +A, +KnownAt, +ValidAt, -Id
             known/2, begun/2,   % +KnownAt, +RecordedAt; +ValidAt, +ValidFrom
@@ -88,10 +87,9 @@ load asserts the facts and no derived state. Heads hold at the clock: a fact
 whose valid_to has passed, or whose valid_from has not come yet, is no head. timed/3 marks the slots where
 that can happen (a fact with an end, or one that begins after the clock when it
 was added); their heads are computed at the clock (dominance:heads_at/6) and
-again when the clock passes one of their times (clock:advance/3). Other
-slots keep the incremental path. many_attr/2 marks the attributes declared to
-hold sets: their value keys are m(Member, Presence) (Presence 1: the member is
-in the set, 0: it left it), each member with its own chain.
+again when the clock passes one of their times (clock:advance/3). Other slots keep the
+incremental path. many_attr/2 marks the attributes declared to hold sets: their value
+keys are m(Member, Presence) (1: in the set, 0: it left), each member with its own chain.
 front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
 so that a write checks a handful of records, not the whole slot; linked/3 marks
 slots with explicit supersedes links, which are decided fact by fact.
@@ -138,8 +136,7 @@ payload(M, Id, Json) :- fact(M, Id, _, _, _, _, _, _, _, _, Json).
 %!  timed(?M, ?S, ?A) is nondet.
 %   A fact of the slot ends or begins later.
 :- dynamic timed/3.
-%!  end_known(?M, ?Id, ?OldVT, ?RA) is nondet.
-%   Until the transaction time RA (an end event's) the fact's valid_to was OldVT.
+%!  end_known(?M, ?Id, ?OldVT, ?RA) is nondet: until RA (an end's) the valid_to was OldVT.
 :- dynamic end_known/4.
 %!  due(?M, ?Bucket, ?T, ?S, ?A, ?Part) is nondet.
 %   The timed slot S, A changes at T (a fact of it begins or ends then), a time after the
@@ -495,27 +492,16 @@ due_at(M, S, A, Now, Part, T) :-
     ;   true
     ).
 
-%!  ended_at(+M, +Now, +Id) is semidet.
-%
-%   The fact's valid_to is at or before Now (none: no fact has ended).
-ended_at(_, none, _) :- !, fail.
-ended_at(M, T, Id) :-
-    fact(M, Id, _, _, _, _, VT, _, _, _),
-    VT \== none,
-    VT =< T.
-
 %!  ended_at(+M, +KnownAt, +ValidAt, +Id) is semidet.
-%   ended_at/3 with the fact's valid_to as known at KnownAt (before an end event).
-ended_at(M, none, T, Id) :- !, ended_at(M, T, Id).
+%   Its valid_to as known at KnownAt (none: the latest) is at or before ValidAt (none: no).
+ended_at(_, _, none, _) :- !, fail.
 ended_at(M, K, T, Id) :-
-    T \== none,
-    findall(RA-VT0, ( end_known(M, Id, VT0, RA), RA > K ), Ends),
-    (   msort(Ends, [_-VT|_])
+    (   K \== none,
+        findall(RA-VT0, ( end_known(M, Id, VT0, RA), RA > K ), Ends), msort(Ends, [_-VT|_])
     ->  true
     ;   fact(M, Id, _, _, _, _, VT, _, _, _)
     ),
-    VT \== none,
-    VT =< T.
+    VT \== none, VT =< T.
 
 %!  fact_at(+M, +S, +A, +KnownAt, +ValidAt, -Id) is nondet.
 %   A fact of the slot known at KnownAt and not retracted by then (known/2), begun by

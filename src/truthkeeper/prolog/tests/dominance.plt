@@ -325,7 +325,7 @@ pairwise_at(M, S, Hs) :-
                   \+ store:retracted(M, Id, _, _), ( Now == none -> true ; VF =< Now ) ),
             Ids),
     heads_among(M, Ids, H0),
-    exclude(store:ended_at(M, Now), H0, H1),
+    exclude(store:ended_at(M, none, Now), H0, H1),
     msort(H1, Hs).
 
 test(a_linked_slots_heads_kept_write_by_write_are_those_derived_afresh, Diffs == []) :-

@@ -12,7 +12,7 @@ pairwise_union(M, Ss, A, K, V, Heads) :-
                   \+ ( store:retracted(M, Id, RRA, _), ( K == none -> true ; RRA =< K ) ),
                   ( V == none -> true ; VF =< V ) ), Ids),
     heads_among(M, Ids, H0),
-    exclude(store:ended_at(M, V), H0, H1),
+    exclude(store:ended_at(M, none, V), H0, H1),
     msort(H1, Heads).
 
 union_sorted(M, Ss, A, K, V, Heads) :-
