@@ -34,9 +34,9 @@ from truthkeeper import (
     UnknownFact,
     UnsafeRule,
 )
+from truthkeeper.journal.ledger import now_us
 from truthkeeper.schema import coerce_value
 from truthkeeper.testing import at, policies, tiers
-from truthkeeper.journal.ledger import now_us
 from truthkeeper.values import from_us, normalise_key, to_us
 
 from .conftest import drop_pg_database, new_pg_database

@@ -172,7 +172,7 @@ class Applier(Erasing):
         vt = to_us(parse_time(body["valid_to"], "valid_to"))
         ra = w.times(1)[0] if w is not None else at
         self.store.end(f.id, vt, ra)
-        if w is not None:
+        if w is not None and ra is not None:
             old = None if f.valid_to is None else to_us(f.valid_to)
             w.on_undo(lambda: self.store.end(f.id, old, None))
             w.events.append(("end", ra, dict(body)))
