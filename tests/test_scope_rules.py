@@ -49,6 +49,17 @@ def test_a_view_removes_only_its_own_rules() -> None:
     assert bob.rules() == ["p(X) :- holds(X, city, rome)"]
 
 
+def test_a_rule_the_view_and_the_shared_layer_both_have_is_listed_once() -> None:
+    mem, _ana, bob, _ = _two_users()
+    bob.add_rule("q(X) :- holds(X, city, rome)")
+    mem.add_rule("q(X) :- holds(X, city, rome)")  # the owner adds the same text, shared
+    assert bob.rules() == ["q(X) :- holds(X, city, rome)"]
+    assert [b.text for b in bob.beliefs()] == ["q(bob)"]
+    bob.remove_rule("q(X) :- holds(X, city, rome)")  # its own goes; the shared one stays
+    assert bob.rules() == mem.rules() == ["q(X) :- holds(X, city, rome)"]
+    assert [b.text for b in bob.beliefs()] == ["q(bob)"]
+
+
 def test_no_rule_reaches_another_scopes_facts() -> None:
     mem, ana, bob, _ = _two_users()
     # issue 29: a shared rule's free variables, and a join across subjects in bob's rule

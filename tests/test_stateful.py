@@ -550,7 +550,8 @@ class MemoryMachine(RuleBasedStateMachine):
         if not hasattr(self, "mem"):
             return
         for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
-            assert who.rules() == [t for t, layer in self.rules if layer in layers], layers
+            texts = [t for t, layer in self.rules if layer in layers]
+            assert who.rules() == list(dict.fromkeys(texts)), layers  # a text once
             expected = sorted(self.beliefs_expected(layers))
             assert [str(b) for b in who.beliefs()] == expected, layers
 

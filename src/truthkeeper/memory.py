@@ -1301,7 +1301,8 @@ class Memory:
 
     def rules(self) -> list[str]:
         """The texts of the rules that apply here, in the order they were added: the shared
-        ones (added to the unscoped memory) and, in a scope's view, the scope's own.
+        ones (added to the unscoped memory) and, in a scope's view, the scope's own; a text
+        both layers have is listed once.
 
         Returns
         -------
@@ -1315,7 +1316,7 @@ class Memory:
         ['local(X) :- holds(X, city, lisbon)']
         """
         with self._open():
-            return [t for _, t, _ in self._reasoner.rules(self._scope)]
+            return list(dict.fromkeys(t for _, t, _ in self._reasoner.rules(self._scope)))
 
     def beliefs(self) -> list[Belief]:
         """Every belief the rules derive from the current facts (kept current
