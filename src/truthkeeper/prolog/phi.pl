@@ -17,10 +17,10 @@
                       sup/3]).
 :- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(library(error), [existence_error/2]).
-:- use_module(library(apply), [partition/4, include/3]).
+:- use_module(library(apply), [partition/4, include/3, maplist/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
                           may_dominate/3]).
-:- use_module(library(pairs), [pairs_values/2]).
+:- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
 :- use_module(library(lists), [member/2, append/3]).
 
 
@@ -137,11 +137,11 @@ ended_by(Now, VT-_) :-
 phi_store(M, Timed, Slots, Drops) :-
     once(mem_policy(M, Policy)),
     live_candidates(M, Timed, Cands, Ended),
-    findall(K-A, member(-(K, _, A), Slots), KAs0),
-    sort(KAs0, KAs),
+    maplist(slot_keyed, Slots, Keyed),             % grouped in one sort, not a scan a slot
+    keysort(Keyed, Sorted),
+    group_pairs_by_key(Sorted, Grouped),
     findall(c(-(head, H), K, R),
-            ( member(K-A, KAs),
-              findall(S, member(-(K, S, A), Slots), Ss),
+            ( member((K-A)-Ss, Grouped),
               store_head(M, Ss, A, K, Cands, H), once(record(M, H, R0)),
               R0 = r(_, V, T, RA, Rank, Src, Meta), R = r(-(head, H), V, T, RA, Rank, Src, Meta) ),
             Heads),
@@ -151,6 +151,8 @@ phi_store(M, Timed, Slots, Drops) :-
     append(Ended, Drops1, Drops).
 
 candidate_drop(I-_) :- integer(I).
+
+slot_keyed(-(K, S, A), (K-A)-S).
 
 % store_head(+M, +Ss, +A, +K, +Cands, -H): a head of the slot (one layer) or of the
 % union of a view's layers that may dominate one of its candidates; of a set, only
