@@ -410,3 +410,34 @@ def test_a_categorical_decision_computes_its_posterior_once(
         mem.learn_from_agreement()  # a new confusion
         learned = mem.decide(subject, "rating", utility=ANSWER)
         assert len(calls) == 3 and learned.alternatives != after.alternatives
+
+
+def test_declaring_categories_keeps_the_type_and_the_cardinality(tmp_path: Path) -> None:
+    """``declare(attribute, categories=...)`` changes the categories only: a value type
+    and a set's cardinality declared before stay (they were reset to none and one: the
+    type was dropped, and a set that held facts could not be given categories). An
+    explicit ``value_type=None`` still removes the type; a declaration the attribute
+    already has journals nothing."""
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        mem.declare("price", value_type="number")
+        mem.declare("price", categories=[1, 2, 3])
+        assert mem.add("acme", "price", "2", source="a").value == 2
+        mem.declare("pet", cardinality="many")
+        mem.add("ana", "pet", "cat", source="a")
+        mem.declare("pet", categories=["cat", "dog"])
+        mem.add("ana", "pet", "dog", source="a")
+        assert mem.current("ana", "pet").value == ("cat", "dog")
+        length = mem.export_jsonl(tmp_path / "a.jsonl")
+        mem.declare("pet", cardinality="many")  # what it has: nothing is written
+        mem.declare("price")
+        assert mem.export_jsonl(tmp_path / "b.jsonl") == length
+        with pytest.raises(InvalidFact, match="categories of 'pet'"):
+            mem.add("ana", "pet", "bird", source="a")
+    with Memory(path) as mem:
+        assert {a: (d.cardinality, d.value_type) for a, d in mem.declarations().items()} == {
+            "price": ("one", "number"), "pet": ("many", None)}
+        mem.declare("price", value_type=None)  # removed: "2" is a string, not a category
+        with pytest.raises(InvalidFact, match="categories of 'price'"):
+            mem.add("acme", "price", "2", source="a")
+        assert mem.add("acme", "price", 3, source="a").value == 3

@@ -75,6 +75,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.ref = Reference(policy)
         self.rules: list[tuple[str, str | None]] = []  # (text, layer), in the order added
         self.types: dict[str, str | None] = {}  # declared value types
+        self.categories: dict[str, set[object]] = {}  # declared categories, as value keys
         self.outcomes: Counter[str] = Counter()
         self.marks: list[tuple[int, Reference]] = []  # (a transaction time, what was known)
 
@@ -93,9 +94,15 @@ class MemoryMachine(RuleBasedStateMachine):
     def now(self) -> int:
         return to_us(at(self.minute))
 
-    def typed(self, attribute: str, value: object) -> object:
-        """The value as the attribute's declared type has it; InvalidFact if it cannot."""
-        return coerce_value(value, self.types.get(attribute), "value")
+    def typed(self, attribute: str, value: object, closed: bool = True) -> object:
+        """The value as the attribute's declared type has it; InvalidFact if it cannot, or
+        (``closed``: a write's, not a filtered candidate's) if it is none of the
+        attribute's declared categories."""
+        typed = coerce_value(value, self.types.get(attribute), "value")
+        if closed and attribute in self.categories and _vk(typed) not in self.categories[
+                attribute]:
+            raise InvalidFact(f"{typed!r} is none of the categories of {attribute!r}")
+        return typed
 
     def beliefs_expected(self, layers: tuple[str | None, ...], t: int | None = None) -> set[str]:
         """The beliefs the rules of ``layers`` (the shared ones; in a view, its own too)
@@ -246,7 +253,8 @@ class MemoryMachine(RuleBasedStateMachine):
                  for (s, a), v, t, tier, m in cands]
         try:  # filter reads values as add does: coerced to the declared type
             rows = [((normalise_key(c.subject, "s"), c.attribute),
-                     self.typed(c.attribute, c.value), to_us(c.valid_from), c.tier)
+                     self.typed(c.attribute, c.value, closed=False), to_us(c.valid_from),
+                     c.tier)
                     for c in items]
         except InvalidFact:
             try:
@@ -438,6 +446,33 @@ class MemoryMachine(RuleBasedStateMachine):
             return
         assert not clash
         self.types[attribute] = value_type
+
+    @precondition(lambda self: hasattr(self, "mem"))
+    @rule(attribute=st.sampled_from(["owner", "city"]),
+          categories=st.sampled_from([[], ["Lisbon", 1], [" lisbon", 0, "true"], [1, "1"],
+                                      ["Lisbon", True]]),
+          typed=st.booleans(), elsewhere=st.booleans())
+    def declare_categories(self, attribute, categories, typed, elsewhere) -> None:
+        """Declare an attribute's categories (``[]`` removes them): later writes,
+        confirmations and supposed facts outside them are refused, by either handle;
+        filtered candidates are not (they are read, not written). The value type and the
+        cardinality stay; ``typed``: the value type is declared again with them."""
+        kwargs = {"value_type": self.types.get(attribute)} if typed else {}
+        try:
+            self.view.declare(attribute, categories=categories, **kwargs)
+        except ScopeError:
+            pass
+        else:
+            raise AssertionError("a view declared")
+        try:
+            self.writer(None, elsewhere).declare(attribute, categories=categories, **kwargs)
+        except InvalidFact:
+            assert any(isinstance(c, bool) for c in categories), categories
+            return
+        if categories:
+            self.categories[attribute] = {_vk(c) for c in categories}
+        else:
+            self.categories.pop(attribute, None)
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(lazy=st.booleans())

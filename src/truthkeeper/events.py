@@ -105,10 +105,13 @@ class Applier(Erasing):
             item.get("tier", "agent") if isinstance(item, Mapping) else None)
         return tier in self.guard.guarded
 
-    def declare(self, w: Write, d: Declaration) -> None:
-        """Declare an attribute's cardinality and value type (see :class:`Declarer`)."""
+    def declare(self, w: Write, d: Declaration, keep: tuple[bool, bool] = (False, False)) -> None:
+        """Declare an attribute's cardinality and value type (see :class:`Declarer`; ``keep``:
+        :meth:`~.schema.Declarer.resolve`); what the attribute has already journals nothing."""
+        old, d = self.declarer.schema.get(d.attribute), self.declarer.resolve(d, keep)
+        if d == old and d.attribute in self.declarer.schema.by_attribute:
+            return
         self.declarer.check(d)
-        old = self.declarer.schema.get(d.attribute)
         self.declarer.apply(d.to_dict())
         w.on_undo(lambda: self.declarer.undo(old))
         w.events.append(("declare", w.times(1)[0], d.to_dict()))

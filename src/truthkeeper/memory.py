@@ -23,13 +23,12 @@ from .reliability.context import decide_context
 from .reliability.decision import decide_slot
 from .reliability.similarity import Similarity
 from .results import AuditEntry, Decision, SourceReliability, Utility, Verification, WhatIf
-from .schema import Declaration
+from .schema import UNCHANGED, Declaration, Unchanged, declaration
 from .session import CallContext, Parts, id_list, recorded_settings
 from .signing import public_key_hex
 from .validation import (
     check_bool,
     check_categories,
-    check_declaration,
     check_probability,
     check_rule_text,
     check_utility,
@@ -470,10 +469,11 @@ class Memory:
         with self._open(poll=False):
             return self._p.add_facts(built, drawn)
 
-    def declare(self, attribute: str, *, cardinality: str = "one",
-                value_type: str | None = None,
+    def declare(self, attribute: str, *, cardinality: str | Unchanged = UNCHANGED,
+                value_type: str | None | Unchanged = UNCHANGED,
                 categories: Sequence[Any] | None = None) -> None:
-        """Declare an attribute for the whole memory (journalled).
+        """Declare an attribute for the whole memory (journalled). What is not passed stays
+        as it is (an attribute never declared: one value at a time, no value type).
 
         A cardinality is fixed once the attribute holds a fact. The owner's act: a scope's
         view cannot declare.
@@ -488,7 +488,7 @@ class Memory:
             ``present=False``.
         value_type
             ``"number"``, ``"string"``, ``"boolean"`` or ``"date"``: values are coerced as
-            they come in (``"135"`` -> 135) or refused.
+            they come in (``"135"`` -> 135) or refused; None removes the type.
         categories
             The attribute's closed set of values, each source's confusion between them
             deciding its conflicts (as ``Memory(categories=...)``); ``[]`` removes it.
@@ -509,11 +509,11 @@ class Memory:
         ('cat', 'dog')
         """
         self._owner_only("declare")
-        d = check_declaration(attribute, cardinality, value_type)
+        d, keep = declaration(attribute, cardinality, value_type)
         cats = None if categories is None else check_categories({d.attribute: categories})
         with self._open():
-            with self._ledger.write() as w:
-                self._events.declare(w, d)
+            with self._ledger.write() as w:  # what was not passed: as the attribute has it
+                self._events.declare(w, d, keep)
             if cats is not None:  # journalled as Memory(categories=...) journals them
                 self._events.start_categories(self._ledger, cats)
 

@@ -8,19 +8,20 @@ policy registry keeps members of a set apart); this module only checks and coerc
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from .errors import InvalidFact
 from .validation import check_declaration
 from .values import ToDict, parse_time
 
-__all__ = ["CARDINALITIES", "VALUE_TYPES", "Declaration", "Schema", "boundary_time",
-           "coerce_value"]
+__all__ = ["CARDINALITIES", "UNCHANGED", "VALUE_TYPES", "Declaration", "Schema",
+           "boundary_time", "coerce_value"]
 
 CARDINALITIES = ("one", "many")
 VALUE_TYPES = ("number", "string", "boolean", "date")
@@ -28,6 +29,27 @@ _INT = re.compile(r"[-+]?\d+")
 _TRUE = {"true", "yes", "y", "1", "on"}
 _FALSE = {"false", "no", "n", "0", "off"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class _Unchanged(enum.Enum):
+    UNCHANGED = "unchanged"
+
+    def __repr__(self) -> str:
+        return "<unchanged>"
+
+
+UNCHANGED = _Unchanged.UNCHANGED
+"""``Memory.declare``'s default: what the attribute has (declared or not) stays."""
+Unchanged = Literal[_Unchanged.UNCHANGED]
+
+
+def declaration(attribute: object, cardinality: object, value_type: object,
+                ) -> tuple[Declaration, tuple[bool, bool]]:
+    """``Memory.declare``'s arguments checked (InvalidFact otherwise), and which of the
+    cardinality and the value type stay as the attribute has them (:data:`UNCHANGED`)."""
+    keep = (cardinality is UNCHANGED, value_type is UNCHANGED)
+    return check_declaration(attribute, None if keep[0] else cardinality,
+                             None if keep[1] else value_type), keep
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +201,13 @@ class Declarer:
 
     def __init__(self, store: Any, schema: Schema) -> None:
         self.store, self.schema = store, schema
+
+    def resolve(self, d: Declaration, keep: tuple[bool, bool]) -> Declaration:
+        """``d`` with the cardinality (``keep[0]``) and the value type (``keep[1]``) the
+        attribute has now: what ``Memory.declare`` was not passed stays."""
+        old = self.schema.get(d.attribute)
+        return Declaration(d.attribute, old.cardinality if keep[0] else d.cardinality,
+                           old.value_type if keep[1] else d.value_type)
 
     def check(self, d: Declaration) -> None:
         """Refuse (InvalidFact) a declaration the attribute's stored facts contradict."""
