@@ -84,19 +84,17 @@ def revealed_reference(data: CrowdData, gold: dict[int, int]) -> tuple[np.ndarra
 
 
 def resampled_rows(data: CrowdData, *, gold: dict[int, int] | None = None,
-                   resamples: int = RESAMPLES, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                   resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
     """Each worker's Dirichlet confusion rows in the fit to each of ``resamples``
-    bootstrap resamples of the answers, (resamples, W, K, K), and the fits' ``reference``
-    probabilities averaged, (n_items, K). The gold (revealed labels) is kept in every fit;
-    only the answers are resampled. A decision reads an item's claims through every fit's
-    rows in turn."""
-    fits, ref = [], np.zeros((data.n_items, data.n_classes))
+    bootstrap resamples of the answers: (resamples, W, K, K). The gold (revealed labels)
+    is kept in every fit; only the answers are resampled. A decision reads an item's
+    claims through every fit's rows in turn."""
+    fits = []
     for sub in _resamples(data, resamples, seed):
         one = vb_dawid_skene(sub, gold=gold, correlation=False, draws=0)
         assert one.alpha is not None
         fits.append(one.alpha)
-        ref += one.reference
-    return np.stack(fits), ref / resamples
+    return np.stack(fits)
 
 
 def labels_prefer_bagged(single: np.ndarray, bagged: np.ndarray,
