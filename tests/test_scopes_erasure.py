@@ -562,3 +562,32 @@ def test_another_handles_erasure_is_seen_by_a_write_that_links_to_it(journal_url
                        supersedes=unread.id)
         assert len(second) == len(first) == 2 and second.verify().ok
         assert second.current("acme", "owner").status == "unknown"
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_reimporting_an_erasure_that_blanked_outcomes_changes_nothing(tmp_path: Path,
+                                                                       signed: bool) -> None:
+    """An erasure's event names the outcome events it blanked by their place in its own
+    journal, which an import renumbers: a second import of the same export took it for a
+    new erasure (signed: refused as a replayed signature; unsigned: journalled again)."""
+    owner = Signer(Ed25519PrivateKey.generate())
+    mem = Memory(trusted_keys=[owner.public_key])
+    if signed:
+        mem.confirm("acme", "price", 0, signature=owner.sign_action(
+            "confirm", {"subject": "acme", "attribute": "price", "value": 0}))
+    else:
+        mem.add("acme", "price", 0, source="crm", tier="verified")
+    f = mem.history("acme", "price")[0]
+    mem.record_outcome(f.id, correct=False, signature=owner.sign_action(
+        "outcome", {"id": f.id, "source": f.source, "correct": False}) if signed else None)
+    mem.add("acme", "owner", "ana", source="crm", tier="verified")
+    mem.erase([f.id], signature=owner.sign_action(
+        "erase", {"ids": [f.id], "reason": "erasure request"}) if signed else None)
+    events = mem.export_jsonl(tmp_path / "m.jsonl")
+    copy = Memory(trusted_keys=[owner.public_key])
+    copy.import_jsonl(tmp_path / "m.jsonl")
+    once = copy.export_jsonl(tmp_path / "once.jsonl")
+    copy.import_jsonl(tmp_path / "m.jsonl")
+    assert copy.export_jsonl(tmp_path / "twice.jsonl") == once >= events - 1
+    assert copy.verify().ok and [g.status for g in copy.history("acme", "price")] == ["erased"]
+    assert copy.current("acme", "owner").value == "ana"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -30,7 +31,9 @@ from truthkeeper import (
     InvalidFact,
     Memory,
     ScopeError,
+    Signer,
     SupersessionError,
+    TierNotAuthorized,
     UnknownFact,
     UnsafeRule,
 )
@@ -68,8 +71,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.path = self.new_journal()
         self.policy = policy
         self.minute = 10  # the memory's clock, in minutes after ``at(0)``
-        self.mem = Memory(self.path, policy=policy, protected_tiers=(), synchronous="NORMAL",
-                          clock=self.clock)
+        self.mem = self.open_memory(self.path)
         self.mem.declare("pets", cardinality="many")
         self.view = self.mem.scope(SCOPE)
         self.ref = Reference(policy)
@@ -78,6 +80,24 @@ class MemoryMachine(RuleBasedStateMachine):
         self.categories: dict[str, set[object]] = {}  # declared categories, as value keys
         self.outcomes: Counter[str] = Counter()
         self.marks: list[tuple[int, Reference]] = []  # (a transaction time, what was known)
+
+    signer: Signer | None = None
+    """The owner's key where the human tier is protected (``SignedMachine``): a human fact,
+    and a retraction, end, erasure or outcome of one, must be signed by it."""
+
+    def open_memory(self, path: str | None, **kwargs: object) -> Memory:
+        keys = [] if self.signer is None else [self.signer.public_key]
+        return Memory(path, policy=self.policy, clock=self.clock, trusted_keys=keys,
+                      protected_tiers=() if self.signer is None else ("human",),
+                      **({"synchronous": "NORMAL"} if path else {}), **kwargs)
+
+    def guarded(self, tier: str) -> bool:
+        return self.signer is not None and tier == "human"
+
+    def sig(self, sign: bool, tier: str, action: str, payload: dict) -> dict | None:
+        """The owner's signature of an action on a fact of ``tier``, if ``sign``."""
+        return self.signer.sign_action(action, payload) if (
+            sign and self.guarded(tier) and self.signer is not None) else None
 
     def new_journal(self) -> str:
         """A fresh journal's location (here a SQLite file in a temporary folder)."""
@@ -118,8 +138,7 @@ class MemoryMachine(RuleBasedStateMachine):
         if not elsewhere:
             return self.mem if layer is None else self.view
         if getattr(self, "other", None) is None:
-            self.other = Memory(self.path, policy=self.policy, protected_tiers=(),
-                                synchronous="NORMAL", clock=self.clock)
+            self.other = self.open_memory(self.path)
         return self.other if layer is None else self.other.scope(SCOPE)
 
     def close_other(self) -> None:
@@ -136,9 +155,12 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, t=st.integers(0, 6), tier=tiers,
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
           present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]),
-          ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS, elsewhere=st.booleans())
+          ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS, elsewhere=st.booleans(),
+          sign=st.booleans())
     def add(self, slot, value, t, tier, source, sup, present, member, ends, layer,
-            elsewhere) -> None:
+            elsewhere, sign) -> None:
+        """A write; of a protected tier, signed (``add_many`` of ``Signer.sign``'s dict,
+        whose value is never coerced) or refused."""
         source = f"{source}:{tier}"  # a source name keeps one tier
         many = slot[1] == "pets"
         present = present or not many  # only a set's member leaves
@@ -151,11 +173,21 @@ class MemoryMachine(RuleBasedStateMachine):
         target = ids[sup % len(ids)] if (sup is not None and ids) else None
         probe = RFact("?", slot, value, to_us(at(t)), 0, tier, target, source, layer=layer)
         problem = self.ref.link_problem(probe)
+        item = {"subject": slot[0], "attribute": slot[1], "value": value, "source": source,
+                "tier": tier, "valid_from": at(t), "supersedes": target, "present": present,
+                "valid_to": None if ends is None else at(t + ends)}
+        signed = sign and self.guarded(tier) and self.signer is not None
+        if signed and typed is not InvalidFact and (type(typed), typed) != (type(value), value):
+            typed = InvalidFact  # a signed value is never coerced
+        who = self.writer(layer, elsewhere)
         try:
-            f = self.writer(layer, elsewhere).add(
-                slot[0], slot[1], value, source=source, tier=tier, valid_from=at(t),
-                supersedes=target, present=present,
-                valid_to=None if ends is None else at(t + ends))
+            if signed and self.signer is not None:
+                f = who.add_many([self.signer.sign(item)])[0]
+            else:
+                f = who.add(**item)
+        except TierNotAuthorized:
+            assert self.guarded(tier) and not signed
+            return
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
             return
@@ -166,6 +198,7 @@ class MemoryMachine(RuleBasedStateMachine):
             assert problem == "erased" or typed is InvalidFact, (problem, exc)
             return
         assert problem is None and typed is not InvalidFact
+        assert signed or not self.guarded(tier), "a protected fact written unsigned"
         assert (type(f.value), f.value) == (type(typed), typed), (value, f.value)
         value = typed
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
@@ -175,8 +208,8 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]),
-          layer=LAYERS, elsewhere=st.booleans())
-    def confirm(self, slot, value, member, layer, elsewhere) -> None:
+          layer=LAYERS, elsewhere=st.booleans(), sign=st.booleans())
+    def confirm(self, slot, value, member, layer, elsewhere, sign) -> None:
         """A user's confirmation: a fact of the highest tier that dominates every fact of
         a lower rank whatever the times; each head (of a set: about that member) gets an
         outcome (in the view: the view's own, which the shared book does not count)."""
@@ -198,7 +231,8 @@ class MemoryMachine(RuleBasedStateMachine):
                 if not many or _vk(f.value) == _vk(value):
                     self.outcomes[f.source] += 1
         before = {f.id for f in who.history(*slot)}
-        who.confirm(slot[0], slot[1], value)
+        who.confirm(slot[0], slot[1], value, signature=self.sig(sign, "human", "confirm", {
+            "subject": slot[0], "attribute": slot[1], "value": value}))
         for f in who.history(*slot):
             if f.id not in before:
                 self.ref.facts[f.id] = RFact(f.id, key, f.value, to_us(f.valid_from),
@@ -206,30 +240,41 @@ class MemoryMachine(RuleBasedStateMachine):
                                              f.source, many, f.present, layer=layer)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), elsewhere=st.booleans())
-    def retract(self, k, elsewhere) -> None:
-        fid = list(self.ref.facts)[k % len(self.ref.facts)]
-        who = self.writer(self.ref.facts[fid].layer, elsewhere)
-        if fid in self.ref.retracted:
-            try:
-                who.retract(fid, reason="again")
-            except InvalidFact:
-                return
-            raise AssertionError("retracting twice must fail")
-        who.retract(fid, reason="test")
-        self.ref.retracted.add(fid)
+    @rule(k=st.integers(0, 50), elsewhere=st.booleans(), sign=st.booleans())
+    def retract(self, k, elsewhere, sign) -> None:
+        f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
+        who = self.writer(f.layer, elsewhere)
+        reason = "again" if f.id in self.ref.retracted else "test"
+        try:
+            who.retract(f.id, reason=reason, signature=self.sig(
+                sign, f.tier, "retract", {"id": f.id, "reason": reason}))
+        except InvalidFact:
+            assert f.id in self.ref.retracted, "retracting twice must fail"
+            return
+        except TierNotAuthorized:
+            assert self.guarded(f.tier) and not sign
+            return
+        assert f.id not in self.ref.retracted and (sign or not self.guarded(f.tier))
+        self.ref.retracted.add(f.id)
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), whole_subject=st.booleans(), elsewhere=st.booleans())
-    def erase(self, k, whole_subject, elsewhere) -> None:
+    @rule(k=st.integers(0, 50), whole_subject=st.booleans(), elsewhere=st.booleans(),
+          sign=st.booleans())
+    def erase(self, k, whole_subject, elsewhere, sign) -> None:
         """Erasure: the fact (or every fact of its subject in its layer) goes for good; to
-        the policies it is a retraction."""
+        the policies it is a retraction. A protected fact's erasure is signed, or refused
+        (a subject's whole, with nothing erased)."""
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
         who = self.writer(f.layer, elsewhere)
         if whole_subject:
             gone = {g.id for g in self.ref.facts.values() if g.slot[0] == f.slot[0]
                     and g.layer == f.layer and g.id not in self.ref.erased}
-            assert set(who.erase(subject=f.slot[0])) == gone
+            try:
+                assert set(who.erase(subject=f.slot[0])) == gone
+            except TierNotAuthorized:
+                assert any(self.guarded(self.ref.facts[g].tier) for g in gone)
+                return
+            assert not any(self.guarded(self.ref.facts[g].tier) for g in gone)
         elif f.id in self.ref.erased:
             try:
                 who.erase(f.id)
@@ -238,7 +283,13 @@ class MemoryMachine(RuleBasedStateMachine):
             raise AssertionError("erasing twice must fail")
         else:
             gone = {f.id}
-            assert who.erase(f.id) == [f.id]
+            try:
+                assert who.erase(f.id, signature=self.sig(sign, f.tier, "erase", {
+                    "ids": [f.id], "reason": "erasure request"})) == [f.id]
+            except TierNotAuthorized:
+                assert self.guarded(f.tier) and not sign
+                return
+            assert sign or not self.guarded(f.tier)
         self.ref.erased |= gone
         self.ref.retracted |= gone
 
@@ -275,16 +326,22 @@ class MemoryMachine(RuleBasedStateMachine):
         self.minute = minute
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), minute=st.integers(0, 16), elsewhere=st.booleans())
-    def end(self, k, minute, elsewhere) -> None:
+    @rule(k=st.integers(0, 50), minute=st.integers(0, 16), elsewhere=st.booleans(),
+          sign=st.booleans())
+    def end(self, k, minute, elsewhere, sign) -> None:
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
         vt = to_us(at(minute))
         try:
-            self.writer(f.layer, elsewhere).end(f.id, valid_to=at(minute))
+            self.writer(f.layer, elsewhere).end(f.id, valid_to=at(minute), signature=self.sig(
+                sign, f.tier, "end", {"id": f.id, "valid_to": at(minute).isoformat()}))
         except InvalidFact:
             assert f.id in self.ref.retracted or vt <= f.vf
             return
+        except TierNotAuthorized:
+            assert self.guarded(f.tier) and not sign
+            return
         assert f.id not in self.ref.retracted and vt > f.vf
+        assert sign or not self.guarded(f.tier)
         f.vt = vt
 
     @precondition(lambda self: hasattr(self, "mem"))
@@ -314,10 +371,18 @@ class MemoryMachine(RuleBasedStateMachine):
             self.rules.append((text, layer))
 
     @precondition(lambda self: bool(getattr(self, "ref", None) and self.ref.facts))
-    @rule(k=st.integers(0, 50), correct=st.booleans(), elsewhere=st.booleans())
-    def outcome(self, k, correct, elsewhere) -> None:
+    @rule(k=st.integers(0, 50), correct=st.booleans(), elsewhere=st.booleans(),
+          sign=st.booleans())
+    def outcome(self, k, correct, elsewhere, sign) -> None:
         f = self.ref.facts[list(self.ref.facts)[k % len(self.ref.facts)]]
-        self.writer(f.layer, elsewhere).record_outcome(f.id, correct=correct)
+        try:
+            self.writer(f.layer, elsewhere).record_outcome(f.id, correct=correct,
+                                                           signature=self.sig(
+                sign, f.tier, "outcome", {"id": f.id, "source": f.source, "correct": correct}))
+        except TierNotAuthorized:
+            assert self.guarded(f.tier) and not sign
+            return
+        assert sign or not self.guarded(f.tier)
         if f.layer is None:  # the view's outcomes are its own
             self.outcomes[f.source] += 1
 
@@ -480,8 +545,7 @@ class MemoryMachine(RuleBasedStateMachine):
         """Reopen the journal: lazily (the default) or replaying it whole."""
         self.close_other()
         self.mem.close()
-        self.mem = Memory(self.path, policy=self.policy, protected_tiers=(),
-                          synchronous="NORMAL", clock=self.clock, lazy=lazy)
+        self.mem = self.open_memory(self.path, lazy=lazy)
         self.view = self.mem.scope(SCOPE)
 
     @precondition(lambda self: hasattr(self, "mem"))
@@ -493,7 +557,7 @@ class MemoryMachine(RuleBasedStateMachine):
         out = Path(tempfile.mkdtemp(prefix="tk-export-")) / "m.jsonl"
         try:
             self.mem.export_jsonl(out)
-            copy = Memory(policy=self.policy, protected_tiers=(), clock=self.clock)
+            copy = self.open_memory(None)
             copy.import_jsonl(out)
             copy.import_jsonl(out)
             assert copy.rules() == self.mem.rules() and len(copy) == len(self.mem)
@@ -599,6 +663,17 @@ class MemoryMachine(RuleBasedStateMachine):
 
 
 TestMemoryMachine = MemoryMachine.TestCase
+
+
+class SignedMachine(MemoryMachine):
+    """The same machine with the human tier protected: its facts, confirmations, and the
+    retractions, ends, erasures and outcomes of its facts are signed by the owner's key,
+    or refused with nothing changed."""
+
+    signer = Signer(Ed25519PrivateKey.generate())
+
+
+TestSignedMachine = SignedMachine.TestCase
 
 
 class PostgresMachine(MemoryMachine):

@@ -233,11 +233,13 @@ def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
 def _identity(kind: str, body: Mapping[str, Any], rules: dict[str, str]) -> tuple[str, str]:
     """What makes two journals' events one event: a rule is its text and scope, and its
     removal that of the rule it removes (a rule's id is its journal's sequence number,
-    which audit entries and checkpoints, never exported, shift); ``rules`` maps the rule
-    ids read so far to theirs."""
+    which audit entries and checkpoints, never exported, shift), an erasure what it erased
+    and why; ``rules`` maps the rule ids read so far to theirs."""
     if kind == "rule":
         rules[str(body.get("id"))] = key = canonical([body.get("text"), body.get("scope")])
         return kind, key
     if kind == "rule_removed":
         return kind, rules.get(str(body.get("id")), canonical(body) + "?")
+    if kind == "erase":  # what it blanked ("outcomes", "audit", "rules") are that journal's seqs
+        return kind, canonical({k: body.get(k) for k in ("ids", "reason", "signature")})
     return kind, canonical(body)
