@@ -477,9 +477,12 @@ def test_an_index_missing_rows_is_found_by_verify_and_rebuilt(loc):
         assert m.verify().ok  # rebuilt
 
 
-def test_erasing_a_signed_fact_keeps_the_index_true_to_the_chain(loc):
+@pytest.mark.parametrize("before", ["nothing", "retract", "end"])
+def test_erasing_a_signed_fact_keeps_the_index_true_to_the_chain(loc, before):
     """The erased placeholder no longer holds the signature: its nonce leaves the index
-    (verify() reported a mismatch, and rebuilt the index, after every such erasure)."""
+    (verify() reported a mismatch, and rebuilt the index, after every such erasure). A
+    signed retraction or end of it moves to the placeholder's slot, its nonce too (it
+    stayed with the old slot: a lazily opened memory refused to go on)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from truthkeeper import Signer
@@ -490,6 +493,12 @@ def test_erasing_a_signed_fact_keeps_the_index_true_to_the_chain(loc):
         [f] = m.add_many([owner.sign({"subject": "ana", "attribute": "ssn", "value": "123",
                                       "source": "user:ana", "tier": "human",
                                       "valid_from": at(1)})])
+        if before == "retract":
+            m.retract(f.id, reason="typo", signature=owner.sign_action(
+                "retract", {"id": f.id, "reason": "typo"}))
+        elif before == "end":
+            m.end(f.id, valid_to=at(2), signature=owner.sign_action(
+                "end", {"id": f.id, "valid_to": at(2).isoformat()}))
         m.erase([f.id], reason="user request",
                 signature=owner.sign_action("erase", {"ids": [f.id], "reason": "user request"}))
         v = m.verify()

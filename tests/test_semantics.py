@@ -612,6 +612,33 @@ def test_a_signed_confirmation_stands_at_the_protected_tier(tmp_path: Path) -> N
             again.confirm("acme", "ceo", "Ana", signature=sig)
 
 
+def test_a_view_signs_its_protected_facts_and_confirmations_with_its_scope(
+        tmp_path: Path) -> None:
+    """In a scope's view a protected fact is signed with its ``scope`` (the signature
+    binds it there; without it the refusal says so), and a confirmation with
+    ``sign_action("confirm", {..., "scope"})``, names as the owner writes them. Before,
+    a signed confirmation in a view could not be made: it had to sign an internal key,
+    and its outcome about a protected head of the view was refused as not signed."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    owner = Signer(Ed25519PrivateKey.generate())
+    path = tmp_path / "m.db"
+    item = {"subject": "acme", "attribute": "ceo", "value": "Ana", "source": "owner",
+            "tier": "human", "valid_from": T(1)}
+    with Memory(path, trusted_keys=[owner.public_key]) as mem:
+        view = mem.scope("user:ana")
+        with pytest.raises(TierNotAuthorized, match="with its scope"):
+            view.add_many([owner.sign(item)])
+        view.add_many([owner.sign({**item, "scope": "user:ana"})])
+        n = view.confirm("Acme ", "ceo", "Bo", signature=owner.sign_action("confirm", {
+            "subject": "Acme ", "attribute": "CEO", "value": "Bo", "scope": "User:Ana"}))
+        assert n == 1 and view.current("acme", "ceo").value == "Bo"
+        assert view.current("acme", "ceo").heads[0].tier == "human"
+        assert mem.current("acme", "ceo").status == "unknown"
+    with Memory(path, trusted_keys=[owner.public_key]) as again:
+        assert again.verify().ok and again.scope("user:ana").current("acme", "ceo").value == "Bo"
+
+
 # ---------------------------------------------------------------- fresh across processes
 
 def test_a_memory_sees_another_writers_commit_before_it_answers(journal_url: str) -> None:

@@ -177,6 +177,8 @@ class MemoryMachine(RuleBasedStateMachine):
                 "tier": tier, "valid_from": at(t), "supersedes": target, "present": present,
                 "valid_to": None if ends is None else at(t + ends)}
         signed = sign and self.guarded(tier) and self.signer is not None
+        if signed and layer is not None:
+            item["scope"] = layer  # a view's fact is signed with its scope
         if signed and typed is not InvalidFact and (type(typed), typed) != (type(value), value):
             typed = InvalidFact  # a signed value is never coerced
         who = self.writer(layer, elsewhere)
@@ -184,7 +186,7 @@ class MemoryMachine(RuleBasedStateMachine):
             if signed and self.signer is not None:
                 f = who.add_many([self.signer.sign(item)])[0]
             else:
-                f = who.add(**item)
+                f = who.add(**{k: v for k, v in item.items() if k != "scope"})
         except TierNotAuthorized:
             assert self.guarded(tier) and not signed
             return
@@ -217,22 +219,31 @@ class MemoryMachine(RuleBasedStateMachine):
         value = member if many else value
         key = (normalise_key(slot[0], "s"), slot[1])
         who = self.writer(layer, elsewhere)
+        signature = self.sig(sign, "human", "confirm", {
+            "subject": slot[0], "attribute": slot[1], "value": value, "scope": layer})
         try:
-            self.typed(slot[1], value)
+            typed = self.typed(slot[1], value)
+            if signature is not None and (type(typed), typed) != (type(value), value):
+                raise InvalidFact("a signed value is never coerced")
         except InvalidFact:
             try:
-                who.confirm(slot[0], slot[1], value)
+                who.confirm(slot[0], slot[1], value, signature=signature)
             except InvalidFact:
                 return
             raise AssertionError(f"{value!r} confirmed against the declared type") from None
-        if layer is None:
-            for h in self.ref.heads(key, self.now):
-                f = self.ref.facts[h]
-                if not many or _vk(f.value) == _vk(value):
-                    self.outcomes[f.source] += 1
+        # the heads it labels right or wrong: its layer's (of a set: about that member)
+        labelled = [self.ref.facts[h] for h in self.ref.heads(key, self.now, (layer,))
+                    if not many or _vk(self.ref.facts[h].value) == _vk(value)]
         before = {f.id for f in who.history(*slot)}
-        who.confirm(slot[0], slot[1], value, signature=self.sig(sign, "human", "confirm", {
-            "subject": slot[0], "attribute": slot[1], "value": value}))
+        try:
+            who.confirm(slot[0], slot[1], value, signature=signature)
+        except TierNotAuthorized:  # unsigned, it cannot label a protected fact
+            assert signature is None and any(self.guarded(f.tier) for f in labelled)
+            return
+        assert signature is not None or not any(self.guarded(f.tier) for f in labelled)
+        if layer is None:
+            for f in labelled:
+                self.outcomes[f.source] += 1
         for f in who.history(*slot):
             if f.id not in before:
                 self.ref.facts[f.id] = RFact(f.id, key, f.value, to_us(f.valid_from),

@@ -35,7 +35,7 @@ from .reliability.state import Reliability
 from .results import Verification
 from .schema import Declaration, Declarer, Schema
 from .signing import EVER, Guard, KeyRing, apply_key_event, nonce_owner
-from .values import Fact, FactBuilder, from_us, normalise_key, parse_time, scoped, to_us
+from .values import Fact, FactBuilder, from_us, parse_time, scoped, to_us
 
 __all__ = ["MAX_RULES", "Applier"]
 
@@ -273,9 +273,9 @@ class Applier(Erasing):
             ok = payload == {"id": body["id"], "source": body["source"],
                              "correct": body["correct"]}
         elif action == "confirm" and body.get("id") is not None:
-            f = self.store.get(body["id"])
-            ok = (normalise_key(payload.get("subject"), "subject"),
-                  normalise_key(payload.get("attribute"), "attribute")) == f.slot
+            f = self.store.get(body["id"])  # the slot's keys; in a view, the scope's own
+            ok = (payload.get("subject"), payload.get("attribute")) == (
+                scoped(f.scope, f.subject), f.attribute)
         else:
             ok = False
         if not ok:

@@ -84,7 +84,8 @@ class Signer:
         """A copy of a fact with a ``signature`` block, for a protected tier.
 
         ``valid_from`` is required (it is signed). The nonce is fresh random bytes, so a
-        signature cannot be replayed.
+        signature cannot be replayed. A fact for a scope's view is signed with its
+        ``"scope"``: the signature binds it to that scope.
 
         Parameters
         ----------
@@ -128,7 +129,8 @@ class Signer:
         payload
             What the action is about: ``"retract"`` ``{"id", "reason"}``, ``"outcome"``
             ``{"id", "source", "correct"}``, ``"confirm"`` ``{"subject", "attribute",
-            "value"}``, ``"key"`` ``{"key", "action"}``, ``"checkpoint"`` ``{"seq", "hash"}``.
+            "value"}`` (and ``"scope"`` for a scope's view), ``"key"`` ``{"key",
+            "action"}``, ``"checkpoint"`` ``{"seq", "hash"}``.
 
         Returns
         -------
@@ -148,6 +150,8 @@ class Signer:
         >>> mem.current("acme", "ceo").status
         'unknown'
         """
+        if action == "confirm":
+            payload = confirm_payload(payload)
         nonce = os.urandom(16).hex()
         sig = self._key.sign(action_bytes(action, payload, nonce)).hex()
         return {"key": self.public_key_hex, "nonce": nonce, "sig": sig}
@@ -266,6 +270,9 @@ class Guard:
         """Raise TierNotAuthorized when a fact claims a protected tier without a valid
         signature."""
         problem = self.fact_problem(fields, at)
+        if problem == "signature does not match" and fields.get("scope") is not None:
+            problem += (f" (a fact written in scope {fields['scope']!r}'s view is signed "
+                        "with its scope: sign the dict with \"scope\")")
         if problem is not None:
             msg = (f"a write at tier {fields.get('tier')!r} (protected: "
                    f"{', '.join(sorted(self.guarded))}) must be signed by a trusted key; "
@@ -310,6 +317,21 @@ class Guard:
             return problem
 
         return check
+
+
+def confirm_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``confirm`` checks a signature against, from what the owner names: the slot's
+    keys (``"Acme "`` is ``"acme"``), in a scope's view (``"scope"``) the scope's own.
+
+    >>> confirm_payload({"subject": "Acme ", "attribute": "CEO", "value": "Ana"})
+    {'subject': 'acme', 'attribute': 'ceo', 'value': 'Ana'}
+    """
+    from .validation import check_scope
+
+    return {"subject": scoped(check_scope(payload.get("scope")),
+                              normalise_key(payload.get("subject"), "subject")),
+            "attribute": normalise_key(payload.get("attribute"), "attribute"),
+            "value": payload.get("value")}
 
 
 def confirmation_payload(fields: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -283,14 +283,17 @@ class SlotIndex:
         now, new = entries("fact", new_body, self.lookup)
         if now != was:  # the fact's event, and the retractions and ends naming it
             fid = json.loads(new_body).get("id")
-            moved = [seq] + [int(s) for s, b in self.db.rows(
+            naming = [(int(s), str(b)) for s, b in self.db.rows(
                 "SELECT e.seq, e.body FROM tk_index_slot x JOIN events e ON e.seq = x.seq "
                 "WHERE x.slot = ? AND e.kind IN ('retract', 'end')", (was,))
                 if _names(str(b), fid)]
-            for s in moved:
+            for s in [seq] + [s for s, _ in naming]:
                 self.db.rows("DELETE FROM tk_index_slot WHERE seq = ?", (s,))
                 self.db.rows("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                              "ON CONFLICT DO NOTHING", (now, s))
+            for _, b in naming:  # a signed one's nonce names the slot it moved to
+                for k, _ in entries("retract", b, lambda _k: now)[1]:
+                    self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (now, k))
         for k, v in new:
             if k.startswith("i:"):
                 self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (v, k))
