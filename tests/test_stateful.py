@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -700,9 +701,17 @@ class PostgresMachine(MemoryMachine):
         drop_pg_database(self.admin, self.path)
 
 
-def test_the_machine_on_postgresql(pg_admin: str) -> None:
-    PostgresMachine.admin = pg_admin
+class PostgresSignedMachine(PostgresMachine):
+    """The signed machine on PostgreSQL (its nonces and slot index are that backend's)."""
+
+    signer = SignedMachine.signer
+
+
+@pytest.mark.parametrize("machine", [PostgresMachine, PostgresSignedMachine],
+                         ids=["open", "signed"])
+def test_the_machine_on_postgresql(pg_admin: str, machine: type[PostgresMachine]) -> None:
+    machine.admin = pg_admin
     n = settings.default.max_examples
-    run_state_machine_as_test(PostgresMachine, settings=settings(
-        max_examples=max(10, n // 4), stateful_step_count=30, deadline=None,
-        suppress_health_check=list(HealthCheck)))
+    run_state_machine_as_test(machine, settings=settings(
+        max_examples=max(10, n // (4 if machine is PostgresMachine else 8)),
+        stateful_step_count=30, deadline=None, suppress_health_check=list(HealthCheck)))
