@@ -166,6 +166,9 @@ def test_mcp_tools_for_sets_ends_slots_and_declarations() -> None:
         "tier": "verified", "valid_from": 1770231626, "present": False})  # epoch seconds
     assert not err and cat_gone["present"] is False
     assert _call(agent, "recall", {"subject": "ana", "attribute": "pet"})[1]["value"] == ["dog"]
+    err, pet = _call(owner, "declare", {"attribute": "pet", "value_type": "string"})
+    assert not err and pet == {"attribute": "pet", "cardinality": "many",  # kept: a set
+                               "value_type": "string"}
     err, price = _call(agent, "remember", {"subject": "acme", "attribute": "price",
                                            "value": "135", "source": "tool",
                                            "valid_from": "2026-01-01"})

@@ -201,14 +201,17 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
     if allow_declare:
         @tool
         def declare(attribute: Attribute,
-                    cardinality: Annotated[Literal["one", "many"], Field(
-                        description="many: the attribute holds a set of values")] = "one",
+                    cardinality: Annotated[Literal["one", "many"] | None, Field(
+                        description="many: the attribute holds a set of values; "
+                                    "omitted: as it is")] = None,
                     value_type: Annotated[Literal["number", "string", "boolean", "date"] | None,
-                                          Field(description="coerce values to this type")]
+                                          Field(description="coerce values to this type "
+                                                            "(omitted: none)")]
                     = None) -> dict[str, Any]:
             """Declare an attribute for the whole memory (the owner allowed it)."""
             with _errors():
-                mem.declare(attribute, cardinality=cardinality, value_type=value_type)
+                mem.declare(attribute, value_type=value_type,
+                            **({} if cardinality is None else {"cardinality": cardinality}))
                 return mem.declarations()[attribute.strip().casefold()].to_dict()
 
     @tool
