@@ -416,30 +416,41 @@ def test_a_reference_that_agrees_with_the_crowd_is_learned_as_that_good(seed: in
     assert ece(p.max(1), p.argmax(1) == truth[held]) <= 0.04
 
 
-def _ambiguous(seed: int, k: int = 4, n_items: int = 1500, n_workers: int = 60,
-               per: int = 5) -> tuple[CrowdData, np.ndarray]:
-    """Items that are ambiguous to different degrees, and a reference that reads them as
-    the workers do (as ``s_adult``'s graders read its pages): each item has its own reading
-    distribution theta_i ~ Dirichlet(3 base), base .7 on the item's class, and every answer
-    and the reference label are draws from theta_i. The gold is the reference label."""
+def _item_readings(name: str, seed: int, k: int, n_items: int, n_workers: int, per: int, *,
+                   share: float, conc: float, noise: float = 0.0,
+                   reference: bool = False) -> tuple[CrowdData, np.ndarray]:
+    """Every item has its own reading distribution theta_i ~ Dirichlet(``conc`` base), base
+    giving ``share`` to the item's class, and each worker answers from theta_i mixed with
+    its own noise (uniform on 0-``noise``). The gold is the class, or with ``reference``
+    one more reading drawn from theta_i (a reference that reads items as the workers do)."""
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, k, n_items)
-    ii, ww, ll, ref = [], [], [], []
+    mix = rng.uniform(0.0, noise, n_workers) if noise else np.zeros(n_workers)
+    ii, ww, ll, gold = [], [], [], []
     for i in range(n_items):
-        base = np.full(k, 0.3 / (k - 1))
-        base[truth[i]] = 0.7
-        theta = rng.dirichlet(3.0 * base)
+        base = np.full(k, round(1.0 - share, 10) / (k - 1))
+        base[truth[i]] = share
+        theta = rng.dirichlet(conc * base)
         for w in rng.choice(n_workers, per, replace=False):
             ii.append(i)
             ww.append(w)
-            ll.append(rng.choice(k, p=theta))
-        ref.append(rng.choice(k, p=theta))
-    gold = np.array(ref)
-    data = CrowdData("ambiguous", [str(i) for i in range(n_items)],
+            ll.append(rng.choice(k, p=(1 - mix[w]) * theta + mix[w] / k))
+        gold.append(rng.choice(k, p=theta) if reference else truth[i])
+    g = np.array(gold)
+    data = CrowdData(name, [str(i) for i in range(n_items)],
                      [str(w) for w in range(n_workers)], [str(c) for c in range(k)],
                      np.array(ii), np.array(ww), np.array(ll),
-                     {i: int(gold[i]) for i in range(n_items)})
-    return data, gold
+                     {i: int(g[i]) for i in range(n_items)})
+    return data, g
+
+
+def _ambiguous(seed: int) -> tuple[CrowdData, np.ndarray]:
+    """Items that are ambiguous to different degrees, and a reference that reads them as
+    the workers do (as ``s_adult``'s graders read its pages): four classes, 1,500 items of
+    five answers from 60 workers, theta_i ~ Dirichlet(3 base), base .7 on the item's class;
+    the gold is the reference label."""
+    return _item_readings("ambiguous", seed, 4, 1500, 60, 5, share=0.7, conc=3.0,
+                          reference=True)
 
 
 @pytest.mark.parametrize(("kind", "seed"), [("ambiguous", 0), ("ambiguous", 2),
@@ -478,30 +489,13 @@ def test_revealed_labels_choose_between_the_fit_and_its_bootstrap(kind: str,
     assert cal(p) <= 0.05 and cal(p) <= cal(other) - 0.02
 
 
-def _shared_perception(seed: int, k: int, n_items: int = 2000, n_workers: int = 40,
-                       per: int = 15):
+def _shared_perception(seed: int, k: int) -> tuple[CrowdData, np.ndarray]:
     """Correlated answers of a kind the answers reveal: every item has its own answer
     distribution theta_i ~ Dirichlet(6 base), base giving .75 to the true class, and each
     worker answers from theta_i mixed with its own noise (0-30% uniform). Fifteen answers
     to one item share its theta_i, so they are less evidence than fifteen independent
     readings, and how much less shows in how well each answer is predicted by the others."""
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, k, n_items)
-    noise = rng.uniform(0.0, 0.3, n_workers)
-    ii, ww, ll = [], [], []
-    for i in range(n_items):
-        base = np.full(k, 0.25 / (k - 1))
-        base[truth[i]] = 0.75
-        theta = rng.dirichlet(6.0 * base)
-        for w in rng.choice(n_workers, per, replace=False):
-            ii.append(i)
-            ww.append(w)
-            ll.append(rng.choice(k, p=(1 - noise[w]) * theta + noise[w] / k))
-    data = CrowdData("shared", [str(i) for i in range(n_items)],
-                     [str(w) for w in range(n_workers)], [str(c) for c in range(k)],
-                     np.array(ii), np.array(ww), np.array(ll),
-                     {i: int(truth[i]) for i in range(n_items)})
-    return data, truth
+    return _item_readings("shared", seed, k, 2000, 40, 15, share=0.75, conc=6.0, noise=0.3)
 
 
 @pytest.mark.parametrize(("seed", "k"), [(0, 2), (1, 3)])
