@@ -175,11 +175,11 @@ def _semi(data: CrowdData, gold_items: np.ndarray, frac: float, seed: int) -> di
     for _ in range(REVEAL_DRAWS):
         shown = rng.choice(gold_items, size=k, replace=False)
         t = time.perf_counter()
-        # BayesBag, or the single fit where the revealed labels are likelier under it
-        # (with gold revealed the single fit may already be as sure as it is right)
-        p, use = revealed_reference(data, {int(i): data.gold[int(i)] for i in shown})
+        # the single fit and BayesBag, averaged as the revealed labels weigh them (with
+        # gold revealed the single fit may already be as sure as it is right)
+        p, w = revealed_reference(data, {int(i): data.gold[int(i)] for i in shown})
         draws.append({**_score(p, data, np.setdiff1d(gold_items, shown), floor=True),
-                      "bagged": use, "seconds": time.perf_counter() - t})
+                      "bagged_weight": w, "seconds": time.perf_counter() - t})
     table = {m: np.array([d[m] for d in draws]) for m in SCORED}
     return {"revealed": k, **{m: float(v.mean()) for m, v in table.items()},
             "spread": {m: {"sd": float(v.std(ddof=1)), "min": float(v.min()),
