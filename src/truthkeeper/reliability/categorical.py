@@ -98,9 +98,9 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
         fit = vb_dawid_skene(data, gold=gold, draws=0)
         assert fit.alpha is not None
         # the bootstrap's rows whether or not slots were confirmed: letting the
-        # confirmations choose the full fit's rows instead (bagging.labels_prefer_bagged,
-        # as eval crowd's model does) was measured through decide and not adopted
-        # (benchmarks/README.md)
+        # confirmations choose the full fit's rows instead (by their likelihood, as
+        # bagging.bagged_weight weighs eval crowd's model) was measured through decide
+        # and not adopted (benchmarks/README.md)
         rows = resampled_rows(data, gold=gold)
         out[attr] = {"categories": list(cats),
                      "class_prior": [float(x) for x in fit.class_prior],
