@@ -330,7 +330,10 @@ reliable tenth of the answers (nobody is assumed to read an item better than the
 best). Where the reference labels disagree with the crowd in a systematic way (ordinal
 grades), this keeps the probabilities from being far surer than right, which they are
 for the class itself (the row `latent`). With some gold revealed, the model learns the
-matrix jointly with the workers, scored here on the gold items that were not revealed.
+matrix jointly with the workers, scored here on the gold items that were not revealed
+(rows `5%`, `10%`, `20%`). There the single fit and the bagged one (next paragraph) are
+averaged, each weighted by how well it predicted the revealed labels: many labels settle
+on one of them, a few leave both in the mix.
 
 The row `bagged` is what `eval crowd` reports: the posterior averaged over fits to ten
 bootstrap resamples of the answers (BayesBag), with the answers of the single fit (the row
