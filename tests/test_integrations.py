@@ -169,6 +169,10 @@ def test_mcp_tools_for_sets_ends_slots_and_declarations() -> None:
     err, pet = _call(owner, "declare", {"attribute": "pet", "value_type": "string"})
     assert not err and pet == {"attribute": "pet", "cardinality": "many",  # kept: a set
                                "value_type": "string"}
+    assert _call(owner, "declare", {"attribute": "pet", "cardinality": "many"})[1][
+        "value_type"] == "string"  # kept
+    assert _call(owner, "declare", {"attribute": "pet", "value_type": "none"})[1][
+        "value_type"] is None  # removed
     err, price = _call(agent, "remember", {"subject": "acme", "attribute": "price",
                                            "value": "135", "source": "tool",
                                            "valid_from": "2026-01-01"})

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidFact, ScopeError, TierNotAuthorized, TruthkeeperError
 from ..memory import Memory
 from ..results import Utility
+from ..schema import UNCHANGED
 from ..values import jsonable
 
 __all__ = ["TOKEN_ENV", "ContextItem", "build_server", "serve"]
@@ -204,14 +205,16 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                     cardinality: Annotated[Literal["one", "many"] | None, Field(
                         description="many: the attribute holds a set of values; "
                                     "omitted: as it is")] = None,
-                    value_type: Annotated[Literal["number", "string", "boolean", "date"] | None,
-                                          Field(description="coerce values to this type "
-                                                            "(omitted: none)")]
-                    = None) -> dict[str, Any]:
-            """Declare an attribute for the whole memory (the owner allowed it)."""
+                    value_type: Annotated[
+                        Literal["number", "string", "boolean", "date", "none"] | None,
+                        Field(description="coerce values to this type; none: no type; "
+                                          "omitted: as it is")] = None) -> dict[str, Any]:
+            """Declare an attribute for the whole memory (the owner allowed it): what is
+            omitted stays as it is."""
             with _errors():
-                mem.declare(attribute, value_type=value_type,
-                            **({} if cardinality is None else {"cardinality": cardinality}))
+                mem.declare(attribute, cardinality=cardinality or UNCHANGED,
+                            value_type=UNCHANGED if value_type is None else
+                            None if value_type == "none" else value_type)
                 return mem.declarations()[attribute.strip().casefold()].to_dict()
 
     @tool
