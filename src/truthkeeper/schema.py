@@ -48,7 +48,7 @@ def declaration(attribute: object, cardinality: object, value_type: object,
     """``Memory.declare``'s arguments checked (InvalidFact otherwise), and which of the
     cardinality and the value type stay as the attribute has them (:data:`UNCHANGED`)."""
     keep = (cardinality is UNCHANGED, value_type is UNCHANGED)
-    return check_declaration(attribute, None if keep[0] else cardinality,
+    return check_declaration(attribute, "one" if keep[0] else cardinality,
                              None if keep[1] else value_type), keep
 
 

@@ -528,7 +528,7 @@ def check_similarity(sim: object) -> Similarity | None:
 
 def check_declaration(attribute: object, cardinality: object = "one",
                       value_type: object = None) -> Declaration:
-    """A checked declaration (InvalidFact otherwise); a cardinality None is ``"one"``.
+    """A checked declaration (InvalidFact otherwise).
 
     Examples
     --------
@@ -538,7 +538,6 @@ def check_declaration(attribute: object, cardinality: object = "one",
     from .schema import CARDINALITIES, VALUE_TYPES, Declaration
 
     a = normalise_key(attribute, "attribute")
-    cardinality = "one" if cardinality is None else cardinality
     check_choice(cardinality, CARDINALITIES, "cardinality")
     if value_type is not None and value_type not in VALUE_TYPES:
         msg = f"value_type must be None or one of {VALUE_TYPES}, got {value_type!r}"
