@@ -375,6 +375,45 @@ def test_what_if_writes_nothing() -> None:
         mem.what_if(retract=["nope"])
 
 
+@pytest.mark.parametrize("rule", [False, True])
+def test_what_if_asked_again_answers_the_same(rule: bool) -> None:
+    """``what_if`` runs in a snapshot that is discarded. A slot first derived inside it,
+    and changed there by the supposed fact, was seen twice by the next ``what_if`` (its
+    head listed once more in ``heads_before`` at every call); the slots it reads are now
+    derived before the snapshot."""
+    mem = Memory()
+    if rule:
+        mem.add_rule("led(S) :- holds(S, ceo, _)")
+    bo = mem.add("acme", "ceo", "Bo", source="o", valid_from=T(1))
+    item = {"subject": "acme", "attribute": "ceo", "value": "Ana", "source": "o",
+            "valid_from": T(1)}
+    for _ in range(3):
+        [h] = mem.what_if(add=[item]).heads
+        assert h.heads_before == (bo.id,) and len(h.heads_after) == 1
+    assert [f.id for f in mem.current("acme", "ceo").heads] == [bo.id]
+
+
+def test_what_if_sets_a_signature_aside() -> None:
+    """``what_if`` supposes a protected fact unsigned (nothing is written), so a signature
+    given is neither checked nor its nonce used: one already used answers as an unsigned
+    fact does, and the same signature still writes the fact afterwards. Before, a used
+    nonce was refused (``TierNotAuthorized``) although no signature was needed."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    owner = truthkeeper.Signer(Ed25519PrivateKey.generate())
+    mem = Memory(trusted_keys=[owner.public_key])
+    item = {"subject": "acme", "attribute": "ceo", "value": "Ana", "source": "owner",
+            "tier": "human", "valid_from": T(1)}
+    signed, used = owner.sign(item), owner.sign({**item, "value": "Bo"})
+    mem.add_many([used])
+    for supposed in (signed, used):
+        bare = mem.what_if(add=[{k: v for k, v in supposed.items() if k != "signature"}])
+        w = mem.what_if(add=[supposed])
+        assert [(h.heads_before, len(h.heads_after)) for h in w.heads] == [
+            (h.heads_before, len(h.heads_after)) for h in bare.heads] != []
+    assert len(mem) == 1 and mem.add_many([signed])[0].tier == "human"
+
+
 def test_graph_edges() -> None:
     mem = Memory()
     mem.add_rule("known(S) :- holds(S, price, _)")

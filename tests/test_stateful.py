@@ -422,6 +422,8 @@ class MemoryMachine(RuleBasedStateMachine):
         finally:
             self.ref.retracted.discard(f.id)
         w = who.what_if(retract=[f.id])
+        assert all(len(set(x)) == len(x) for h in w.heads  # each head once
+                   for x in (h.heads_before, h.heads_after))
         assert {(h.subject, h.attribute): (set(h.heads_before), set(h.heads_after))
                 for h in w.heads} == {(normalise_key(s, "s"), a): (before[s, a], after[s, a])
                                       for s, a in SLOTS if before[s, a] != after[s, a]}
@@ -483,6 +485,8 @@ class MemoryMachine(RuleBasedStateMachine):
             after, held_after = state()
         finally:
             del self.ref.facts["?"]
+        assert all(len(set(x)) == len(x) for h in w.heads  # each head once
+                   for x in (h.heads_before, h.heads_after))
         got = {(h.subject, h.attribute): (set(h.heads_before),
                                           {"?" if i not in self.ref.facts else i
                                            for i in h.heads_after}) for h in w.heads}

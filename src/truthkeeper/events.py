@@ -92,10 +92,11 @@ class Applier(Erasing):
     def hypothetical(self, items: Iterable[Mapping[str, Any] | Fact], scope: str | None,
                      now: int) -> list[Fact]:
         """The facts ``what_if`` would add in ``scope``, built and checked as ``validate``
-        builds them (declared types included); unsigned, since nothing is written."""
+        builds them (declared types included); unsigned, since nothing is written (a
+        signature given is set aside: neither checked nor its nonce used)."""
         with caller_scope(scope):
             built = [replace(self.declarer.coerce(self.builder.coerce(item, i, from_us(now)),
-                                                  False), scope=scope)
+                                                  False), scope=scope, signature=None)
                      for i, item in enumerate(items)]
         self.rel.check_values(built)
         return built

@@ -400,18 +400,22 @@ holds_value(M, V, H) :-
 %   evaluation, the clock's move included, runs in a snapshot). In a scope, a
 %   slot's heads are those of the view's union.
 what_if(M, Sc, Now, Recs, Retracts, Changes) :-
-    snapshot(what_if_in(M, Sc, Now, Recs, Retracts, Changes)).
+    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
+                 ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ),
+            Slots0),
+    sort(Slots0, Slots),
+    % what the snapshot reads is derived before it (a cache, not a write): a slot first
+    % derived inside a snapshot and changed there was seen twice by the next one
+    forall(member(S-A, Slots), seen_heads(M, Sc, S, A, _)),
+    ( rule_text(M, _, _) -> fresh_all(M) ; true ),
+    snapshot(what_if_in(M, Sc, Now, Recs, Retracts, Slots, Changes)).
 
-what_if_in(M, Sc, Now, Recs, Retracts, -(SlotChanges, Gained, Lost)) :-
+what_if_in(M, Sc, Now, Recs, Retracts, Slots, -(SlotChanges, Gained, Lost)) :-
     once(store_now(M, Clock)),
     (   Clock \== none, Clock >= Now
     ->  true
     ;   advance(M, Now, _)
     ),
-    findall(S-A, ( member(f(_, S, A, _, _, _, _, _, _, _, _, _, _), Recs)
-                 ; member(Id, Retracts), fact(M, Id, S, A, _, _, _, _, _, _) ),
-            Slots0),
-    sort(Slots0, Slots),
     findall(S-A-Hs, ( member(S-A, Slots), seen_heads(M, Sc, S, A, Hs) ), Before),
     beliefs(M, Sc, B0),
     add_facts(M, Recs),
