@@ -213,8 +213,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             omitted stays as it is."""
             with _errors():
                 mem.declare(attribute, cardinality=cardinality or UNCHANGED,
-                            value_type=UNCHANGED if value_type is None else
-                            None if value_type == "none" else value_type)
+                            value_type={None: UNCHANGED, "none": None}.get(value_type,
+                                                                          value_type))
                 return mem.declarations()[attribute.strip().casefold()].to_dict()
 
     @tool
