@@ -369,6 +369,24 @@ def test_13_bad_input_raises_the_family_and_changes_nothing(tmp_path: Path) -> N
     mem.close()
 
 
+def test_a_refused_add_names_the_field_not_a_batch_it_did_not_pass() -> None:
+    """``add`` writes a batch of one; its refusal used to begin ``facts[0]:``, a list the
+    caller never passed (in a scope's view too). A batch's refusal still names its item."""
+    mem = Memory()
+    for who in (mem, mem.scope("user:ana")):
+        with pytest.raises(InvalidFact) as err:
+            who.add("ana", "city", "Lisbon", source="s", tier="tool")
+        assert str(err.value).startswith("tier must be one of"), err.value
+        with pytest.raises(InvalidFact, match=r"^the attribute '\$erased' is reserved"):
+            who.add("ana", "$erased", 1, source="s")
+        with pytest.raises(InvalidFact, match=r"^facts\[1\]: tier must be one of"):
+            who.add_many([{"subject": "a", "attribute": "b", "value": 1, "source": "s"},
+                          {"subject": "a", "attribute": "c", "value": 1, "source": "s",
+                           "tier": "tool"}])
+    assert len(mem) == 0 and mem.scope("user:ana").add("a", "b", 1, source="s").scope == \
+        "user:ana"
+
+
 def test_a_journal_of_another_format_is_refused(tmp_path: Path) -> None:
     """SQLite's user_version carries the journal format: a later or an earlier one is
     refused with what to do, and the file is left as it was."""

@@ -8,7 +8,6 @@ import contextlib
 import copy
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -39,11 +38,13 @@ from .values import (
     Fact,
     FilterResult,
     Justification,
+    OneFact,
     Resolution,
     check_label,
     check_scope,
     check_source,
     from_us,
+    in_scope,
     normalise_key,
     parse_time,
     to_us,
@@ -425,11 +426,11 @@ class Memory:
         >>> Memory().add("ana", "city", "Lisbon", source="user:ana", tier="verified").value
         'Lisbon'
         """
-        return self.add_many([{"subject": subject, "attribute": attribute, "value": value,
-                               "source": source, "tier": tier, "valid_from": valid_from,
-                               "valid_to": valid_to, "supersedes": supersedes, "text": text,
-                               "meta": meta, "signature": signature,
-                               **({} if present is True else {"present": present})}])[0]
+        return self.add_many([OneFact({
+            "subject": subject, "attribute": attribute, "value": value, "source": source,
+            "tier": tier, "valid_from": valid_from, "valid_to": valid_to,
+            "supersedes": supersedes, "text": text, "meta": meta, "signature": signature,
+            **({} if present is True else {"present": present})})])[0]
 
     def add_many(self, facts: Iterable[Mapping[str, Any] | Fact]) -> list[Fact]:
         """Add a batch atomically: all or none.
@@ -458,9 +459,7 @@ class Memory:
         2
         """
         if self._scope is not None:
-            facts = [replace(f, scope=self._scope) if isinstance(f, Fact)
-                     else {**f, "scope": self._scope} if isinstance(f, Mapping) else f
-                     for f in facts]
+            facts = [in_scope(f, self._scope) for f in facts]
         with caller_scope(self._scope):  # the ids it draws at random go into ``drawn``
             built = self._events.validate(facts, drawn := set[str](), typed=False)
         # no poll first: the write catches up under the journal's lock (Ledger.write), then

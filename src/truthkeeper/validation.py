@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .schema import Declaration
     from .values import Fact
 
-__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "MAX_CATEGORIES", "MAX_RULE_BYTES",
+__all__ = ["EPOCH", "FACT_KEYS", "FactBuilder", "MAX_CATEGORIES", "MAX_RULE_BYTES", "OneFact",
            "check_alternatives", "check_bool", "check_categories", "check_choice", "check_clock",
            "check_confusion_body", "check_declaration", "check_discount", "check_label",
            "check_meta",
@@ -315,16 +315,21 @@ class FactBuilder:
         else:
             msg = f"facts[{index}] must be a dict or a Fact, got {type(item).__name__}"
             raise InvalidFact(msg)
+        where = "" if type(item) is OneFact else f"facts[{index}]: "  # add names no batch
         try:
             f = self.build(fields, now)
         except InvalidFact as exc:
-            msg = f"facts[{index}]: {exc}"
+            msg = f"{where}{exc}"
             raise InvalidFact(msg) from None
         if f.attribute == "$erased":
-            msg = (f"facts[{index}]: the attribute '$erased' is reserved (erased facts' "
+            msg = (f"{where}the attribute '$erased' is reserved (erased facts' "
                    "placeholders have it)")
             raise InvalidFact(msg)
         return f
+
+
+class OneFact(dict):  # type: ignore[type-arg]
+    """The fields of one ``Memory.add``: a refusal of it names no batch (``facts[0]``)."""
 
 
 # --------------------------------------------------------------------------- settings

@@ -534,6 +534,7 @@ from .validation import (  # noqa: E402
     EPOCH,
     FACT_KEYS,
     FactBuilder,
+    OneFact,
     check_label,
     check_meta,
     check_nesting,
@@ -549,7 +550,17 @@ from .validation import (  # noqa: E402
 __all__ += ["EPOCH", "FACT_KEYS", "MAX_NESTING", "SCOPE_SEP", "FactBuilder", "check_label",
             "check_meta", "check_nesting", "check_scope", "check_source", "check_text",
             "check_tiers", "from_us", "normalise_key", "parse_time", "scoped", "to_us", "unscoped",
-            "value_key"]
+            "value_key", "OneFact", "in_scope"]
+
+
+def in_scope(item: Any, scope: str) -> Any:
+    """An item of ``add_many`` written in a scope's view, with the scope: a Fact, or the
+    fields of one (a :class:`OneFact` stays one); anything else as it is (refused later)."""
+    if isinstance(item, Fact):
+        return dataclasses.replace(item, scope=scope)
+    if isinstance(item, Mapping):
+        return (OneFact if type(item) is OneFact else dict)(item, scope=scope)
+    return item
 
 _MOVED = frozenset({"Alternative", "AuditEntry", "Decision", "HeadChange", "SourceReliability",
                     "Utility", "Verification", "WhatIf"})
