@@ -562,6 +562,7 @@ def in_scope(item: Any, scope: str) -> Any:
         return (OneFact if type(item) is OneFact else dict)(item, scope=scope)
     return item
 
+
 _MOVED = frozenset({"Alternative", "AuditEntry", "Decision", "HeadChange", "SourceReliability",
                     "Utility", "Verification", "WhatIf"})
 
