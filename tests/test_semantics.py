@@ -468,6 +468,37 @@ def test_a_set_whose_members_end_answers_as_a_full_replay_at_every_step(
                     (want.status, want.value, sorted(f.id for f in want.heads)), step
 
 
+def test_a_large_set_read_again_after_each_change_answers_as_a_full_replay(
+        tmp_path: Path) -> None:
+    """A set of many members is answered from the rows of its last answer where they did
+    not change: a member that ends later (the same fact, a new valid_to), is erased, is
+    retracted, leaves or joins is read as a fresh replay reads it, Fact for Fact."""
+    path = tmp_path / "m.db"
+    clock = Clock("2026-11-10")
+    with Memory(path, clock=clock, schema={"pet": {"cardinality": "many"}}) as mem:
+        facts = mem.add_many([{"subject": "ana", "attribute": "pet", "value": f"p{i}",
+                               "source": "s", "valid_from": T(1)} for i in range(300)])
+        assert len(mem.current("ana", "pet").heads) == 300
+        steps = [lambda: mem.end(facts[0].id, valid_to=T(20)),
+                 lambda: mem.erase([facts[1].id]),
+                 lambda: mem.retract(facts[2].id, reason="test"),
+                 lambda: mem.add("ana", "pet", "p3", source="s", present=False,
+                                 valid_from=T(2)),
+                 lambda: mem.add("ana", "pet", "new", source="s", valid_from=T(2)),
+                 lambda: clock.set("2026-11-25")]
+        for step in steps:
+            step()
+            got = mem.current("ana", "pet")
+            with Memory(path, clock=clock, lazy=False) as fresh:
+                want = fresh.current("ana", "pet")
+            assert (got.status, got.value) == (want.status, want.value)
+            assert sorted(got.heads, key=lambda f: f.id) == sorted(want.heads,
+                                                                  key=lambda f: f.id)
+            assert sorted(map(repr, got.candidates)) == sorted(map(repr, want.candidates))
+        assert len(got.value) == 297 and "new" in got.value
+        assert not {"p0", "p1", "p2", "p3"} & set(got.value)
+
+
 def test_learning_from_agreement_reads_members_as_presence_claims() -> None:
     mem = Memory(schema={"pet": {"cardinality": "many"}})
     for src in ("a", "b", "c"):  # three sources, each naming another pet: no disagreement

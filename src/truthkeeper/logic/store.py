@@ -95,6 +95,47 @@ def _row(f: Fact, ra: int, meta_keys: Sequence[str] = (), many: bool = False,
             f.supersedes, nonce if isinstance(nonce, str) else None, payload(f), meta)
 
 
+class LargeAnswers:
+    """The Facts of the last answers that had many heads (a set of many members), by the
+    store's rows: a row that comes back unchanged is the same Fact (:func:`row_fact` is a
+    function of the row alone), so reading a large set again after one member changed
+    makes one Fact, not one per member. Bounded: ``SLOTS`` answers of at least ``HEADS``
+    heads each."""
+
+    HEADS = 256
+    SLOTS = 4
+
+    def __init__(self) -> None:
+        self.by_slot: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
+
+    def answer(self, key: tuple[Any, ...], groups: list[list[tuple[Any, ...]]],
+               ) -> tuple[list[Fact], tuple[ValueSupport, ...]]:
+        """The heads and the values they support of these groups of rows, one group a
+        value (``key``: the slot and how it was asked)."""
+        large = sum(map(len, groups)) >= self.HEADS
+        known = self.by_slot.pop(key, {}) if large else {}
+        made: dict[Any, Any] = {}
+        heads: list[Fact] = []
+        cands: list[ValueSupport] = []
+        for g in groups:
+            row = g[0] if len(g) == 1 else tuple(g)  # several heads of one value: rare
+            hit = known.get(row)
+            if hit is None:
+                fs = [row_fact(r) for r in g]
+                hit = (fs, ValueSupport(fs[0].value, tuple(f.id for f in fs),
+                                        tuple(dict.fromkeys(f.source for f in fs)),
+                                        present=fs[0].present))
+            if large:
+                made[row] = hit
+            heads += hit[0]
+            cands.append(hit[1])
+        if large:
+            if len(self.by_slot) >= self.SLOTS:  # the oldest goes first
+                self.by_slot.pop(next(iter(self.by_slot)))
+            self.by_slot[key] = made
+        return heads, tuple(cands)
+
+
 ADD_PART = 10_000
 """The most facts one call into Prolog adds (a larger batch crosses in parts)."""
 
@@ -151,6 +192,8 @@ class Store:
         self.commuting: set[tuple[str, str, str]] = set()
         """The (scope or "", source, tier) that ``tk_commuting/3`` found commuting: what it
         reads (the policy, a binding made) does not change once so."""
+        self.made = LargeAnswers()
+        """The heads of the last answers of many heads, by their rows (:class:`LargeAnswers`)."""
 
     def key(self, attribute: str, value: Any, present: bool = True) -> Any:
         """The key the store compares for a value of this attribute."""
@@ -448,12 +491,9 @@ class Store:
             cands: tuple[ValueSupport, ...] = (
                 ValueSupport(f.value, (f.id,), (f.source,), present=f.present),)
         else:
-            groups = [[row_fact(row) for row in g] for g in gs]
-            heads = tuple(sorted((f for g in groups for f in g),
-                                 key=lambda f: (f.valid_from, f.recorded_at), reverse=True))
-            cands = tuple(ValueSupport(g[0].value, tuple(f.id for f in g),
-                                       tuple(dict.fromkeys(f.source for f in g)),
-                                       present=g[0].present) for g in groups)
+            made, cands = self.made.answer((subject, attribute, as_of, layers is not None), gs)
+            heads = tuple(sorted(made, key=lambda f: (f.valid_from, f.recorded_at),
+                                 reverse=True))
         if attribute in self.many:  # a set: its members, in the order of their keys
             value: Any = tuple(c.value for c in cands if c.present) \
                 if r["St"] == "resolved" else None
