@@ -476,6 +476,33 @@ def test_threads_share_one_memory() -> None:
     assert all(mem.current(f"s{i}", "a").status == "resolved" for i in range(7))
 
 
+def test_a_memory_first_opened_in_a_worker_thread_answers_in_the_main_thread() -> None:
+    """Prolog starts in the thread that first opens a memory; every other thread, the
+    main one included, still reads, writes and filters (janus's fastest call works in
+    Prolog's initial thread only: elsewhere it crashed the process)."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import threading
+        from truthkeeper import Candidate, Memory
+        made = {}
+        def work():
+            made["m"] = m = Memory()
+            m.add("a", "b", 1, source="s", valid_from="2026-01-01")
+            print("worker", m.current("a", "b").value)
+        t = threading.Thread(target=work); t.start(); t.join()
+        m = made["m"]
+        m.add("a", "b", 2, source="s", valid_from="2026-02-01")
+        print("main", m.current("a", "b").value,
+              len(m.filter([Candidate("a", "b", 1, "2026-01-01")]).dropped))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["worker", "1", "main", "2", "1"]
+
+
 @pytest.mark.parametrize("policy", ["temporal", "authority_first", "temporal_within_authority"])
 def test_a_retrieved_candidate_is_judged_against_the_memorys_heads(policy: str) -> None:
     """A vector store returns text chunks, not fact ids: a stale candidate of a corrected

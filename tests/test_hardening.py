@@ -726,3 +726,50 @@ def test_the_caches_of_parsed_times_and_keys_stay_bounded() -> None:
     assert len(keys._KEYS) <= 16_384
     f = mem.history("s1", "a")[0]
     assert f.valid_from == validation.parse_time("2026-01-01T00:00:00.010000Z", "t")
+
+
+def test_answers_that_hold_lists_do_not_grow_the_process() -> None:
+    """janus never frees a list it makes inside a tuple: learning from agreement (each
+    slot's claims), what_if, beliefs, why, filter with a kappa and every refused write
+    held such answers, so each call left its answer behind (about 360 objects a
+    ``learn_from_agreement`` of 120 slots, 6 a ``what_if``). Called again and again, they
+    keep the number of live objects flat."""
+    import gc
+
+    from truthkeeper import Candidate
+
+    mem = Memory(categories={"colour": ["red", "blue"]})
+    for i in range(40):
+        mem.add(f"s{i}", "city", "Lisbon", source="a", valid_from="2026-01-01")
+        mem.add(f"s{i}", "city", "Porto", source="b", valid_from="2026-01-01")
+        mem.add(f"s{i}", "colour", "red", source="a", valid_from="2026-01-01")
+        mem.add(f"s{i}", "colour", "blue", source="b", valid_from="2026-01-01")
+    mem.add("z", "owner", "ana", source="a")
+    mem.add_rule("owned(X) :- holds(X, owner, _)")
+    calls = [
+        mem.learn_from_agreement,
+        lambda: mem.what_if(add=[{"subject": "z", "attribute": "owner", "value": "bo",
+                                  "source": "b"}]),
+        mem.beliefs,
+        lambda: mem.why("owned(z)"),
+        lambda: mem.filter([Candidate("s1", "city", "Braga", "2027-01-01")],
+                           kappa=lambda x, y: x != y),
+    ]
+
+    def refused() -> None:
+        with pytest.raises(InvalidFact):
+            mem.add("z", "owner", "x", source="a", valid_from="not a time")
+
+    calls.append(refused)
+
+    def live() -> int:
+        gc.collect()
+        return len(gc.get_objects())
+
+    for call in calls:
+        call()
+        call()
+        before = live()
+        for _ in range(30):
+            call()
+        assert live() - before < 60, calls.index(call)

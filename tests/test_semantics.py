@@ -320,6 +320,34 @@ def test_ending_a_fact_never_changes_as_of_before_its_end(history: list[dict], p
 
 # ---------------------------------------------------------------- small traps
 
+@pytest.mark.parametrize("part", [None, 2])
+def test_a_refused_write_leaves_the_clock_where_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: int | None) -> None:
+    """A write moves the memory's clock to now with its facts; refused, it moves nothing.
+    Before, the store's clock stayed at the refused write's time: with the caller's clock
+    set back, a fact ending between the two times read as ended (found by the state
+    machine). ``part``: a batch that crosses into Prolog in parts, the last refused."""
+    import truthkeeper.logic.store as store_module
+
+    if part is not None:
+        monkeypatch.setattr(store_module, "ADD_PART", part)
+    clock = Clock("2026-11-10")
+    path = tmp_path / "m.db"
+    with Memory(path, policy="temporal", clock=clock) as mem, \
+            Memory(path, policy="temporal", clock=clock) as other:
+        clock.set("2026-11-12")
+        f = other.add("acme", "price", 0, source="s", valid_from=T(1))
+        with pytest.raises(TierNotAuthorized):  # s is an agent's source: refused
+            mem.add_many([{"subject": f"x{i}", "attribute": "a", "value": i, "source": "t"}
+                          for i in range(4)] + [{"subject": "acme", "attribute": "price",
+                                                 "value": 0, "source": "s",
+                                                 "tier": "verified"}])
+        clock.set("2026-11-10")
+        mem.end(f.id, valid_to=T(12))  # ends later than now
+        assert mem.current("acme", "price").value == 0
+        assert len(mem) == 1
+
+
 def test_one_id_is_taken_where_ids_are() -> None:
     mem = Memory()
     f = mem.add("ana", "phone", "555", source="chat")

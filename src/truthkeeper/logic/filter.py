@@ -199,9 +199,8 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     foreign = len(store_idx) < len(items) or scope is not None
     if kappa is None:
         if foreign:  # candidates are judged against each other and the memory's heads
-            pairs = bridge.ask("tk_phi_store(M, Cs, Ss, Ds)",
-                               {"M": store.h, "Cs": rows,
-                                "Ss": [x for layers in slots.values() for x in layers]})["Ds"]
+            [pairs] = bridge.call("phi_store", store.h, rows,
+                                  [x for layers in slots.values() for x in layers])
             for i, j in pairs:  # j: a candidate's index, ("head", the head's row), "ended"
                 if j == "ended":
                     drops[i] = Drop(items[i], None, "ended")

@@ -301,10 +301,12 @@ class Store:
                         for f, ra in zip(facts[i:i + step], ras[i:i + step], strict=True)]
                 if not self.holds_erased:  # a replayed or imported placeholder
                     self.holds_erased = any(r[2] == ERASED_ATTRIBUTE for r in rows)
-                bridge.ask("tk_add(M, Fs, C)", {"M": self.h, "Fs": rows, "C": clock})
+                bridge.call("add", self.h, rows, clock)
                 done += [r[0] for r in rows]
                 times += [t for r in rows for t in (r[4], r[5]) if t is not None]
         except TruthkeeperError:
+            if done and clock is not None:  # the refused part's clock did not move; the
+                bridge.call("add", self.h, [], self.clock_at)  # parts before it: back
             if done:
                 self.undo_add(done)
             raise
@@ -431,7 +433,7 @@ class Store:
 
     def facts(self, ids: Sequence[str]) -> list[Fact]:
         """The facts with these ids, in order."""
-        rows = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": list(ids)})["Rs"]
+        [rows] = bridge.call("facts", self.h, list(ids))
         return [row_fact(r) for r in rows]
 
     def all_facts(self) -> list[tuple[Fact, str]]:
@@ -474,17 +476,13 @@ class Store:
         newest first, from one call; ``as_of`` asks at a valid and a transaction time;
         ``layers`` (subject keys: a scope's and the shared one) resolves their union."""
         if layers is not None:
-            r = bridge.ask("tk_resolve_union(M, Ss, A, K, V, St, Gs)",
-                           {"M": self.h, "Ss": list(layers), "A": attribute, "K": known_at,
-                            "V": valid_at})
+            st, gs = bridge.call("resolve_union", self.h, list(layers), attribute, known_at,
+                                 valid_at)
         elif as_of:
-            r = bridge.ask("tk_resolve_rows_at(M, S, A, K, V, St, Gs)",
-                           {"M": self.h, "S": subject, "A": attribute, "K": known_at,
-                            "V": valid_at})
+            st, gs = bridge.call("resolve_rows_at", self.h, subject, attribute, known_at,
+                                 valid_at)
         else:
-            r = bridge.ask("tk_resolve_rows(M, S, A, St, Gs)",
-                           {"M": self.h, "S": subject, "A": attribute})
-        gs = r["Gs"]
+            st, gs = bridge.call("resolve_rows", self.h, subject, attribute)
         if len(gs) == 1 and len(gs[0]) == 1:  # one head (most slots): nothing to order
             f = row_fact(gs[0][0])
             heads: tuple[Fact, ...] = (f,)
@@ -496,10 +494,10 @@ class Store:
                                  reverse=True))
         if attribute in self.many:  # a set: its members, in the order of their keys
             value: Any = tuple(c.value for c in cands if c.present) \
-                if r["St"] == "resolved" else None
+                if st == "resolved" else None
         else:
-            value = heads[0].value if r["St"] == "resolved" else None
-        return Resolution(unscoped(subject)[1], attribute, r["St"], value, heads, cands)
+            value = heads[0].value if st == "resolved" else None
+        return Resolution(unscoped(subject)[1], attribute, st, value, heads, cands)
 
     def links(self, fid: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         """(live facts that dominate ``fid``, live facts it dominates), each as ``(id,
@@ -518,11 +516,9 @@ class Store:
         (:func:`~truthkeeper.journal.codec.row_fact`; ``""`` when none does) under
         ``rule`` (supersedes or the policy). In ``scope``'s view (both layers' slots in
         the store): a head of its own layer that the other layer dominates is dominated."""
-        r = bridge.ask("tk_filter_ids(M, Sc, Ids, Vs, Rs)",
-                       {"M": self.h, "Sc": scope or "", "Ids": list(ids)})
-        rows = {row[0]: row for row in r["Rs"]}  # each winner's row crosses once
-        return [(s, a, status, rows[by] if by else "", rule)
-                for s, a, status, by, rule in r["Vs"]]
+        vs, rs = bridge.call("filter_ids", self.h, scope or "", list(ids))
+        rows = {row[0]: row for row in rs}  # each winner's row crosses once
+        return [(s, a, status, rows[by] if by else "", rule) for s, a, status, by, rule in vs]
 
     def conflicts(self) -> list[tuple[str, str]]:
         """The slots whose heads disagree (residual conflicts), sorted."""

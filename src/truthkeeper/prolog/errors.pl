@@ -13,21 +13,22 @@ to the truthkeeper error family in its one table (logic/bridge.py).
 
 %!  error_data(+Caught, -Error) is det.
 %
-%   -(Formal, Args, Message): the name of an ISO error's formal term, its
+%   [Formal, Args, Message]: the name of an ISO error's formal term, its
 %   arguments as data (atomic, or A-B of atomics, else written as a string),
-%   and the message of its context (or ""); any other ball as -(throw,
-%   [Text], "").
+%   and the message of its context (or ""); any other ball as [throw, [Text],
+%   ""]. A list, not a -(...) term: janus leaks a list made inside a tuple
+%   (fast:janus_out/2).
 error_data(E, Err) :-
     (   E = error(Formal, Ctx), compound(Formal)
     ->  Formal =.. [Name|Args0],
         maplist(arg_data, Args0, Args),
         ctx_message(Ctx, Msg),
-        Err = -(Name, Args, Msg)
+        Err = [Name, Args, Msg]
     ;   E = error(Formal, Ctx), atom(Formal)
     ->  ctx_message(Ctx, Msg),
-        Err = -(Formal, [], Msg)
+        Err = [Formal, [], Msg]
     ;   term_string(E, S),
-        Err = -(throw, [S], "")
+        Err = [throw, [S], ""]
     ).
 
 arg_data(X, X) :- atomic(X), !.

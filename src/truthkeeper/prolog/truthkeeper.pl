@@ -75,6 +75,7 @@
 :- use_module(claims, [claims/3, match_heads/6]).
 :- use_module(resolution, [resolution/4]).
 :- use_module(errors, [error_data/2]).
+:- use_module(fast, [janus_out/2]).     % and bridge.call's table of goals
 :- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
                     explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
@@ -203,8 +204,8 @@ tk_policy_meta_keys(P0, Keys) :-
 tk_add(M, Rows, Clock0) :-
     maplist(fact_in, Rows, Recs),
     opt_in(Clock0, Clock),
-    ( Clock == none -> true ; set_now(M, Clock) ),
-    add_facts(M, Recs).
+    transaction(( ( Clock == none -> true ; set_now(M, Clock) ),  % refused: not moved
+                  add_facts(M, Recs) )).
 
 %!  tk_commuting(+M, +SubjectKeys, +Sources, +Tiers, -Commutes) is det (commuting/4).
 tk_commuting(M, Ss0, Rs0, Ts0, C) :-
@@ -490,7 +491,7 @@ head_row(M, I-J, I-J1) :-
 tk_order_pairs(M, Rows, Pairs) :-
     maplist(cand_in(M), Rows, Timed),
     pairs_values(Timed, Cands),
-    order_pairs(M, Cands, Pairs).
+    order_pairs(M, Cands, Pairs0), janus_out(Pairs0, Pairs).
 
 %!  tk_conflicts(+M, -Slots) is det.
 tk_conflicts(M, Slots) :-
@@ -517,7 +518,7 @@ tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
 %   is the index of the value of a confirmed fact of that slot (GoldIds), or -1.
 tk_claims(M, Gold0, Items) :-
     maplist(atom_in, Gold0, Gold),
-    claims(M, Gold, Items).
+    claims(M, Gold, Items0), janus_out(Items0, Items).
 
 % ---------------------------------------------------------------- rules
 
@@ -551,12 +552,12 @@ tk_rules(M, Sc0, Rules) :-
 %!  tk_beliefs(+M, +Scope, -Beliefs) is det.
 tk_beliefs(M, Sc0, Beliefs) :-
     atom_in(Sc0, Sc),
-    beliefs(M, Sc, Beliefs).
+    beliefs(M, Sc, Beliefs0), janus_out(Beliefs0, Beliefs).
 
 %!  tk_explain(+M, +Scope, +Text, -Proof) is det.
 tk_explain(M, Sc0, Text, Proof) :-
     atom_in(Sc0, Sc),
-    explain_belief(M, Sc, Text, Proof).
+    explain_belief(M, Sc, Text, Proof0), janus_out(Proof0, Proof).
 
 %!  tk_what_if(+M, +Scope, +Now, +Adds, +Retracts, -Changes) is det.
 %
@@ -568,7 +569,7 @@ tk_explain(M, Sc0, Text, Proof) :-
 tk_what_if(M, Sc0, Now, Adds, Retracts0, Changes) :-
     atom_in(Sc0, Sc), must_be(integer, Now),
     maplist(fact_in, Adds, Recs), maplist(atom_in, Retracts0, Retracts),
-    what_if(M, Sc, Now, Recs, Retracts, Changes).
+    what_if(M, Sc, Now, Recs, Retracts, Changes0), janus_out(Changes0, Changes).
 
 % ---------------------------------------------------------------- errors
 
