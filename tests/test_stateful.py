@@ -719,3 +719,53 @@ def test_the_machine_on_postgresql(pg_admin: str, machine: type[PostgresMachine]
     run_state_machine_as_test(machine, settings=settings(
         max_examples=max(10, n // (4 if machine is PostgresMachine else 8)),
         stateful_step_count=30, deadline=None, suppress_health_check=list(HealthCheck)))
+
+
+INVARIANTS = ("as_of_matches_reference", "beliefs_hold_exactly_when_their_rule_body_holds",
+              "heads_match_reference", "known_at_answers_as_the_memory_did_then",
+              "outcomes_count_per_source")
+FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
+    "a refused write left the store's clock at its own time": [
+        ("move_clock", {"minute": 12}),
+        ("declare_type", {"attribute": "price", "elsewhere": False, "value_type": None}),
+        ("add", {"elsewhere": True, "ends": None, "layer": None, "member": "cat",
+                 "present": False, "sign": True, "slot": ("acme", "price"), "source": "s",
+                 "sup": None, "t": 0, "tier": "human", "value": 0}),
+        ("add", {"elsewhere": False, "ends": 1, "layer": None, "member": "cat",
+                 "present": False, "sign": False, "slot": ("acme", "price"), "source": "s",
+                 "sup": 0, "t": 0, "tier": "verified", "value": 0}),
+        ("move_clock", {"minute": 10}),
+        ("end", {"elsewhere": False, "k": 0, "minute": 12, "sign": True})],
+    "a view's beliefs stopped following writes after a what_if": [
+        ("move_clock", {"minute": 12}),
+        ("declare_type", {"attribute": "price", "elsewhere": False, "value_type": None}),
+        ("toggle_rule", {"elsewhere": False, "layer": None,
+                         "text": "priced(S) :- holds(S, price, _)"}),
+        ("add", {"elsewhere": True, "ends": None, "layer": None, "member": "cat",
+                 "present": False, "sign": True, "slot": ("acme", "price"), "source": "s",
+                 "sup": None, "t": 0, "tier": "human", "value": 0}),
+        ("add", {"elsewhere": False, "ends": 1, "layer": None, "member": "cat",
+                 "present": False, "sign": False, "slot": ("acme", "price"), "source": "s",
+                 "sup": 0, "t": 0, "tier": "unverified", "value": 0}),
+        ("move_clock", {"minute": 11}),
+        ("what_if_add", {"elsewhere": True, "ends": 1, "layer": "u", "member": "cat",
+                         "present": True, "slot": ("ana", "city"), "source": "t", "sup": 8,
+                         "t": 3, "tier": "verified", "value": "true"}),
+        ("declare_type", {"attribute": "owner", "elsewhere": False, "value_type": "string"}),
+        ("what_if_retract", {"elsewhere": True, "k": 32, "layer": "u"})],
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_what_the_machine_found_stays_fixed(name: str) -> None:
+    """Each failing run the state machine found, as explicit steps with every invariant
+    checked after each (the signed machine, temporal policy)."""
+    m = SignedMachine()
+    try:
+        m.setup(policy="temporal")
+        for step, kwargs in FOUND[name]:
+            getattr(m, step)(**kwargs)
+            for check in INVARIANTS:
+                getattr(m, check)()
+    finally:
+        m.teardown()

@@ -85,6 +85,13 @@ body(M, Sc, holds(S, A, V)) :- !, view_holds(M, Sc, S, A, V).
 body(_, _, G) :- builtin(G), !, guarded(tk_rule_budget, G).
 body(M, Sc, G) :- belief(M, Sc, G).
 
+% read_scope(+M, +Scope): a scope's tables are about to be read, so the next write must
+% bump the generation they depend on. view_holds/5 says so only when a table is evaluated;
+% a table left complete by a discarded snapshot (what_if) is read without that, and the
+% snapshot took the mark back: the view's beliefs then no longer followed the writes.
+read_scope(M, Sc) :-
+    ( Sc == '' -> true ; gen_read(M) ).
+
 %!  view_holds(+M, +Scope, ?S, ?A, ?V) is nondet.
 %
 %   holds/3 as the layer Scope sees it ('' the shared layer): S is a subject as
@@ -313,6 +320,7 @@ rule_ids(M, Ids) :-
 %
 %   Every belief derived in Scope, as -(Name, Args, Text) terms, sorted.
 beliefs(M, Sc, Beliefs) :-
+    read_scope(M, Sc),
     findall(N/A, ( rule(M, Id, H, _), rule_applies(M, Id, Sc), functor(H, N, A) ), PIs0),
     sort(PIs0, PIs),
     limited(M, findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, Sc, G) ), Gs0)),
@@ -335,6 +343,7 @@ arg_out(X, S) :- term_string(X, S).
 %   -(belief, Text, RuleId, RuleText, Children), -(holds, S, A, V, HeadIds),
 %   test-Text, not-Text.
 explain_belief(M, Sc, Text, Proof) :-
+    read_scope(M, Sc),
     catch(term_string(G, Text), _, fail),
     callable(G),
     limited(M, once(( belief(M, Sc, G), prove_belief(M-Sc, G, [G], P) ; P = none ))),
@@ -408,6 +417,7 @@ what_if(M, Sc, Now, Recs, Retracts, Changes) :-
     % derived inside a snapshot and changed there was seen twice by the next one
     forall(member(S-A, Slots), seen_heads(M, Sc, S, A, _)),
     ( rule_text(M, _, _) -> fresh_all(M) ; true ),
+    read_scope(M, Sc),                  % marked outside: the snapshot cannot take it back
     snapshot(what_if_in(M, Sc, Now, Recs, Retracts, Slots, Changes)).
 
 what_if_in(M, Sc, Now, Recs, Retracts, Slots, -(SlotChanges, Gained, Lost)) :-
