@@ -20,6 +20,25 @@ ROOT = Path(__file__).resolve().parent.parent
 _spawn, _close = spawn, close
 
 
+def _lost(db: Path, lost: set[str], kills: int, seq: int) -> str:
+    """The failure's message: the journal copied aside (pytest keeps its folder) and, for
+    each lost id, whether its event is in the journal at all."""
+    import shutil
+
+    keep = db.parent / f"lost-after-kill-{kills}"
+    keep.mkdir(exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{db}{suffix}").exists():
+            shutil.copy(f"{db}{suffix}", keep)
+    con = sqlite3.connect(keep / db.name)
+    found = {fid: con.execute("SELECT seq FROM events WHERE body LIKE ?",
+                              (f'%"{fid}"%',)).fetchall() for fid in sorted(lost)}
+    last = con.execute("SELECT max(seq) FROM events").fetchone()[0]
+    con.close()
+    return (f"lost {len(lost)} acknowledged facts after kill {kills}: events {found}, "
+            f"the journal's last seq {last}, the reopened memory's {seq}; kept in {keep}")
+
+
 @pytest.mark.slow
 def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
     db = tmp_path / "crash.db"
@@ -50,7 +69,8 @@ def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
         _close(p)
         with Memory(db) as mem:
             ids = {f.id for f, _ in mem._store.all_facts()}
-            assert acked <= ids, f"lost {len(acked - ids)} acknowledged facts after kill {kills}"
+            if not acked <= ids:  # seen once (2026-12-05), not reproduced: keep the evidence
+                raise AssertionError(_lost(db, acked - ids, kills, mem._p.ledger.seq))
             assert mem.verify().ok
             written = len(ids)
         con = sqlite3.connect(db)
