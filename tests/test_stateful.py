@@ -724,16 +724,20 @@ def test_the_machine_on_postgresql(pg_admin: str, machine: type[PostgresMachine]
 INVARIANTS = ("as_of_matches_reference", "beliefs_hold_exactly_when_their_rule_body_holds",
               "heads_match_reference", "known_at_answers_as_the_memory_did_then",
               "outcomes_count_per_source")
+
+
+def _price(**kwargs: object) -> tuple[str, dict[str, object]]:
+    """The machine's ``add`` of acme's price 0 at minute 0 by source s."""
+    return ("add", {"layer": None, "member": "cat", "present": False, "slot": ("acme", "price"),
+                    "source": "s", "t": 0, "value": 0, **kwargs})
+
+
 FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
     "a refused write left the store's clock at its own time": [
         ("move_clock", {"minute": 12}),
         ("declare_type", {"attribute": "price", "elsewhere": False, "value_type": None}),
-        ("add", {"elsewhere": True, "ends": None, "layer": None, "member": "cat",
-                 "present": False, "sign": True, "slot": ("acme", "price"), "source": "s",
-                 "sup": None, "t": 0, "tier": "human", "value": 0}),
-        ("add", {"elsewhere": False, "ends": 1, "layer": None, "member": "cat",
-                 "present": False, "sign": False, "slot": ("acme", "price"), "source": "s",
-                 "sup": 0, "t": 0, "tier": "verified", "value": 0}),
+        _price(elsewhere=True, ends=None, sign=True, sup=None, tier="human"),
+        _price(elsewhere=False, ends=1, sign=False, sup=0, tier="verified"),
         ("move_clock", {"minute": 10}),
         ("end", {"elsewhere": False, "k": 0, "minute": 12, "sign": True})],
     "a view's beliefs stopped following writes after a what_if": [
@@ -741,12 +745,8 @@ FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
         ("declare_type", {"attribute": "price", "elsewhere": False, "value_type": None}),
         ("toggle_rule", {"elsewhere": False, "layer": None,
                          "text": "priced(S) :- holds(S, price, _)"}),
-        ("add", {"elsewhere": True, "ends": None, "layer": None, "member": "cat",
-                 "present": False, "sign": True, "slot": ("acme", "price"), "source": "s",
-                 "sup": None, "t": 0, "tier": "human", "value": 0}),
-        ("add", {"elsewhere": False, "ends": 1, "layer": None, "member": "cat",
-                 "present": False, "sign": False, "slot": ("acme", "price"), "source": "s",
-                 "sup": 0, "t": 0, "tier": "unverified", "value": 0}),
+        _price(elsewhere=True, ends=None, sign=True, sup=None, tier="human"),
+        _price(elsewhere=False, ends=1, sign=False, sup=0, tier="unverified"),
         ("move_clock", {"minute": 11}),
         ("what_if_add", {"elsewhere": True, "ends": 1, "layer": "u", "member": "cat",
                          "present": True, "slot": ("ana", "city"), "source": "t", "sup": 8,
