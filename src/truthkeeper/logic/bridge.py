@@ -1,7 +1,9 @@
 """The janus boundary: the only module that imports ``janus_swi``.
 
 Goals are constant strings naming predicates of ``prolog/truthkeeper.pl``; all data goes
-through the ``inputs`` dict, so a value like ``x'), halt. %`` is only ever data.
+through the ``inputs`` dict, so a value like ``x'), halt. %`` is only ever data. The goals
+of every read and write go by :func:`call` instead: a constant name that picks one goal
+of ``prolog/fast.pl``'s fixed table, with the data as its arguments.
 
 One error protocol: the Prolog modules raise ISO error terms (``existence_error``,
 ``permission_error``, ``domain_error``, ...); every goal runs inside ``catch/3`` and
