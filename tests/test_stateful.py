@@ -753,6 +753,14 @@ FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
                          "t": 3, "tier": "verified", "value": "true"}),
         ("declare_type", {"attribute": "owner", "elsewhere": False, "value_type": "string"}),
         ("what_if_retract", {"elsewhere": True, "k": 32, "layer": "u"})],
+    "a view's union read the empty front an erasure left in the shared slot": [
+        _price(elsewhere=True, ends=None, sign=True, sup=None, tier="human", present=True),
+        ("erase", {"elsewhere": False, "k": 35, "sign": True, "whole_subject": False}),
+        ("add", {"elsewhere": False, "ends": None, "layer": "u", "member": "dog",
+                 "present": True, "sign": False, "slot": ("acme", "price"), "source": "t",
+                 "sup": None, "t": 2, "tier": "agent", "value": False}),
+        _price(elsewhere=False, ends=None, sign=False, sup=None, tier="unverified",
+               source="t", t=5, value=1.0)],
 }
 
 

@@ -392,6 +392,11 @@ fresh(M, S, A) :-
 % yet: its heads by its frontier, asserted with what they hold (refresh_holds/3 without
 % comparing with what was there: a third of a first read's derivation).
 first_heads(M, P, S, A) :-
+    % a slot whose facts were all erased keeps what was derived of it empty; a fact added
+    % there after makes it stale as a new slot is: nothing of it may stay (the union of a
+    % view read the old, empty front and let an older fact of the view stay a head)
+    retractall(front(M, S, A, _)), retractall(kept_head(M, S, A, _)),
+    retractall(holds(M, S, A, _)), retractall(kept_conflict(M, S, A)),
     live_records(M, S, A, Recs),
     newest_first(Recs, Sorted),
     frontier(Sorted, Front),
