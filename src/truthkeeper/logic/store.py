@@ -192,7 +192,7 @@ class Store:
         self.commuting: set[tuple[str, str, str]] = set()
         """The (scope or "", source, tier) that ``tk_commuting/3`` found commuting: what it
         reads (the policy, a binding made) does not change once so."""
-        self.made = LargeAnswers()
+        self.large = LargeAnswers()
         """The heads of the last answers of many heads, by their rows (:class:`LargeAnswers`)."""
 
     def key(self, attribute: str, value: Any, present: bool = True) -> Any:
@@ -489,8 +489,9 @@ class Store:
             cands: tuple[ValueSupport, ...] = (
                 ValueSupport(f.value, (f.id,), (f.source,), present=f.present),)
         else:
-            made, cands = self.made.answer((subject, attribute, as_of, layers is not None), gs)
-            heads = tuple(sorted(made, key=lambda f: (f.valid_from, f.recorded_at),
+            found, cands = self.large.answer((subject, attribute, as_of, layers is not None),
+                                             gs)
+            heads = tuple(sorted(found, key=lambda f: (f.valid_from, f.recorded_at),
                                  reverse=True))
         if attribute in self.many:  # a set: its members, in the order of their keys
             value: Any = tuple(c.value for c in cands if c.present) \
