@@ -512,16 +512,13 @@ def test_a_warm_read_sees_every_other_connections_commit(tmp_path: Path) -> None
     """A durable read asks SQLite whether another connection committed only when the
     wal-index header moved (journal/walheader.py): every commit of another connection,
     in this process or another, is still seen by the next read, however many reads of
-    an unchanged journal came before; and the -shm file's descriptor is opened once per
-    file and closed with the last journal on it (closing it earlier would drop SQLite's
-    locks for every connection of the process)."""
-    from truthkeeper.journal import walheader
-
+    an unchanged journal came before; the header is read through SQLite's own descriptor
+    of the -shm file, and no descriptor is left open once the memories close."""
     db = str(tmp_path / "w.db")
     before = _open_fds()
     m1, m2 = Memory(db), Memory(db)
     m1.add("acme", "price", 1, source="s", valid_from=T(1))
-    assert len([k for k in walheader._open if walheader._open[k][0] > 0]) == 1
+    assert m2._p.ledger.journal._wal.fd >= 0  # the header is read, not asked for
     for value in range(2, 12):
         for _ in range(3):  # warm reads: the header is unchanged between them
             assert m2.current("acme", "price").value == value - 1
@@ -534,25 +531,68 @@ def test_a_warm_read_sees_every_other_connections_commit(tmp_path: Path) -> None
     assert m1.current("acme", "price").value == 99
     assert m2.current("acme", "price").value == 99
     m1.close()
-    assert m2.current("acme", "price").value == 99  # its descriptor is still open
+    m3 = Memory(db)
+    m3.add("acme", "price", 100, source="s", valid_from="2026-12-01T10:00:00Z")
+    m3.close()
+    assert m2.current("acme", "price").value == 100
     m2.close()
-    assert _open_fds() == before  # and closed with the last journal on the file
+    assert _open_fds() == before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_closing_a_memory_keeps_the_locks_of_other_connections_on_its_file(
+        tmp_path: Path) -> None:
+    """An application's own SQLite connection to a journal holds a read transaction while
+    a memory on the same file opens and closes in the same process: the read still holds
+    the log, so another process cannot truncate it (a checkpoint reports busy). Before,
+    the memory closed a descriptor of its own on the -shm file, which dropped every POSIX
+    lock of the process on it: the checkpoint truncated the log under the open read."""
+    import sqlite3
+
+    db = str(tmp_path / "j.db")
+    mem = Memory(db)
+    mem.add("a", "x", 1, source="s")
+    raw = sqlite3.connect(db, isolation_level=None)
+    raw.execute("BEGIN")
+    assert raw.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+    mem.add("a", "x", 2, source="s")  # the read's snapshot is now behind the log's end
+    mem.close()
+    code = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+            "print(c.execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchone()[0])")
+    out = subprocess.run([sys.executable, "-c", code, db], check=True, timeout=60,
+                         capture_output=True, text=True).stdout
+    assert out.strip() == "1"  # busy: the open read keeps the log
+    assert raw.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+    raw.execute("ROLLBACK")
+    raw.close()
 
 
 def test_without_a_wal_index_every_read_asks_sqlite(tmp_path: Path) -> None:
-    """No -shm file (not in WAL mode, or gone): the header reader answers None, which
-    never counts as unchanged, so every version check asks SQLite itself; a header cut
-    short or not initialised is read the same way."""
+    """No -shm file (not in WAL mode, or gone) or no descriptor of it: the header reader
+    answers None, which never counts as unchanged, so every version check asks SQLite
+    itself; a header cut short or not initialised, or a descriptor that no longer names
+    the file, is read the same way."""
     from truthkeeper.journal import walheader
 
     none = walheader.attach(str(tmp_path / "absent.db"))
     assert none.read() is None and not none.unchanged(none.read())
-    none.release()
     shm = tmp_path / "x.db-shm"
     shm.write_bytes(b"\0" * 40)  # cut short
-    cut = walheader.attach(str(tmp_path / "x.db"))
-    assert cut.read() is None
-    shm.write_bytes(b"\0" * 200)  # long enough, never initialised
-    assert cut.read() is None and not cut.unchanged(cut.read())
-    cut.release()
-    assert all(entry[0] > 0 for entry in walheader._open.values())
+    assert walheader.attach(str(tmp_path / "x.db")).fd == -1  # nobody has it open
+    fd = os.open(shm, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        cut = walheader.WalHeader((st.st_dev, st.st_ino), fd)
+        assert cut.read() is None
+        shm.write_bytes(b"\0" * 200)  # long enough, never initialised
+        assert cut.read() is None and not cut.unchanged(cut.read())
+        init = bytearray(200)
+        init[12] = 1
+        shm.write_bytes(bytes(init))
+        assert cut.read() == bytes(init[:96])
+        other = tmp_path / "other"
+        other.write_bytes(bytes(init))
+        wrong = walheader.WalHeader((st.st_dev, os.stat(other).st_ino), fd)
+        assert wrong.read() is None  # the descriptor names another file
+    finally:
+        os.close(fd)

@@ -5,26 +5,28 @@ at the start of the ``-shm`` file (https://www.sqlite.org/walformat.html: two co
 48-byte header whose change counter ``iChange`` moves on every transaction, with the last
 frame ``mxFrame`` and the salts of a restarted log); a reader takes its snapshot from that
 header. So while those 96 bytes read the same as when ``PRAGMA data_version`` was last
-asked, nothing was committed since, and its answer stands: one ``pread`` (about 0.6 us)
-instead of a statement (about 2.9 us), on every read of a durable memory.
+asked, nothing was committed since, and its answer stands: one ``pread`` and one ``fstat``
+instead of a statement, on every read of a durable memory.
 
 Any difference (a commit, a torn read while a writer updates the header, a file cut
 short, a header not initialised) only sends the caller to ``PRAGMA data_version``, the
 authority. The header is read before that pragma, so a commit between the two is seen
 at the next call.
 
-The descriptor of a ``-shm`` file is opened once per process and file, and closed only
-when the last journal of this process on that file closes: closing any descriptor of a
-file drops every POSIX lock the process holds on it (SQLite's own, for every connection
-of the process), so none is closed while a connection of this process may use the file.
-Every journal registers when its connection opens (:func:`attach`), whether or not it
-reads the header, and releases after its connection is closed.
+The header is read through the descriptor SQLite itself opened on the ``-shm`` file (found
+in ``/proc/self/fd`` when the journal's connection is open; SQLite keeps it open while any
+connection of the process uses the file). This module never opens nor closes a descriptor
+of that file: closing one drops every POSIX lock the process holds on the file, SQLite's
+own for every connection of the process, including connections this module cannot know
+of (an application's own, or one Python has not finished closing), and another process
+could then checkpoint and truncate the log under their open reads. Each read checks
+that the descriptor still names the file (``fstat``); where it does not, or where there is
+no ``/proc/self/fd``, every version check asks SQLite.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass, field
 
 __all__ = ["HEADER_BYTES", "WalHeader", "attach"]
@@ -35,8 +37,7 @@ HEADER_BYTES = 96
 _IS_INIT = 12
 """The offset of ``isInit`` in the header: 1 once a connection has initialised it."""
 
-_lock = threading.Lock()
-_open: dict[tuple[int, int], list[int]] = {}  # (st_dev, st_ino) -> [journals, fd, fd...]
+_FDS = "/proc/self/fd"
 
 
 @dataclass
@@ -49,11 +50,14 @@ class WalHeader:
     last: bytes | None = field(default=None, repr=False)
 
     def read(self) -> bytes | None:
-        """The header now, or None when it cannot be read (no ``-shm`` file, cut short,
-        not initialised)."""
+        """The header now, or None when it cannot be read (no ``-shm`` descriptor, one
+        that no longer names the file, cut short, not initialised)."""
         if self.fd < 0:
             return None
         try:
+            st = os.fstat(self.fd)
+            if (st.st_dev, st.st_ino) != self.key:  # closed, its number reused
+                return None
             head = os.pread(self.fd, HEADER_BYTES, 0)
         except OSError:
             return None
@@ -70,48 +74,29 @@ class WalHeader:
         self.last = head
 
     def release(self) -> None:
-        """Call once this journal's connection is closed: the descriptor is closed with
-        the last journal of this process on the file."""
-        key, self.key, self.fd, self.last = self.key, None, -1, None
-        if key is None:
-            return
-        with _lock:
-            entry = _open.get(key)
-            if entry is None:
-                return
-            entry[0] -= 1
-            if entry[0] <= 0:
-                del _open[key]
-                for fd in entry[1:]:
-                    os.close(fd)
+        """Call when this journal's connection closes: the descriptor is SQLite's, and is
+        no longer read (never closed here)."""
+        self.key, self.fd, self.last = None, -1, None
 
 
 def attach(path: str) -> WalHeader:
-    """Register a journal whose connection to ``path`` is open; its header reader (one
-    that always answers None where there is no ``-shm`` file or no ``pread``)."""
-    shm = f"{path}-shm"
+    """The header reader of a journal whose connection to ``path`` is open and has read
+    (so SQLite has opened its ``-shm`` file); one that always answers None where that
+    descriptor cannot be found."""
     if not hasattr(os, "pread"):
         return WalHeader()
     try:
-        st = os.stat(shm)
+        st = os.stat(f"{path}-shm")
+        names = os.listdir(_FDS)
     except OSError:
         return WalHeader()
     key = (st.st_dev, st.st_ino)
-    with _lock:
-        entry = _open.get(key)
-        if entry is not None:  # open already: shared, never a second descriptor to close
-            entry[0] += 1
-            return WalHeader(key, entry[1])
+    for name in names:
         try:
-            fd = os.open(shm, os.O_RDONLY)
-        except OSError:
-            return WalHeader()
-        try:
-            st = os.fstat(fd)
-            key = (st.st_dev, st.st_ino)  # the file opened, if it was replaced meanwhile
-        except OSError:
-            pass
-        entry = _open.setdefault(key, [0])
-        entry[0] += 1
-        entry.append(fd)  # kept until the last journal on the file releases
-        return WalHeader(key, entry[1])
+            fd = int(name)
+            found = os.fstat(fd)
+        except (ValueError, OSError):
+            continue
+        if (found.st_dev, found.st_ino) == key:
+            return WalHeader(key, fd)
+    return WalHeader()
