@@ -596,3 +596,27 @@ def test_without_a_wal_index_every_read_asks_sqlite(tmp_path: Path) -> None:
         assert wrong.read() is None  # the descriptor names another file
     finally:
         os.close(fd)
+
+
+def test_the_journal_refuses_an_event_that_does_not_chain_from_its_tail(
+        journal_url: str) -> None:
+    """A writer chains its events from the tail it remembers (it read it, or wrote it).
+    Were that ever not the journal's tail (the CI's crash test once found a link broken
+    after a kill), the database itself refuses the event: the write fails with a
+    JournalError, nothing is appended, the memory's state is as before and the chain
+    still verifies; a memory that reads the tail again writes on."""
+    from truthkeeper import JournalError
+
+    mem = Memory(journal_url)
+    first = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    events = mem.verify().events
+    right = mem._p.ledger.hash
+    mem._p.ledger.hash = "f" * 64  # a tail this journal does not have
+    with pytest.raises(JournalError, match="must chain from its hash"):  # a link: never fast
+        mem.add("acme", "price", 2, source="s", valid_from=T(2), supersedes=first.id)
+    assert mem.current("acme", "price").value == 1
+    mem._p.ledger.hash = right
+    assert mem.verify().ok and mem.verify().events == events
+    mem.add("acme", "price", 3, source="s", valid_from=T(3), supersedes=first.id)
+    assert mem.verify().ok and mem.current("acme", "price").value == 3
+    mem.close()

@@ -46,6 +46,17 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'truthkeeper journal is append-only';
 END; """
+_CHAINED_BODY = f"""
+BEGIN
+    IF NEW.prev_hash IS DISTINCT FROM (CASE WHEN NEW.seq = 1 THEN '{GENESIS}'
+            ELSE (SELECT hash FROM events WHERE seq = NEW.seq - 1) END) THEN
+        RAISE EXCEPTION 'truthkeeper journal: an event must chain from its hash';
+    END IF;
+    RETURN NEW;
+END; """
+# The database refuses an event that does not chain from the one before it (a writer whose
+# idea of the tail is not the journal's gets an error, and nothing is appended); a row-level
+# BEFORE trigger sees the rows its statement inserted before it.
 # A write of plain facts decided without the tail (Ledger.write(fast=True)): chained here,
 # under the writers' lock, in the statement that appends it, so the lock is held for no
 # round trip to the client. Refused (NULL, nothing appended) when an event other than a
@@ -105,6 +116,14 @@ DO $$ BEGIN
         FOR EACH ROW EXECUTE FUNCTION truthkeeper_append_only();
     END IF;
 END $$;
+CREATE OR REPLACE FUNCTION truthkeeper_chained() RETURNS trigger AS $${_CHAINED_BODY}$$
+LANGUAGE plpgsql;
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_chained') THEN
+        CREATE TRIGGER events_chained BEFORE INSERT ON events
+        FOR EACH ROW EXECUTE FUNCTION truthkeeper_chained();
+    END IF;
+END $$;
 CREATE OR REPLACE FUNCTION truthkeeper_append_facts(clean bigint, rows json, slots json,
     keys json) RETURNS json AS $${_APPEND_FACTS_BODY}$$ LANGUAGE plpgsql;
 COMMENT ON TABLE events IS 'truthkeeper journal format {FORMAT}';
@@ -118,7 +137,10 @@ _STATE = """SELECT to_regclass('events') IS NOT NULL,
             AND tgrelid = to_regclass('events')),
     (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('truthkeeper_append_only()')),
     (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure(
-        'truthkeeper_append_facts(bigint, json, json, json)'))"""
+        'truthkeeper_append_facts(bigint, json, json, json)')),
+    EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'events_chained'
+            AND tgrelid = to_regclass('events')),
+    (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('truthkeeper_chained()'))"""
 _PAGE_AFTER = ("SELECT seq, kind, recorded_at, body, prev_hash, hash FROM events "
                "WHERE seq > %s ORDER BY seq LIMIT %s")
 _APPEND_FACTS = "SELECT truthkeeper_append_facts(%s, %s::json, %s::json, %s::json)"
@@ -188,12 +210,13 @@ class PostgresJournal(IndexedJournal):
         """A write's append, sent with its commit (or before its next statement)."""
         self._connect()
         try:
-            exists, comment, trigger, body, fast = self._run(
+            exists, comment, trigger, body, fast, chained, chain_body = self._run(
                 lambda c: c.execute(_STATE).fetchone())
             if exists or readonly:
                 self._check_table(exists, comment)  # never touch another application's
             current = (comment == f"{_MARK} format {FORMAT}" and trigger
-                       and body == _TRIGGER_BODY and fast == _APPEND_FACTS_BODY)
+                       and body == _TRIGGER_BODY and fast == _APPEND_FACTS_BODY
+                       and chained and chain_body == _CHAINED_BODY)
             self.fast = not readonly  # _SCHEMA made the function current
             if not readonly and not current:
                 self._run(lambda c: c.execute(_SCHEMA), commit=True)

@@ -49,10 +49,16 @@ WHEN NOT (NEW.seq = OLD.seq AND OLD.kind IN ('fact', 'audit', 'rule', 'outcome')
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'truthkeeper journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_chained BEFORE INSERT ON events
+WHEN NEW.prev_hash IS NOT (CASE WHEN NEW.seq = 1 THEN '{genesis}'
+                           ELSE (SELECT hash FROM events WHERE seq = NEW.seq - 1) END)
+BEGIN SELECT RAISE(ABORT, 'truthkeeper journal: an event must chain from its hash'); END;
 COMMIT;
-"""
+""".replace("{genesis}", GENESIS)
 # one transaction: processes opening the same journal at once would otherwise interleave
-# the DROP and CREATE of the trigger
+# the DROP and CREATE of the trigger. events_chained: the database itself refuses an event
+# that does not chain from the one before it (a writer whose idea of the tail is not the
+# journal's gets an error, and nothing is appended, instead of writing a broken link).
 
 
 PURGE_WAIT_MS = 2_000
