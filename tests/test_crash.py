@@ -66,7 +66,11 @@ def test_kill_9_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
         p.wait()
         for line in p.stdout:  # acknowledgements already in the pipe count too
             acked.update(line.split())
+        err = p.stderr.read() if p.stderr is not None else ""
         _close(p)
+        if p.returncode not in (0, -signal.SIGKILL):  # a writer failed: keep the evidence
+            raise AssertionError(_lost(db, set(), kills, -1) + f"; writer exited "
+                                 f"{p.returncode}: {err[-2000:]}")
         with Memory(db) as mem:
             ids = {f.id for f, _ in mem._store.all_facts()}
             if not acked <= ids:  # seen once (2026-12-05), not reproduced: keep the evidence
