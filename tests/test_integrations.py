@@ -193,6 +193,31 @@ def test_mcp_tools_for_sets_ends_slots_and_declarations() -> None:
     assert _call(agent, "declare", {"attribute": "employer", "cardinality": "many"})[0]
 
 
+def test_mcp_tools_refuse_arguments_they_do_not_take() -> None:
+    """An argument a tool does not declare is refused, not dropped: a misspelt ``scope``
+    would have written into the shared layer, and an ``as_of`` given to ``recall`` would
+    have answered the current value, both silently. Nothing is stored; every tool's
+    input schema says so (``additionalProperties: false``)."""
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory()
+    server = build_server(mem)
+    for t in asyncio.run(server.list_tools()):
+        assert t.input_schema.get("additionalProperties") is False, t.name
+    err, msg = _call(server, "remember", {"subject": "ana", "attribute": "city",
+                                          "value": "Oslo", "source": "user:ana",
+                                          "scop": "user:ana"})
+    assert err and "scop" in msg and "not permitted" in msg
+    assert len(mem) == 0 and len(mem.scope("user:ana")) == 0
+    _call(server, "remember", {"subject": "ana", "attribute": "city", "value": "Oslo",
+                               "source": "user:ana", "scope": "user:ana"})
+    err, msg = _call(server, "recall", {"subject": "ana", "attribute": "city",
+                                        "scope": "user:ana", "as_of": "2020-01-01"})
+    assert err and "as_of" in msg
+    assert _call(server, "recall", {"subject": "ana", "attribute": "city",
+                                    "scope": "user:ana"})[1]["value"] == "Oslo"
+
+
 # ---------------------------------------------------------------- LangChain, LlamaIndex
 
 

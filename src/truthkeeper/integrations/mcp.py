@@ -6,7 +6,8 @@ resolve_context, feedback, end, forget (and declare, when the server is started 
 set to defeat supersession). Every tool takes an optional ``scope`` (``user:ana``) unless
 the server is bound to one. Values follow the attributes' declared types; dates may be ISO
 8601 with or without an offset (without: UTC), a date, or epoch seconds or milliseconds.
-Errors reach the agent as MCP tool errors carrying the library's message.
+Errors reach the agent as MCP tool errors carrying the library's message; an argument a
+tool does not take is refused, not dropped.
 
 Over HTTP, a server with a token (``TRUTHKEEPER_MCP_TOKEN``) answers only requests that
 carry ``Authorization: Bearer <token>``; without one it serves only the loopback address
@@ -102,6 +103,23 @@ def _errors() -> Iterator[None]:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
+def _refuse_unknown_arguments(server: Any, name: str) -> None:
+    """Make a registered tool refuse arguments it does not declare: the SDK's argument
+    model ignores them, so a misspelt ``scope`` would write into the server's own scope
+    and an ``as_of`` given to ``recall`` would answer the current value, both silently.
+    The tool's input schema then says ``additionalProperties: false``."""
+    from pydantic import ConfigDict
+
+    found = server._tool_manager.get_tool(name)  # the SDK has no public hook for this
+    base = found.fn_metadata.arg_model
+
+    strict = type(base)(base.__name__, (base,), {  # named as the SDK named it, for errors
+        "__module__": base.__module__, "__qualname__": base.__qualname__,
+        "model_config": ConfigDict(arbitrary_types_allowed=True, extra="forbid")})
+    found.fn_metadata.arg_model = strict
+    found.parameters = strict.model_json_schema(by_alias=True)
+
+
 class _StaticToken:
     """A token verifier for one shared secret (compared in constant time)."""
 
@@ -145,7 +163,9 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
         return mem if chosen is None else mem.scope(chosen)
 
     def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
-        return server.tool()(fn)
+        registered = server.tool()(fn)
+        _refuse_unknown_arguments(server, fn.__name__)
+        return registered
 
     @tool
     def remember(
