@@ -773,3 +773,40 @@ def test_answers_that_hold_lists_do_not_grow_the_process() -> None:
         for _ in range(30):
             call()
         assert live() - before < 60, calls.index(call)
+
+
+def test_an_integer_too_long_to_print_is_refused_with_the_family_everywhere() -> None:
+    """Python refuses to print an integer of more than 4,300 digits (ValueError), and
+    error messages showed the offending input: such an integer as a meta key, a rule's
+    text, ``why``'s argument or an erasure's ids escaped as a ValueError. Every entry
+    point now refuses it with the family, and nothing changes."""
+    from truthkeeper import Candidate
+
+    big = 10**5000
+    mem = Memory()
+    fact = mem.add("acme", "price", 1, source="s")
+    calls = [
+        lambda: mem.add("s", "a", big, source="s"),
+        lambda: mem.add("s", "a", 1, source="s", meta={big: 1}),
+        lambda: mem.add("s", "a", 1, source="s", meta={"k": [big]}),
+        lambda: mem.add("s", "a", 1, source="s", valid_from=big),
+        lambda: mem.add("s", "a", 1, source="s", tier=big),
+        lambda: mem.add_rule(big),
+        lambda: mem.why(big),
+        lambda: mem.erase(big),
+        lambda: mem.retract(fact.id, reason=big),
+        lambda: mem.end(fact.id, valid_to=big),
+        lambda: mem.record_source_outcome("s", correct=True, tier=big),
+        lambda: mem.filter([Candidate("s", "a", 1, big)]),
+        lambda: mem.filter([big]),
+    ]
+    for call in calls:
+        with pytest.raises(TruthkeeperError) as info:
+            call()
+        assert len(str(info.value)) < 400  # the integer is named by its size
+    assert len(mem) == 1 and mem.verify().ok
+    from truthkeeper.schema import boundary_time  # the MCP server's dates: epoch numbers too
+
+    for when in (big, -big, "9" * 5000):
+        with pytest.raises(TruthkeeperError):
+            boundary_time(when, "valid_from")

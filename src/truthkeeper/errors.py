@@ -98,3 +98,16 @@ class PrologBridgeError(TruthkeeperError, RuntimeError):
     def __init__(self, message: str, term: object = None) -> None:
         super().__init__(message)
         self.term = term
+
+
+def brief(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, never failing and never long: an integer too
+    long to print (Python refuses past 4,300 digits) is named by its size, and a repr
+    past ``limit`` characters is cut."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__} that cannot be shown"
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."

@@ -12,7 +12,7 @@ import threading
 import unicodedata
 from typing import Any, TypeVar
 
-from .errors import InvalidFact
+from .errors import InvalidFact, brief
 
 __all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP",
            "normalise_key", "random_hex", "remember", "scoped", "unscoped", "value_key"]
@@ -32,7 +32,7 @@ def _utf8(value: str, name: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        msg = f"{name} contains a lone surrogate ({value!r}); pass valid Unicode text"
+        msg = f"{name} contains a lone surrogate ({brief(value)}); pass valid Unicode text"
         raise InvalidFact(msg) from None
 
 
@@ -69,11 +69,11 @@ def _fold(value: str, name: str) -> str:
 
 def _normalise_key(value: object, name: str) -> str:
     if not isinstance(value, str):
-        msg = f"{name} must be a str, got {value!r} ({type(value).__name__})"
+        msg = f"{name} must be a str, got {brief(value)} ({type(value).__name__})"
         raise InvalidFact(msg)
     key = _fold(value, name)
     if not key:
-        msg = f"{name} must be a non-empty string, got {value!r}"
+        msg = f"{name} must be a non-empty string, got {brief(value)}"
         raise InvalidFact(msg)
     if len(key) > MAX_KEY_CHARS:
         msg = f"{name} is {len(key)} characters long; the limit is {MAX_KEY_CHARS}"
@@ -96,8 +96,8 @@ def _plain(value: object, name: str, depth: int = 0) -> None:
     if type(value) is dict:
         for k, v in value.items():
             if type(k) is not str:
-                msg = (f"{name} has a key {k!r} that is not a str; it would come back as "
-                       f"{str(k)!r} after a reopen")
+                msg = (f"{name} has a key {brief(k)} that is not a str; it would come back as "
+                       "a string after a reopen")
                 raise InvalidFact(msg)
             _plain(v, name, depth + 1)
         return
@@ -142,12 +142,12 @@ def value_key(value: object) -> object:
         return ("b", 1 if value else 0)
     if isinstance(value, int):
         if not -(2**63) <= value < 2**63:
-            msg = f"value {value} is out of range; integers must fit in 64 bits"
+            msg = f"value {brief(value)} is out of range; integers must fit in 64 bits"
             raise InvalidFact(msg)
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            msg = f"value must be a finite number, got {value!r}"
+            msg = f"value must be a finite number, got {brief(value)}"
             raise InvalidFact(msg)
         if value.is_integer() and abs(value) < 2**63:
             return int(value)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from .errors import InvalidFact
+from .errors import InvalidFact, brief
 from .validation import check_declaration
 from .values import ToDict, parse_time
 
@@ -84,7 +84,7 @@ def coerce_value(value: Any, value_type: str | None, name: str = "value") -> Any
             return value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return str(value)
-        msg = f"{name} must be a string (declared value_type 'string'), got {value!r}"
+        msg = f"{name} must be a string (declared value_type 'string'), got {brief(value)}"
         raise InvalidFact(msg)
     if value_type == "boolean":
         if isinstance(value, bool):
@@ -93,7 +93,7 @@ def coerce_value(value: Any, value_type: str | None, name: str = "value") -> Any
             return bool(value)
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
-        msg = f"{name} must be a boolean (declared value_type 'boolean'), got {value!r}"
+        msg = f"{name} must be a boolean (declared value_type 'boolean'), got {brief(value)}"
         raise InvalidFact(msg)
     if isinstance(value, str) and _DATE.fullmatch(value.strip()):
         return value.strip()  # a calendar date stays a date
@@ -118,7 +118,7 @@ def _number(value: Any, name: str) -> int | float:
         else:
             if math.isfinite(x):
                 return int(x) if x.is_integer() and abs(x) < 2**63 else x
-    msg = f"{name} must be a number (declared value_type 'number'), got {value!r}"
+    msg = f"{name} must be a number (declared value_type 'number'), got {brief(value)}"
     raise InvalidFact(msg)
 
 
@@ -136,24 +136,24 @@ def boundary_time(value: Any, name: str) -> datetime:
     """
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    if isinstance(value, str) and _INT.fullmatch(value.strip()):
-        value = int(value.strip())
+    if isinstance(value, str) and _INT.fullmatch(value.strip()) and len(value) < 40:
+        value = int(value.strip())  # (longer digits: no epoch time; refused below)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            msg = f"{name} must be a time, got {value!r}"
+        if isinstance(value, float) and not math.isfinite(value):
+            msg = f"{name} must be a time, got {brief(value)}"
             raise InvalidFact(msg)
-        seconds = value / 1000 if abs(value) > 1e11 else value
         try:
+            seconds = value / 1000 if abs(value) > 1e11 else value
             return datetime.fromtimestamp(seconds, UTC)
         except (OverflowError, OSError, ValueError):
-            msg = f"{name} is out of range as epoch seconds or milliseconds: {value!r}"
+            msg = f"{name} is out of range as epoch seconds or milliseconds: {brief(value)}"
             raise InvalidFact(msg) from None
     if isinstance(value, str):
         try:
             dt = datetime.fromisoformat(value.strip())
         except ValueError:
             msg = (f"{name} must be ISO 8601 (with or without an offset), a date YYYY-MM-DD, "
-                   f"or epoch seconds or milliseconds; got {value!r}")
+                   f"or epoch seconds or milliseconds; got {brief(value)}")
             raise InvalidFact(msg) from None
         return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
     return parse_time(value, name)  # the error that says what a time may be

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from .audit import AuditLog, enter_scope, leave_scope
-from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError
+from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError, brief
 from .events import Applier
 from .journal import Journal, open_journal
 from .journal.codec import ERASED_ATTRIBUTE
@@ -322,7 +322,7 @@ def id_list(ids: object, name: str) -> list[Any]:
     try:
         return [i.id if isinstance(i, Fact) else i for i in ids]  # type: ignore[attr-defined]
     except TypeError:
-        msg = f"{name} must be a fact id or an iterable of fact ids, got {ids!r}"
+        msg = f"{name} must be a fact id or an iterable of fact ids, got {brief(ids)}"
         raise InvalidFact(msg) from None
 
 

@@ -87,8 +87,10 @@ hostile_values = st.one_of(
     st.recursive(st.integers(), lambda c: st.lists(c, max_size=2), max_leaves=300),
     st.dictionaries(st.one_of(st.text(max_size=3), st.integers()), st.integers(), max_size=2),
     st.tuples(st.integers()), st.binary(max_size=4), st.none(),
+    st.sampled_from([10**5000, -(10**4400), [10**5000]]),  # past Python's int-to-str limit
 )
-"""Values a hostile caller passes: surrogates, huge numbers, NaN, deep nesting, tuples, bytes."""
+"""Values a hostile caller passes: surrogates, huge numbers (some too long for Python to
+print), NaN, deep nesting, tuples, bytes."""
 
 
 def at(minutes: int) -> datetime:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidFact, UnsafeRule
+from .errors import InvalidFact, UnsafeRule, brief
 from .keys import (
     MAX_KEY_CHARS,
     MAX_NESTING,
@@ -56,7 +56,7 @@ MAX_CATEGORIES = 64
 def check_label(value: object, name: str) -> str:
     """A non-empty bounded string kept as given (sources, ids, reasons)."""
     if not isinstance(value, str) or not value.strip():
-        msg = f"{name} must be a non-empty str, got {value!r} ({type(value).__name__})"
+        msg = f"{name} must be a non-empty str, got {brief(value)} ({type(value).__name__})"
         raise InvalidFact(msg)
     if len(value) > MAX_KEY_CHARS:
         msg = f"{name} is {len(value)} characters long; the limit is {MAX_KEY_CHARS}"
@@ -87,24 +87,24 @@ def parse_time(value: object, name: str) -> datetime:
         try:
             dt = datetime.fromisoformat(value)
         except ValueError:
-            msg = f"{name} must be an ISO 8601 time with an offset, got {value!r}"
+            msg = f"{name} must be an ISO 8601 time with an offset, got {brief(value)}"
             raise InvalidFact(msg) from None
         if _DATE.fullmatch(value):  # a date alone means midnight UTC
             dt = dt.replace(tzinfo=UTC)
     else:
         msg = (
             f"{name} must be a timezone-aware datetime or an ISO 8601 string with an offset,"
-            f" got {value!r} ({type(value).__name__})"
+            f" got {brief(value)} ({type(value).__name__})"
         )
         raise InvalidFact(msg)
     if dt.tzinfo is None or dt.utcoffset() is None:
-        msg = (f"{name} must be timezone-aware, got {value!r} (naive datetime); add an "
+        msg = (f"{name} must be timezone-aware, got {brief(value)} (naive datetime); add an "
                "offset, e.g. '2026-11-20T10:00:00+00:00' or datetime(..., tzinfo=UTC)")
         raise InvalidFact(msg)
     try:
         out = dt.astimezone(UTC)
     except (OverflowError, ValueError):
-        msg = f"{name} is out of the representable range once converted to UTC: {value!r}"
+        msg = f"{name} is out of the representable range once converted to UTC: {brief(value)}"
         raise InvalidFact(msg) from None
     if type(value) is str:  # ISO strings repeat (bulk loads, retrieved contexts)
         remember(_TIMES, value, out, CACHED)
@@ -191,10 +191,10 @@ def check_tiers(tiers: object, protected: object) -> tuple[tuple[str, ...], tupl
     from .errors import PolicyError
 
     if isinstance(tiers, str) or not isinstance(tiers, (list, tuple)) or not tiers:
-        msg = f"tiers must be a non-empty sequence of tier names, got {tiers!r}"
+        msg = f"tiers must be a non-empty sequence of tier names, got {brief(tiers)}"
         raise PolicyError(msg)
     if isinstance(protected, str) or not isinstance(protected, (list, tuple)):
-        msg = f"protected_tiers must be a sequence of tier names, got {protected!r}"
+        msg = f"protected_tiers must be a sequence of tier names, got {brief(protected)}"
         raise PolicyError(msg)
     try:
         names = tuple(normalise_key(t, "tiers[]") for t in tiers)
@@ -202,7 +202,7 @@ def check_tiers(tiers: object, protected: object) -> tuple[tuple[str, ...], tupl
     except InvalidFact as exc:
         raise PolicyError(str(exc)) from None
     if len(set(names)) != len(names):
-        msg = f"tiers must be distinct, got {tiers!r}"
+        msg = f"tiers must be distinct, got {brief(tiers)}"
         raise PolicyError(msg)
     for t in prot:
         if t not in names:
@@ -222,7 +222,7 @@ EPOCH = from_us(0)
 def check_choice(value: object, choices: tuple[str, ...], name: str) -> str:
     """A setting that must be one of ``choices``."""
     if not isinstance(value, str) or value not in choices:
-        msg = f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+        msg = f"{name} must be one of {', '.join(map(repr, choices))}, got {brief(value)}"
         raise InvalidFact(msg)
     return value
 
@@ -261,7 +261,7 @@ class FactBuilder:
         """A known tier, normalised; InvalidFact otherwise."""
         t = normalise_key(tier, "tier")
         if t not in self.tiers:
-            msg = f"tier must be one of {', '.join(self.tiers)}; got {tier!r}"
+            msg = f"tier must be one of {', '.join(self.tiers)}; got {brief(tier)}"
             raise InvalidFact(msg)
         return t
 
@@ -286,7 +286,7 @@ class FactBuilder:
             raise InvalidFact(msg)
         present = g("present", True)
         if not isinstance(present, bool):
-            msg = f"present must be a bool, got {present!r}"
+            msg = f"present must be a bool, got {brief(present)}"
             raise InvalidFact(msg)
         scope = g("scope")
         return self.fact(id=fid, subject=s, attribute=a, value=value, valid_from=vf,
@@ -350,7 +350,7 @@ def check_utility(u: object) -> Utility:
 def check_probability(x: object, name: str) -> float:
     """A number in [0, 1]; InvalidFact otherwise."""
     if not isinstance(x, (int, float)) or isinstance(x, bool) or not 0.0 <= x <= 1.0:
-        msg = f"{name} must be a number in [0, 1], got {x!r}"
+        msg = f"{name} must be a number in [0, 1], got {brief(x)}"
         raise InvalidFact(msg)
     return float(x)
 
@@ -359,7 +359,7 @@ def check_alternatives(alternatives: object) -> int | None:
     """None, or how many answers a question has: an integer of at least 2."""
     if alternatives is not None and (isinstance(alternatives, bool) or not isinstance(
             alternatives, int) or alternatives < 2):
-        msg = f"alternatives must be None or an integer >= 2, got {alternatives!r}"
+        msg = f"alternatives must be None or an integer >= 2, got {brief(alternatives)}"
         raise InvalidFact(msg)
     return alternatives
 
@@ -367,7 +367,7 @@ def check_alternatives(alternatives: object) -> int | None:
 def check_clock(clock: object) -> Callable[[], datetime] | None:
     """``Memory(clock=...)``: a callable returning a timezone-aware datetime, or None."""
     if clock is not None and not callable(clock):
-        msg = f"clock must be a callable returning a timezone-aware datetime, got {clock!r}"
+        msg = f"clock must be a callable returning a timezone-aware datetime, got {brief(clock)}"
         raise InvalidFact(msg)
     return clock
 
@@ -375,7 +375,7 @@ def check_clock(clock: object) -> Callable[[], datetime] | None:
 def check_discount(discount: object) -> float:
     """The reliability book's geometric decay of old evidence: a number in (0, 1]."""
     if not (isinstance(discount, (int, float)) and 0.0 < discount <= 1.0):
-        msg = f"discount must be a number in (0, 1], got {discount!r}"
+        msg = f"discount must be a number in (0, 1], got {brief(discount)}"
         raise InvalidFact(msg)
     return float(discount)
 
@@ -383,7 +383,7 @@ def check_discount(discount: object) -> float:
 def check_bool(value: object, name: str = "correct") -> bool:
     """A flag that must be a bool (not a truthy value)."""
     if not isinstance(value, bool):
-        msg = f"{name} must be a bool, got {value!r}"
+        msg = f"{name} must be a bool, got {brief(value)}"
         raise InvalidFact(msg)
     return value
 
@@ -413,7 +413,7 @@ def check_scope(scope: object) -> str | None:
 def check_rule_text(text: object) -> str:
     """A rule text of the right type and size (UnsafeRule otherwise)."""
     if not isinstance(text, str) or not text.strip():
-        msg = f"rule text must be a non-empty str, got {text!r}"
+        msg = f"rule text must be a non-empty str, got {brief(text)}"
         raise UnsafeRule(msg)
     try:
         size = len(text.encode())
@@ -436,7 +436,7 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
     if categories is None:
         return {}
     if not isinstance(categories, Mapping):
-        msg = f"categories must map an attribute to its categories, got {categories!r}"
+        msg = f"categories must map an attribute to its categories, got {brief(categories)}"
         raise InvalidFact(msg)
     out: dict[str, tuple[Any, ...]] = {}
     for attr, cats in categories.items():
@@ -449,7 +449,7 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
             out[key] = ()
             continue
         if isinstance(cats, (str, bytes)) or not isinstance(cats, Sequence):
-            msg = f"the categories of {attr!r} must be a list of values, got {cats!r}"
+            msg = f"the categories of {attr!r} must be a list of values, got {brief(cats)}"
             raise InvalidFact(msg)
         if not 2 <= len(cats) <= MAX_CATEGORIES:
             msg = f"{attr!r} needs 2 to {MAX_CATEGORIES} categories, got {len(cats)}"
@@ -457,7 +457,7 @@ def check_categories(categories: object) -> dict[str, tuple[Any, ...]]:
         keys = []
         for c in cats:
             if isinstance(c, bool) or not isinstance(c, (str, int)):
-                msg = f"a category must be a string or an integer, got {c!r} for {attr!r}"
+                msg = f"a category must be a string or an integer, got {brief(c)} for {attr!r}"
                 raise InvalidFact(msg)
             k = value_key(c)
             if k in keys or k == "":
@@ -545,7 +545,7 @@ def check_declaration(attribute: object, cardinality: object = "one",
     a = normalise_key(attribute, "attribute")
     check_choice(cardinality, CARDINALITIES, "cardinality")
     if value_type is not None and value_type not in VALUE_TYPES:
-        msg = f"value_type must be None or one of {VALUE_TYPES}, got {value_type!r}"
+        msg = f"value_type must be None or one of {VALUE_TYPES}, got {brief(value_type)}"
         raise InvalidFact(msg)
     return Declaration(a, str(cardinality), None if value_type is None else str(value_type))
 
@@ -555,13 +555,13 @@ def check_schema(schema: object) -> dict[str, Declaration]:
     if schema is None:
         return {}
     if not isinstance(schema, Mapping):
-        msg = f"schema must map attributes to declarations, got {schema!r}"
+        msg = f"schema must map attributes to declarations, got {brief(schema)}"
         raise InvalidFact(msg)
     out = {}
     for a, spec in schema.items():
         if not isinstance(spec, Mapping) or set(spec) - {"cardinality", "value_type"}:
             msg = (f"schema[{a!r}] must be a dict with cardinality and/or value_type, "
-                   f"got {spec!r}")
+                   f"got {brief(spec)}")
             raise InvalidFact(msg)
         d = check_declaration(a, spec.get("cardinality", "one"), spec.get("value_type"))
         out[d.attribute] = d

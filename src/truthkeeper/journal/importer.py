@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidFact, TruthkeeperError, UnknownRule
+from ..errors import InvalidFact, TruthkeeperError, UnknownRule, brief
 from ..events import _nonce_owner, _signed_fields
 from ..validation import (
     check_categories,
@@ -210,11 +210,11 @@ def _checked_logged(ap: Any, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         raise InvalidFact("dependence must be a list of [source, source, p in [0, 1]]")
     rho = body.get("correlation", 0.0)
     if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not 0 <= rho <= 1:
-        raise InvalidFact(f"correlation must be a number in [0, 1], got {rho!r}")
+        raise InvalidFact(f"correlation must be a number in [0, 1], got {brief(rho)}")
     n_false = body.get("false_values", 1.0)
     if (isinstance(n_false, bool) or not isinstance(n_false, (int, float))
             or not 1 <= n_false <= 1e9):
-        raise InvalidFact(f"false_values must be a number in [1, 1e9], got {n_false!r}")
+        raise InvalidFact(f"false_values must be a number in [1, 1e9], got {brief(n_false)}")
     per_attr = body.get("open_values", {})
     if not (isinstance(per_attr, dict) and all(
             isinstance(a, str) and isinstance(v, list) and len(v) == 2

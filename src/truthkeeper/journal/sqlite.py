@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import JournalCorrupt, JournalError
+from ..errors import JournalCorrupt, JournalError, brief
 from . import walheader
 from .base import FORMAT, READABLE, Row, Txn, format_refusal
 from .codec import GENESIS, canonical
@@ -85,7 +85,7 @@ class SqliteJournal(IndexedJournal):
     def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
                  busy_timeout_ms: int = 30_000) -> None:
         if synchronous not in ("FULL", "NORMAL"):
-            msg = f"synchronous must be 'FULL' or 'NORMAL', got {synchronous!r}"
+            msg = f"synchronous must be 'FULL' or 'NORMAL', got {brief(synchronous)}"
             raise JournalError(msg)
         if not readonly and not os.path.exists(path):
             _create(path, synchronous)

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InvalidFact, UnknownFact
+from ..errors import InvalidFact, UnknownFact, brief
 from ..results import HeadChange, WhatIf
 from ..values import Belief, Fact, Justification, Resolution, check_nesting, from_us, unscoped
 from . import bridge
@@ -78,7 +78,7 @@ class Reasoner:
                 pass
         text = str(item) if isinstance(item, Belief) else item
         if not isinstance(text, str) or not text.strip():
-            msg = f"why() takes a fact id, a Fact or a Belief, got {item!r}"
+            msg = f"why() takes a fact id, a Fact or a Belief, got {brief(item)}"
             raise InvalidFact(msg)
         check_nesting(text, "the belief text")
         self._need_facts(scope)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import replace
 from typing import Any
 
-from ..errors import PolicyError, TruthkeeperError
+from ..errors import PolicyError, TruthkeeperError, brief
 from ..journal.base import Journal
 from ..journal.codec import ERASED_ATTRIBUTE, ERASED_PAYLOAD, erased_slot, payload, row_fact
 from ..values import (
@@ -69,7 +69,7 @@ def policy_config(policy: object, tiers: tuple[str, ...], protected: tuple[str, 
     elif isinstance(policy, str) and policy in policies():
         name = policy
     else:
-        msg = f"policy must be one of {', '.join(policies())} or a Policy; got {policy!r}"
+        msg = f"policy must be one of {', '.join(policies())} or a Policy; got {brief(policy)}"
         raise PolicyError(msg)
     config: dict[str, Any] = {"policy": name, "tiers": list(tiers),
                               "protected_tiers": list(protected)}

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidFact
+from ..errors import InvalidFact, brief
 
 if TYPE_CHECKING:  # numpy is imported where it is used: opening a memory does not need it
     import numpy as np
@@ -55,7 +55,7 @@ class Similarity:
 
     def __init__(self, fn: Callable[[Any, Any], float], *, name: str = "custom") -> None:
         if not callable(fn):
-            raise InvalidFact(f"a similarity must be callable, got {fn!r}")
+            raise InvalidFact(f"a similarity must be callable, got {brief(fn)}")
         self.fn, self.name = fn, name
 
     def __repr__(self) -> str:
@@ -99,7 +99,7 @@ class Similarity:
         (1.0, 0.0)
         """
         if not (isinstance(rel_tol, (int, float)) and 0 <= rel_tol < 1):
-            raise InvalidFact(f"rel_tol must be in [0, 1), got {rel_tol!r}")
+            raise InvalidFact(f"rel_tol must be in [0, 1), got {brief(rel_tol)}")
 
         def near(a: Any, b: Any) -> float:
             if isinstance(a, bool) or isinstance(b, bool) or not (

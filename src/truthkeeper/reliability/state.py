@@ -10,7 +10,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import InvalidFact
+from ..errors import InvalidFact, brief
 from ..results import SourceReliability
 from ..validation import check_discount
 from ..values import value_key
@@ -141,7 +141,7 @@ class Reliability:
     def fit(self, method: str, rng_seed: int, num_samples: int) -> dict[str, Any]:
         """Refit the tier hyperparameters; returns the prior event body to journal."""
         if method not in ("nuts", "svi"):
-            msg = f"method must be 'nuts' or 'svi', got {method!r}"
+            msg = f"method must be 'nuts' or 'svi', got {brief(method)}"
             raise InvalidFact(msg)
         import jax
         import numpy as np
@@ -178,7 +178,7 @@ class Reliability:
         cats = self.book.categories.get(attribute)
         if cats is not None and value_key(value) not in cats:
             shown = ", ".join(map(str, self.book.category_values[attribute]))
-            msg = f"{value!r} is not one of the categories of {attribute!r}: {shown}"
+            msg = f"{brief(value)} is not one of the categories of {attribute!r}: {shown}"
             raise InvalidFact(msg)
 
     def learn(self, items: Sequence[tuple[list[str], list[int], int, int, list[Any], str]],
