@@ -6,6 +6,7 @@ Each test names the item of the issue it covers; each failed on the main before 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -810,3 +811,31 @@ def test_an_integer_too_long_to_print_is_refused_with_the_family_everywhere() ->
     for when in (big, -big, "9" * 5000):
         with pytest.raises(TruthkeeperError):
             boundary_time(when, "valid_from")
+
+
+def test_paths_of_the_wrong_kind_are_refused_with_the_family(tmp_path: Path) -> None:
+    """A NUL in a file name, a number or None where a file is wanted raised ValueError or
+    TypeError; bytes raised a TypeError about str; a journal in a folder that does not
+    exist was named by the temporary file it is made under. Now: the family, naming the
+    path asked for; bytes are a file name in the file system's encoding."""
+    from truthkeeper import InvalidFact, JournalError
+
+    for bad in ("a\x00b", 12, 1.5, ["x.db"]):
+        with pytest.raises(InvalidFact, match="path"):
+            Memory(bad)  # type: ignore[arg-type]
+    missing = tmp_path / "no" / "such" / "m.db"
+    with pytest.raises(JournalError, match="cannot create journal") as info:
+        Memory(missing)
+    assert ".new" not in str(info.value) and "does not exist" in str(info.value)
+    made = Memory(os.fsencode(tmp_path / "b.db"))  # type: ignore[arg-type]
+    made.add("a", "x", 1, source="s")
+    assert made.path == str(tmp_path / "b.db")
+    for bad in ("a\x00b", 12, None):
+        with pytest.raises(InvalidFact, match="path"):
+            made.export_jsonl(bad)  # type: ignore[arg-type]
+        with pytest.raises(InvalidFact, match="path"):
+            made.import_jsonl(bad)  # type: ignore[arg-type]
+    out = tmp_path / "e.jsonl"
+    assert made.export_jsonl(os.fsencode(out)) == 1  # type: ignore[arg-type]
+    assert Memory().import_jsonl(os.fsencode(out)) == 1  # type: ignore[arg-type]
+    made.close()

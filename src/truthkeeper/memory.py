@@ -1068,7 +1068,7 @@ class Memory:
         lines = read_jsonl(path)
         with self._open():
             self._store.need_all()
-            self._events.import_lines(self._ledger, lines, os.fspath(path))
+            self._events.import_lines(self._ledger, lines, os.fsdecode(path))
         return len(lines)
 
 

@@ -32,6 +32,7 @@ from .validation import (
     check_choice,
     check_clock,
     check_discount,
+    check_path,
     check_schema,
     check_similarity,
 )
@@ -50,7 +51,7 @@ class Parts:
 
     def __init__(self, path: str | os.PathLike[str] | None, settings: Mapping[str, Any]) -> None:
         g: Callable[[str], Any] = settings.__getitem__
-        self.path = None if path is None else os.fspath(path)
+        self.path = check_path(path)
         self.clock = check_clock(g("clock"))
         schema, lazy = check_schema(g("schema")), check_bool(g("lazy"), "lazy")
         self.index_check = check_choice(g("index_check"), INDEX_CHECKS, "index_check")

@@ -9,6 +9,7 @@ when called: the domains import this module, not the other way round)."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -386,6 +387,25 @@ def check_bool(value: object, name: str = "correct") -> bool:
         msg = f"{name} must be a bool, got {brief(value)}"
         raise InvalidFact(msg)
     return value
+
+
+def check_path(path: object) -> str | None:
+    """A memory's location: None (in memory), a str or path (a SQLite file, or a
+    PostgreSQL URL), or bytes (a file name in the file system's encoding)."""
+    if path is None:
+        return None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    elif isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        msg = (f"path must be a file name, a path, a PostgreSQL URL or None, got "
+               f"{brief(path)} ({type(path).__name__})")
+        raise InvalidFact(msg)
+    if "\x00" in path:
+        msg = f"path contains a NUL character: {brief(path)}"
+        raise InvalidFact(msg)
+    return path
 
 
 # --------------------------------------------------------------------------- domains

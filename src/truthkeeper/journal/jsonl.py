@@ -8,14 +8,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InvalidFact, JournalError
+from ..validation import check_path
 from .codec import EVENT_KINDS, Event, jsonl_line
 
 __all__ = ["read_jsonl", "write_jsonl"]
 
 
+def _file(path: object) -> str:
+    """A file name (str, path or bytes); InvalidFact for anything else, None included."""
+    name = check_path(path)
+    if name is None:
+        raise InvalidFact("path must be a file name or a path, got None")
+    return name
+
+
 def write_jsonl(path: str | os.PathLike[str], events: Iterable[Event]) -> int:
     """Write events (all but ``config``) as JSON Lines; returns the number of lines.
     JournalError when the file cannot be written."""
+    path = _file(path)
     n = 0
     try:
         with open(path, "w", encoding="utf-8") as fh:
@@ -32,6 +42,7 @@ def write_jsonl(path: str | os.PathLike[str], events: Iterable[Event]) -> int:
 def read_jsonl(path: str | os.PathLike[str]) -> list[tuple[int, str, dict[str, Any]]]:
     """(line number, kind, body) of every event line; InvalidFact naming the first bad line
     or an unreadable file."""
+    path = _file(path)
     out = []
     try:
         with open(path, encoding="utf-8") as fh:

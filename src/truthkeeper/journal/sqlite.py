@@ -343,7 +343,14 @@ def _create(path: str, synchronous: str) -> None:
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.new"
     try:
         made = SqliteJournal.__new__(SqliteJournal)
-        made._setup(tmp, synchronous, readonly=False)
+        try:
+            made._setup(tmp, synchronous, readonly=False)
+        except JournalError as exc:  # named by the path asked for, not the file made first
+            folder = os.path.dirname(os.path.abspath(path))
+            why = (f"its folder {folder!r} does not exist" if not os.path.isdir(folder)
+                   else str(exc.__cause__ or exc))
+            msg = f"cannot create journal {path!r}: {why}"
+            raise JournalError(msg) from None
         made.close()
         try:
             os.link(tmp, path)
