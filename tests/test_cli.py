@@ -347,8 +347,14 @@ def test_bench_peers_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
 
     if not all(importlib.util.find_spec(m) for m in ("memvara", "veritas", "pysqlite3")):
         pytest.skip("the bench extra is not installed")  # not imported here: see peers.py
+    import sys
+
+    before = sys.modules["sqlite3"]
     assert main(["bench", "peers", "--subjects", "60", "--veritas-subjects", "20",
                  "--rounds", "1"]) == 0
+    # memvara's pysqlite3 stood for sqlite3 only while memvara was loaded: a second copy
+    # of SQLite left in its place would drop the locks of this process's journals
+    assert sys.modules["sqlite3"] is before
     out = json.loads(capsys.readouterr().out)
     assert set(out["peers"]) == {"truthkeeper", "memvara", "veritas-tms"}
     tk = out["peers"]["truthkeeper"]

@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -132,16 +132,30 @@ class _Truthkeeper:
         self.mem.close()
 
 
+@contextlib.contextmanager
+def _pysqlite3_as_sqlite3() -> Iterator[None]:
+    """memvara needs SQLite >= 3.42: pysqlite3-binary's module stands for ``sqlite3`` while
+    memvara is imported and builds its store (its modules bind it then), and the
+    standard module is put back after: a second copy of SQLite left as ``sqlite3`` would be
+    the one later code of this process opens a journal with, and two copies on one file
+    drop each other's POSIX locks."""
+    import importlib
+
+    before = sys.modules.get("sqlite3")
+    with contextlib.suppress(ImportError):
+        sys.modules["sqlite3"] = importlib.import_module("pysqlite3")
+    try:
+        yield
+    finally:
+        if before is not None:
+            sys.modules["sqlite3"] = before
+
+
 def _memvara_module() -> Any:
     import importlib
 
-    if "memvara" not in sys.modules:
-        # memvara needs SQLite >= 3.42: pysqlite3-binary's module, loaded as sqlite3 from
-        # here on in this (benchmark) process; truthkeeper's journal keeps the module it
-        # imported already
-        with contextlib.suppress(ImportError):
-            sys.modules["sqlite3"] = importlib.import_module("pysqlite3")
-    return importlib.import_module("memvara")
+    with _pysqlite3_as_sqlite3():
+        return importlib.import_module("memvara")
 
 
 class _Memvara:
@@ -153,7 +167,7 @@ class _Memvara:
         mv = _memvara_module()
         reg = mv.PredicateRegistry(tuple(mv.PredicateSpec(name=a, cardinality=mv.Cardinality.ONE)
                                          for a in _ATTRS))
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _pysqlite3_as_sqlite3():
             warnings.simplefilter("ignore")
             self.mem = mv.Memvara(path or ":memory:", registry=reg, embeddings=False,
                                   llm=mv.NullLLM(), user="bench")
