@@ -549,8 +549,9 @@ def test_mcp_over_http_refuses_to_serve_unprotected(tmp_path: Path, where: str,
 
 
 def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
-    """A request nested past what the SDK parses, or holding a lone surrogate, gets an error
-    reply with its id (it used to get none, and the client waited forever)."""
+    """A request nested past what the SDK parses, holding a lone surrogate, or an integer
+    too long for Python to convert, gets an error reply with its id (it used to get none,
+    and the client waited forever)."""
     import select
     import subprocess
 
@@ -586,6 +587,7 @@ def test_mcp_stdio_answers_every_request_it_cannot_take(tmp_path: Path) -> None:
             (3, call(3, "remember", '{"subject":"me\\ud800","attribute":"x","value":1,'
                                     '"source":"s"}'), "lone surrogate"),
             (4, call(4, "why", '{"item":"p(\'\\ud800\')"}'), "lone surrogate"),
+            (7, call(7, "remember", remember("1" + "0" * 5000)), "integer of 5001 digits"),
         ]:
             reply = ask(line)
             assert reply["id"] == rid and says in reply["error"]["message"]

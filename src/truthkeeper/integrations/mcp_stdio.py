@@ -3,7 +3,8 @@
 The SDK drops, without a reply, a request it cannot parse or answer: one nested deeper
 than its serialiser goes, or one whose strings hold a lone surrogate (JSON allows the
 escape ``\\ud800``; UTF-8 cannot carry it back). A client then waits forever. Here every
-request line is checked first; such a request gets a JSON-RPC error reply with its id and
+request line is checked first (an integer too long for Python to convert is such a
+request too); such a request gets a JSON-RPC error reply with its id and
 the reason, and the server goes on.
 """
 
@@ -16,18 +17,35 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
-__all__ = ["MAX_REQUEST_DEPTH", "request_problem", "run_stdio"]
+__all__ = ["MAX_INT_DIGITS", "MAX_REQUEST_DEPTH", "request_problem", "run_stdio"]
 
 MAX_REQUEST_DEPTH = 120
 """How deep a request's JSON may nest (values nest at most 100 deep, under the
 request's own envelope)."""
 
 
+MAX_INT_DIGITS = 4_000
+"""The longest integer a request may hold (Python refuses to convert past 4,300 digits,
+and the SDK then drops the request without a reply)."""
+
+
+class _LongInt:
+    """An integer too long to convert, as the guard parses it (its number of digits)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _int(text: str) -> int | _LongInt:
+    digits = len(text.lstrip("-"))
+    return _LongInt(digits) if digits > MAX_INT_DIGITS else int(text)
+
+
 def request_problem(line: str) -> tuple[Any, str] | None:
     """``(id, reason)`` when the request on this line must be refused before the SDK sees
     it, else None (a line that is not JSON is the SDK's to report)."""
     try:
-        msg = json.loads(line)
+        msg = json.loads(line, parse_int=_int)
     except RecursionError:
         return None, f"the request nests more than {MAX_REQUEST_DEPTH} deep"
     except ValueError:
@@ -39,6 +57,9 @@ def request_problem(line: str) -> tuple[Any, str] | None:
         node, depth = stack.pop()
         if depth > MAX_REQUEST_DEPTH:
             return rid, f"the request nests more than {MAX_REQUEST_DEPTH} deep"
+        if isinstance(node, _LongInt):
+            return rid, (f"the request holds an integer of {node.digits} digits (at most "
+                         f"{MAX_INT_DIGITS})")
         if isinstance(node, str):
             try:
                 node.encode("utf-8")
