@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -133,6 +134,28 @@ def test_cycle_in_a_batch_is_rejected_whole() -> None:
         ])
     assert len(mem) == before and mem.current("s", "a").status == "unknown"
     assert mem.audit()[-1].kind == "rejected_write"
+
+@pytest.mark.parametrize("durable", [False, True])
+def test_an_id_already_used_is_refused_and_nothing_changes(tmp_path: Path, durable: bool,
+                                                           ) -> None:
+    """A given id that a fact of the memory holds, or that another fact of the same batch
+    gives, is refused whole, also beside facts whose ids are drawn at random (whose ids the
+    store does not look up); a batch of drawn ids alone goes in."""
+    mem = Memory(str(tmp_path / "m.db") if durable else None)
+    mem.add_many([{"subject": "s", "attribute": "a", "value": 1, "source": "q", "id": "taken"}])
+    drawn = [{"subject": f"t{i}", "attribute": "a", "value": i, "source": "q"}
+             for i in range(3)]
+    for batch in ([*drawn, {"subject": "u", "attribute": "a", "value": 2, "source": "q",
+                            "id": "taken"}],
+                  [*drawn, *({"subject": "u", "attribute": "a", "value": v, "source": "q",
+                              "id": "twice"} for v in (2, 3))]):
+        with pytest.raises(InvalidFact, match="already used by another fact"):
+            mem.add_many(batch)
+        assert len(mem) == 1 and mem.current("t0", "a").status == "unknown"
+        assert mem.current("u", "a").status == "unknown"
+    assert len(mem.add_many(drawn)) == 3 and len(mem) == 4
+    assert mem.current("s", "a").value == 1 and mem.verify().ok
+
 
 
 @pytest.mark.parametrize(

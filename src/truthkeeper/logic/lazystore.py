@@ -64,7 +64,7 @@ class LazyStore(Store):
         # under the write's lock this asks the journal nothing when ``prefetch`` brought
         # the slots in and the sources are bound: a write holds the lock for less
         self._need_for(facts, drawn)
-        return super().add(facts, ras, now)
+        return super().add(facts, ras, now, drawn)
 
     def _need_for(self, facts: Sequence[Fact], drawn: Set[str]) -> None:
         """The slots of ``facts``, those of the ids they supersede, and of their own ids

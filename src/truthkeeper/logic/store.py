@@ -281,7 +281,7 @@ class Store:
         ``now`` (a live write: the memory's clock) first moves the store's clock there, so
         a fact that begins now is not taken for one that begins later. ``drawn``: ids
         drawn at random for this batch, which no fact anywhere holds (a lazily opened
-        store does not look them up)."""
+        store does not look them up; Prolog does not look up a part of such ids alone)."""
         clock = None
         if now is not None and (self.clock_at is None or now > self.clock_at):
             if self.clock_at is not None and (self.next_due is None or now < self.next_due):
@@ -301,12 +301,13 @@ class Store:
                         for f, ra in zip(facts[i:i + step], ras[i:i + step], strict=True)]
                 if not self.holds_erased:  # a replayed or imported placeholder
                     self.holds_erased = any(r[2] == ERASED_ATTRIBUTE for r in rows)
-                bridge.call("add", self.h, rows, clock)
+                bridge.call("add", self.h, rows, clock,
+                            bool(drawn) and all(r[0] in drawn for r in rows))
                 done += [r[0] for r in rows]
                 times += [t for r in rows for t in (r[4], r[5]) if t is not None]
         except TruthkeeperError:
             if done and clock is not None:  # the refused part's clock did not move; the
-                bridge.call("add", self.h, [], self.clock_at)  # parts before it: back
+                bridge.call("add", self.h, [], self.clock_at, False)  # before it: back
             if done:
                 self.undo_add(done)
             raise

@@ -45,8 +45,8 @@ goal(resolve_rows_at, [M, S, A, K, V],
      truthkeeper:tk_resolve_rows_at(M, S, A, K, V, St, Gs), [St, Gs]).
 goal(resolve_union, [M, Ss, A, K, V],
      truthkeeper:tk_resolve_union(M, Ss, A, K, V, St, Gs), [St, Gs]).
-goal(add, [M, Fs, C],
-     truthkeeper:tk_add(M, Fs, C), []).
+goal(add, [M, Fs, C, D],
+     truthkeeper:tk_add(M, Fs, C, D), []).
 goal(phi_store, [M, Cs, Ss],
      truthkeeper:tk_phi_store(M, Cs, Ss, Ds), [Ds]).
 goal(facts, [M, Ids],

@@ -4,7 +4,7 @@
             tk_policies/1,        % -Policies
             tk_register_policy/3, % +Name, +Text, +MetaKeys
             tk_policy_meta_keys/2, % +Policy, -Keys
-            tk_add/3,             % +M, +Facts, +Clock
+            tk_add/4,             % +M, +Facts, +Clock, +Drawn
             tk_commuting/5,       % +M, +SubjectKeys, +Sources, +Tiers, -Commutes
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
@@ -65,7 +65,7 @@
                       protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
                       set_status/6, commuting/4]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
-:- use_module(dominance, [dominates/3, add_facts/2, retract_fact/4, undo_facts/2, unretract/2,
+:- use_module(dominance, [dominates/3, add_facts/3, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
 :- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3, end_fact/4]).
@@ -103,7 +103,7 @@ with tk_error/2 and maps it to the error family in one table.
 */
 
 :- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
-        tk_add/3, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/4, tk_ended_rows/3, tk_declare/3,
+        tk_add/4, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/4, tk_ended_rows/3, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
         tk_guarded_tiers/2, tk_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
@@ -196,16 +196,16 @@ tk_policy_meta_keys(P0, Keys) :-
 
 % ---------------------------------------------------------------- writes
 
-%!  tk_add(+M, +Facts, +Clock) is det.
-%   Add a batch. Clock (or @(none)) first moves the memory's clock there: the
+%!  tk_add(+M, +Facts, +Clock, +Drawn) is det.
+%   Add a batch (Drawn: add_facts/3). Clock (or @(none)) first moves the memory's clock there: the
 %   caller knows that no fact begins or ends between the clock and Clock (else
 %   it advances with tk_advance/3), so no slot's heads change by the move, and a
 %   fact that begins now is not taken for one that begins later.
-tk_add(M, Rows, Clock0) :-
+tk_add(M, Rows, Clock0, @(Drawn)) :-
     maplist(fact_in, Rows, Recs),
-    opt_in(Clock0, Clock),
+    opt_in(Clock0, Clock), must_be(boolean, Drawn),
     transaction(( ( Clock == none -> true ; set_now(M, Clock) ),  % refused: not moved
-                  add_facts(M, Recs) )).
+                  add_facts(M, Recs, Drawn) )).
 
 %!  tk_commuting(+M, +SubjectKeys, +Sources, +Tiers, -Commutes) is det (commuting/4).
 tk_commuting(M, Ss0, Rs0, Ts0, C) :-

@@ -8,21 +8,21 @@ row(Id, V, VF, RA, Src, Row) :-
 test(typed_values_conflict, St == conflict) :-
     tk_new(-9301, "temporal", ["agent"]),
     row("f1", "true", 10, 1, "x", R1), row("f2", -("b", 1), 10, 2, "y", R2),
-    tk_add(-9301, [R1, R2], @(none)),
+    tk_add(-9301, [R1, R2], @(none), @(false)),
     tk_resolve(-9301, "s", "a", St, _).
 test(string_one_and_number_one_differ, St == conflict) :-
     tk_new(-9301, "temporal", ["agent"]),
     row("f1", "1", 10, 1, "x", R1), row("f2", 1, 10, 2, "y", R2),
-    tk_add(-9301, [R1, R2], @(none)),
+    tk_add(-9301, [R1, R2], @(none), @(false)),
     tk_resolve(-9301, "s", "a", St, _).
 test(resolution_groups_newest_first, [St == resolved, Gs == [[f2, f1]]]) :-
     tk_new(-9301, "temporal", ["agent"]),
     row("f1", 1, 10, 1, "x", R1), row("f2", 1, 20, 2, "y", R2),
-    tk_add(-9301, [R1, R2], @(none)),
+    tk_add(-9301, [R1, R2], @(none), @(false)),
     tk_resolve(-9301, "s", "a", St, Gs).
 test(fact_rows, Row = -(f1, s, a, 10, @(none), 1, agent, x, @(none), "[]", head)) :-
     tk_new(-9301, "temporal", ["agent"]),
-    row("f1", 1, 10, 1, "x", R1), tk_add(-9301, [R1], @(none)),
+    row("f1", 1, 10, 1, "x", R1), tk_add(-9301, [R1], @(none), @(false)),
     tk_facts(-9301, ["f1"], [Row]).
 test(unknown_fact, error(existence_error(fact, zz))) :-
     tk_new(-9301, "temporal", ["agent"]),
@@ -43,12 +43,12 @@ test(ended_head_then_unknown, St == unknown) :-
     tk_new(-9303, "temporal", ["agent"]),
     tk_advance(-9303, 1000, _),
     tk_add(-9303, [-("a", "s", "x", "v1", 10, @(none), 1, "agent", "src", @(none), @(none), "{}", []),
-                   -("b", "s", "x", "v2", 20, 30, 2, "agent", "src", @(none), @(none), "{}", [])], @(none)),
+                   -("b", "s", "x", "v2", 20, 30, 2, "agent", "src", @(none), @(none), "{}", [])], @(none), @(false)),
     tk_resolve(-9303, "s", "x", St, _).
 test(advance_ends_a_fact, [St0-St1 == resolved-unknown]) :-
     tk_new(-9304, "temporal", ["agent"]),
     tk_advance(-9304, 100, _),
-    tk_add(-9304, [-("a", "s", "x", "v1", 10, 200, 1, "agent", "src", @(none), @(none), "{}", [])], @(none)),
+    tk_add(-9304, [-("a", "s", "x", "v1", 10, 200, 1, "agent", "src", @(none), @(none), "{}", [])], @(none), @(false)),
     tk_resolve(-9304, "s", "x", St0, _),
     tk_advance(-9304, 200, Next),
     assertion(Next == @(none)),
