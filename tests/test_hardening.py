@@ -839,3 +839,23 @@ def test_paths_of_the_wrong_kind_are_refused_with_the_family(tmp_path: Path) -> 
     assert made.export_jsonl(os.fsencode(out)) == 1  # type: ignore[arg-type]
     assert Memory().import_jsonl(os.fsencode(out)) == 1  # type: ignore[arg-type]
     made.close()
+
+
+def test_a_folder_or_a_file_taken_for_one_is_named_as_such(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder given as a memory's file was refused as "unable to open database file"
+    (the CLI said "disk I/O error"); a journal under a file taken for a folder was said to
+    be in a folder that "does not exist". Both now say what the path is."""
+    from truthkeeper import JournalError
+    from truthkeeper.cli import main
+
+    for readonly in (False, True):
+        with pytest.raises(JournalError, match="is a folder, not a journal file"):
+            Memory(tmp_path, readonly=readonly)
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(JournalError, match="'.*f' is a file, not a folder"):
+        Memory(tmp_path / "f" / "m.db")
+    assert sorted(os.listdir(tmp_path)) == ["f"]  # nothing made
+    for command in ("verify", "inspect", "query"):
+        assert main([command, str(tmp_path), *(["x"] if command == "query" else [])]) == 2
+        assert "is a folder, not a journal file" in capsys.readouterr().err

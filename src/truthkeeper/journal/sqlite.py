@@ -347,8 +347,9 @@ def _create(path: str, synchronous: str) -> None:
             made._setup(tmp, synchronous, readonly=False)
         except JournalError as exc:  # named by the path asked for, not the file made first
             folder = os.path.dirname(os.path.abspath(path))
-            why = (f"its folder {folder!r} does not exist" if not os.path.isdir(folder)
-                   else str(exc.__cause__ or exc))
+            why = (str(exc.__cause__ or exc) if os.path.isdir(folder)
+                   else f"{folder!r} is a file, not a folder" if os.path.exists(folder)
+                   else f"its folder {folder!r} does not exist")
             msg = f"cannot create journal {path!r}: {why}"
             raise JournalError(msg) from None
         made.close()
@@ -367,7 +368,11 @@ def _create(path: str, synchronous: str) -> None:
 
 def _check_file(path: str) -> None:
     """An existing empty file is a journal cut to nothing (or not a journal): refuse it
-    rather than start a new memory there. A write-ahead log beside it still counts."""
+    rather than start a new memory there. A write-ahead log beside it still counts. A
+    folder is named as such (SQLite says only that it cannot open it)."""
+    if os.path.isdir(path):
+        msg = f"{path!r} is a folder, not a journal file; pass the path of a file in it"
+        raise JournalError(msg)
     try:
         size = os.path.getsize(path)
     except OSError:
