@@ -267,12 +267,18 @@ def test_filter_store_facts_and_candidates() -> None:
 
 def test_a_refused_candidate_names_its_position_and_field() -> None:
     """A malformed Candidate is refused with its index and field named (the filter
-    normalises each slot and tier once per call, so the name is built on refusal)."""
+    normalises each slot and tier once per call, so the name is built on refusal). A
+    source that is no label was refused as "expected text" (no field named), and a
+    valid_to not after valid_from, which ``add`` refuses, was taken as ended."""
     mem = Memory(policy="temporal")
     ok = Candidate("ana", "city", "Lisbon", T(1))
     for bad, field in ((Candidate("ana", "city", "x", "yesterday"), "valid_from"),
                        (Candidate("ana", "city", "x", T(1), valid_to="soon"), "valid_to"),
                        (Candidate("ana", "city", "x", T(1), tier="god"), "tier"),
+                       (Candidate("ana", "city", "x", T(2), valid_to=T(1)), "valid_to"),
+                       (Candidate("ana", "city", "x", T(1), source=["crm"]),  # type: ignore[arg-type]
+                        "source"),
+                       (Candidate("ana", "city", "x", T(1), source="a\x1fb"), "source"),
                        (Candidate("ana", 7, "x", T(1)), "attribute"),  # type: ignore[arg-type]
                        (Candidate("", "city", "x", T(1)), "subject")):
         with pytest.raises(InvalidFact, match=rf"^items\[1\]\.{field} "):

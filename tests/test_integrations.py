@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
@@ -20,6 +22,7 @@ from truthkeeper import Fact, Memory
 from truthkeeper.cli import main
 from truthkeeper.integrations.langchain import TruthkeeperCompressor, TruthkeeperRetriever
 from truthkeeper.integrations.llamaindex import TruthkeeperPostprocessor
+from truthkeeper.testing import hostile_values
 
 # ---------------------------------------------------------------- MCP
 
@@ -325,6 +328,32 @@ def test_documents_as_vector_stores_hold_them_never_fail_the_retrieval() -> None
     why = dict(report.why_unjudged)
     assert "unusable" in why[2] and "number" in why[3] and "refused" in why[4]
     assert [d.page_content for d in out] == ["acme: ???", "acme: lots", "acme: 1", "acme: 140"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(key=st.sampled_from(["fact_id", "subject", "attribute", "value", "valid_from",
+                            "valid_to", "tier", "source"]), bad=hostile_values)
+@example(key="fact_id", bad=10**5000)
+def test_no_metadata_value_fails_the_retrieval(key: str, bad: Any) -> None:
+    """Whatever a vector store hands back as one field of a document's metadata, the
+    document passes (judged, or unjudged with its reason) and the others are judged. A
+    ``fact_id`` of more than 4,300 digits raised ValueError."""
+    mem = _HOSTILE_MEMORY
+    good = {"subject": "acme", "attribute": "price", "value": 90, "valid_from": "2026-01-01"}
+    docs = [Document("acme: x", metadata={**good, "value": 95, key: bad}),
+            Document("acme: 90", metadata=good)]
+    comp = TruthkeeperCompressor(memory=mem)
+    out = comp.compress_documents(docs, "acme price?")
+    report = comp.last_report
+    assert report is not None
+    dropped = [d[0] for d in report.dropped]
+    assert sorted([*report.kept, *dropped, *report.unjudged]) == [0, 1]
+    assert 1 in dropped  # the stored 135 of June makes January's 90 stale
+    assert len(out) == len(report.kept) + len(report.unjudged)
+
+
+_HOSTILE_MEMORY = Memory()
+_HOSTILE_MEMORY.add("acme", "price", 135, source="billing", valid_from="2026-06-01")
 
 
 def test_a_kept_document_about_a_slot_the_memory_holds_nothing_of_is_not_called_current(

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import TruthkeeperError
+from ..errors import TruthkeeperError, brief
 from ..memory import Memory
 from ..schema import boundary_time
 from ..values import Candidate, ToDict, jsonable
@@ -56,8 +56,11 @@ _UNKNOWN = "the memory holds no fact on this slot: judged against the other docu
 
 def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
     """The filter item of one document's metadata, or a str: why it is not judged."""
-    if md.get("fact_id"):
-        return str(md["fact_id"]), None
+    fid = md.get("fact_id")
+    if fid:  # an id a vector store may have kept as a number: its text, if it is short
+        if isinstance(fid, str) or (type(fid) is int and fid.bit_length() <= 256):
+            return str(fid), None
+        return None, f"unusable metadata: fact_id must be a fact's id, got {brief(fid)}"
     if not (md.get("subject") and md.get("attribute")):
         return None, "no subject and attribute in its metadata"
     if "value" not in md:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import InvalidFact, UnknownFact
 from ..journal.codec import row_fact
-from ..validation import time_us
+from ..validation import check_source, from_us, time_us
 from ..values import (
     Candidate,
     Drop,
@@ -167,9 +167,14 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
     if tier is None:
         tier = tiers[item.tier] = builder.tier(item.tier)
     value = item.value if coerce is None else coerce(a, item.value, "value")
-    return (i, key, member_key(value, many), time_us(item.valid_from, "valid_from"), tier,
-            None, item.source,
-            None if item.valid_to is None else time_us(item.valid_to, "valid_to"))
+    vf = time_us(item.valid_from, "valid_from")
+    vt = None if item.valid_to is None else time_us(item.valid_to, "valid_to")
+    if vt is not None and vt <= vf:  # as add refuses it
+        msg = (f"valid_to ({from_us(vt).isoformat()}) must be after valid_from "
+               f"({from_us(vf).isoformat()})")
+        raise InvalidFact(msg)
+    source = item.source if item.source is None else builder._memo(item.source, check_source)
+    return (i, key, member_key(value, many), vf, tier, None, source, vt)
 
 
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
