@@ -418,6 +418,26 @@ def test_an_erasure_in_the_journal_opens_lazily(tmp_path):
         assert m.slots() == [("u0", "city"), ("u2", "city")]
 
 
+def test_an_erased_fact_whose_slot_held_nul_opens_lazily_with_its_source_bound(journal_url):
+    """A slot whose name holds NUL is never indexed (PostgreSQL text cannot hold it): its
+    events are applied at open. Erased, its fact moves to a placeholder slot, whose event
+    is not: the index lacked the id (a lazy open failed with UnknownFact on both backends,
+    so the acknowledged writes could only be read with ``lazy=False``) and the source's
+    binding (``verify`` found the index differing from the chain)."""
+    with Memory(journal_url) as m:
+        m.add("a\x00b", "city", "Lisbon", source="crm")
+        m.add("c", "city", "Porto", source="web")
+        m.erase(subject="a\x00b")
+        assert m.verify().ok
+    for lazy in (True, False):
+        with Memory(journal_url, lazy=lazy) as m:
+            assert m.current("a\x00b", "city").status == "unknown"
+            assert [f.status for f in m.history("a\x00b", "city")] == ["erased"]
+            assert m.current("c", "city").value == "Porto" and m.verify().ok
+            with pytest.raises(TierNotAuthorized, match="crm"):  # bound to agent still
+                m.add("d", "city", "Faro", source="crm", tier="verified")
+
+
 def test_a_rule_added_to_a_lazy_memory_sees_every_slot(tmp_path):
     path = _memory(str(tmp_path), 3)
     with Memory(path, lazy=True) as m:
