@@ -294,11 +294,11 @@ class SlotIndex:
             for _, b in naming:  # a signed one's nonce names the slot it moved to
                 for k, _ in entries("retract", b, lambda _k: now)[1]:
                     self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (now, k))
-        for k, v in new:  # inserted if missing, as a rebuild makes them: a fact whose
-            # slot held NUL had none (its event was applied at open; its placeholder's is not)
-            self.db.rows("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON CONFLICT (key) "
-                         + ("DO UPDATE SET slot = excluded.slot" if k.startswith("i:")
-                            else "DO NOTHING"), (k, v))
+        for k, v in new:  # a fact whose slot held NUL had no keys (its event was applied
+            if not old:   # at open; its placeholder's is not): made as a rebuild makes them
+                self.db.rows("INSERT INTO tk_index_key VALUES (?,?) ON CONFLICT DO NOTHING", (k, v))
+            elif k.startswith("i:"):
+                self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (v, k))
         gone = sorted({k for k, _ in old} - {k for k, _ in new})
         for i in range(0, len(gone), _CHUNK):
             part = gone[i:i + _CHUNK]
