@@ -47,8 +47,9 @@ from .conftest import drop_pg_database, new_pg_database
 from .reference import SHARED, Reference, RFact, _vk, phi_store_reference
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price"),
-         ("ana", "pets")]  # pets: a set (declared many)
-SUBJECTS = ("acme", "ana")
+         ("ana", "pets"),  # pets: a set (declared many)
+         ("b\x00o", "price")]  # a slot whose name holds NUL: never indexed, applied at open
+SUBJECTS = {"acme": "acme", "ana": "ana", "b\x00o": "'b\\x0\\o'"}  # as a belief's text quotes it
 VALUES = st.sampled_from([0, 1, 1.0, "1", "true", True, False, "Lisbon", " lisbon"])
 SOURCES = st.sampled_from(["s", "t"])
 RULES = {  # each with whether it holds of a subject, at a time, in the layers a view sees
@@ -129,8 +130,8 @@ class MemoryMachine(RuleBasedStateMachine):
         """The beliefs the rules of ``layers`` (the shared ones; in a view, its own too)
         derive over the facts of ``layers``."""
         t = self.now if t is None else t
-        return {f"{text.split('(')[0]}({s})" for text, layer in self.rules if layer in layers
-                for s in SUBJECTS if RULES[text](self.ref, s, t, layers)}
+        return {f"{text.split('(')[0]}({q})" for text, layer in self.rules if layer in layers
+                for s, q in SUBJECTS.items() if RULES[text](self.ref, s, t, layers)}
 
     def writer(self, layer: str | None, elsewhere: bool = False) -> Memory:
         """The memory (or its scope's view) that writes; ``elsewhere``: a second handle
