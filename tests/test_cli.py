@@ -51,6 +51,7 @@ def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["n"] == 2000 and len(rate["runs"]) == len(reopen["runs"]) == 3
     assert rate["median"] == sorted(rate["runs"])[1]
     assert reopen["facts_per_s"] == pytest.approx(2000 / reopen["median"])
+    assert len(out["erase_subject_of_2000_facts_s"]["runs"]) == 3
 
 
 def test_eval_missing_data_is_a_clear_error(tmp_path: Path,

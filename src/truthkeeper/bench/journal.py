@@ -43,8 +43,10 @@ def _location(db: str | None) -> Iterator[str]:
 
 def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
         db: str | None = None) -> dict[str, Any]:
-    """Write n facts durably in batches of 10,000, then reopen; medians over repeats."""
-    rates, reopen, erase = [], [], []
+    """Write n facts durably in batches of 10,000, then reopen; medians over repeats. Then
+    erase five subjects of four facts each, and one subject of 2,000 facts in 500 slots
+    (a user who told the agent much: each fact's event is found and blanked)."""
+    rates, reopen, erase, erase_big = [], [], [], []
     for _ in range(repeat):
         with _location(db) as path:
             facts = [{"subject": f"s{i % (n // 4 or 1)}", "attribute": "a", "value": i,
@@ -55,14 +57,20 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                 for k in range(0, n, 10_000):
                     mem.add_many(facts[k:k + 10_000])
                 rates.append(n / (time.perf_counter() - t))
+                mem.add_many([{"subject": "big", "attribute": f"a{i % 500}", "value": i,
+                               "source": "src", "valid_from": "2026-01-01T00:00:00Z"}
+                              for i in range(2_000)])
             t = time.perf_counter()
             with Memory(path) as again:
-                assert len(again) == n
+                assert len(again) == n + 2_000
                 reopen.append(time.perf_counter() - t)
                 for i in range(5):  # one subject's facts (4 of them), as a user asks
                     t = time.perf_counter()
                     again.erase(subject=f"s{i}")
                     erase.append((time.perf_counter() - t) * 1e3)
+                t = time.perf_counter()
+                again.erase(subject="big")
+                erase_big.append(time.perf_counter() - t)
     return {
         "benchmark": "journal",
         "backend": "sqlite" if db is None else "postgresql",
@@ -74,4 +82,6 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                            "facts_per_s": n / statistics.median(reopen),
                            "target_for_1M": 10.0},
         "erase_one_subject_ms": {"median": statistics.median(erase), "runs": erase},
+        "erase_subject_of_2000_facts_s": {"median": statistics.median(erase_big),
+                                          "runs": erase_big},
     }

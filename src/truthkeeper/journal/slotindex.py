@@ -287,8 +287,8 @@ class SlotIndex:
                 "SELECT e.seq, e.body FROM tk_index_slot x JOIN events e ON e.seq = x.seq "
                 "WHERE x.slot = ? AND e.kind IN ('retract', 'end')", (was,))
                 if _names(str(b), fid)]
-            for s in [seq] + [s for s, _ in naming]:
-                self.db.rows("DELETE FROM tk_index_slot WHERE seq = ?", (s,))
+            for s in [seq] + [s for s, _ in naming]:  # by the key: not a scan of the index
+                self.db.rows("DELETE FROM tk_index_slot WHERE slot = ? AND seq = ?", (was, s))
                 self.db.rows("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                              "ON CONFLICT DO NOTHING", (now, s))
             for _, b in naming:  # a signed one's nonce names the slot it moved to
