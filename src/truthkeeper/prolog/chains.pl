@@ -12,7 +12,7 @@
                           insert_newest/3, confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3]).
 :- use_module(library(apply), [include/3]).
-:- use_module(library(ordsets), [ord_memberchk/2]).
+:- use_module(library(assoc), [ord_list_to_assoc/2, get_assoc/3]).
 
 /** <module> Dominance between two facts, and chains with explicit links
 
@@ -91,7 +91,9 @@ linked_heads(M, P, Ids, Heads, Front) :-
     findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), Recs),
     newest_first(Recs, Sorted),
     chain_front(Sorted, Front),
-    sort(Ids, Set),
+    sort(Ids, Sorted0),
+    findall(Id-t, member(Id, Sorted0), Pairs),
+    ord_list_to_assoc(Pairs, Set),                % membership in log n, not a list's n
     findall(X, ( member(R, Recs), arg(1, R, X),
                  \+ linked_dominated(M, P, Front, R, in(Set),
                                      undominated_in(M, Ids, X)) ), Heads).
@@ -112,7 +114,7 @@ linked_dominated(M, P, Front, R, Among, Undominated) :-
     ;   \+ call(Undominated)
     ).
 
-among(in(Set), _, Y) :- ord_memberchk(Y, Set).
+among(in(Set), _, Y) :- get_assoc(Y, Set, _).
 among(live(Now), M, Y) :-                       % live, and begun by the clock Now
     \+ retracted(M, Y, _, _),
     fact(M, Y, _, _, _, VF, _, _, _, _),
