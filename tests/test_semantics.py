@@ -23,7 +23,7 @@ from truthkeeper import (
     UnknownFact,
     Utility,
 )
-from truthkeeper.testing import at, histories
+from truthkeeper.testing import at, histories, policies
 
 T = "2026-11-{:02d}".format
 
@@ -263,6 +263,50 @@ def test_current_equals_as_of_at_the_clock(history: list[dict], data: st.DataObj
             r, q = mem.current(s, a), mem.as_of(s, a, valid_at=now)
             assert (r.status, r.value, [h.id for h in r.heads]) == \
                 (q.status, q.value, [h.id for h in q.heads])
+
+
+@settings(max_examples=80, deadline=None)
+@given(histories(max_size=16), st.data(), policies, st.booleans())
+def test_a_historys_statuses_are_each_facts_own(history: list[dict], data: st.DataObject,
+                                                 policy: str, a_set: bool) -> None:
+    """``history`` decides the statuses of a slot whose facts end or begin later in one
+    sweep of the slot (deciding each alone scanned the slot: 22 s for 4,000 facts that
+    ended); each is the one ``get`` (which decides it alone) gives, with retractions, in
+    a plain slot and a set."""
+    ends = data.draw(st.lists(st.integers(-5, 30), min_size=len(history),
+                              max_size=len(history)))
+    with_ends = [{**f, "valid_to": f["valid_from"] + timedelta(minutes=e)} if e > 0 else f
+                 for f, e in zip(history, ends, strict=True)]
+    now = at(data.draw(st.integers(0, 60)))
+    with Memory(policy=policy, clock=lambda: now) as mem:
+        if a_set:
+            mem.declare("price", cardinality="many")
+        added = mem.add_many(with_ends)
+        for fid in data.draw(st.lists(st.sampled_from([f.id for f in added]), max_size=3,
+                                      unique=True)):
+            mem.retract(fid, reason="wrong")
+        for s, a in mem.slots():
+            statuses = [(f.id, f.status) for f in mem.history(s, a)]
+            assert statuses == [(fid, mem.get(fid).status) for fid, _ in statuses]
+
+
+def test_get_gives_a_facts_status_as_history_does_in_a_view_too() -> None:
+    """``get`` promised a fact "with its status" and gave None (but erased); in a scope's
+    view a head or a superseded fact is so in the union of its layers."""
+    clock = Clock("2026-11-10")
+    mem = Memory(clock=clock)
+    view = mem.scope("user:al")
+    old = view.add("ana", "city", "Lisbon", source="al", valid_from=T(1))
+    new = mem.add("ana", "city", "Porto", source="crm", valid_from=T(2))
+    gone = mem.add("ana", "employer", "Globex", source="crm", valid_from=T(1), valid_to=T(5))
+    later = mem.add("ana", "team", "core", source="crm", valid_from=T(20))
+    assert [(f.id, f.status) for f in view.history("ana", "city")] == [
+        (old.id, "superseded"), (new.id, "head")]
+    assert (view.get(old.id).status, view.get(new.id).status) == ("superseded", "head")
+    assert (mem.get(new.id).status, mem.get(gone.id).status, mem.get(later.id).status) == (
+        "head", "ended", "future")
+    mem.retract(new.id, reason="wrong")
+    assert (view.get(old.id).status, mem.get(new.id).status) == ("head", "retracted")
 
 
 @settings(max_examples=60, deadline=None)

@@ -668,8 +668,8 @@ class MemoryMachine(RuleBasedStateMachine):
         for who, layers in ((self.mem, SHARED), (self.view, VIEW)):
             texts = [t for t, layer in self.rules if layer in layers]
             assert who.rules() == list(dict.fromkeys(texts)), layers  # a text once
-            expected = sorted(self.beliefs_expected(layers))
-            assert [str(b) for b in who.beliefs()] == expected, layers
+            expected = sorted(self.beliefs_expected(layers))  # (in the order of the terms,
+            assert sorted(str(b) for b in who.beliefs()) == expected, layers  # not texts)
 
     @invariant()
     def outcomes_count_per_source(self) -> None:

@@ -53,6 +53,7 @@ from .views import (
     check_visible,
     erase_selection,
     view_conflicts,
+    view_fact,
     view_history,
     view_slots,
 )
@@ -1097,8 +1098,8 @@ class Memory:
         100
         """
         with self._open():
-            return check_visible(self._store.get(check_label(fact_id, "fact_id")),
-                                 self._scope, fact_id)
+            return view_fact(self._store, self._scope, check_label(fact_id, "fact_id"),
+                             lambda s, a: self._p.answers.heads(self._scope, s, a))
 
     def _visible_id(self, fact_id: str) -> bool:
         """Whether ``fact_id`` names a fact this memory sees; a fact id of another scope is

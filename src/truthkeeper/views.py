@@ -13,7 +13,7 @@ from .errors import ScopeError, UnknownFact
 from .logic.store import Store
 from .values import Fact, Resolution, check_scope, normalise_key, scoped, unscoped
 
-__all__ = ["check_visible", "erase_selection", "view_conflicts",
+__all__ = ["check_visible", "erase_selection", "view_conflicts", "view_fact",
            "view_history", "view_slots"]
 
 
@@ -28,6 +28,17 @@ def check_visible(f: Fact, scope: str | None, fact_id: str, *, own: bool = False
             raise ScopeError(msg)
         raise UnknownFact(f"{fact_id!r} names no fact of this memory")
     return f
+
+
+def view_fact(store: Store, scope: str | None, fact_id: str, heads: Any) -> Fact:
+    """The fact a view reads (:func:`check_visible`) with its status there: in a scope's
+    view a head or a superseded fact is so in the union of its layers (``heads(s, a)``:
+    the union's resolution), as :func:`view_history` says."""
+    f = check_visible(store.get(fact_id, with_status=True), scope, fact_id)
+    if scope is None or f.status not in ("head", "superseded"):
+        return f
+    top = {h.id for h in heads(f.subject, f.attribute).heads}
+    return replace(f, status="head" if f.id in top else "superseded")
 
 
 def view_slots(store: Store, scope: str | None, subject: str | None) -> list[tuple[str, str]]:

@@ -109,9 +109,9 @@ class LazyStore(Store):
         self.need(keys=source_keys(scope, source))
         return super().source_tier(source, scope)
 
-    def facts(self, ids: Sequence[str]) -> list[Fact]:
+    def facts(self, ids: Sequence[str], with_status: bool = False) -> list[Fact]:
         self.need(ids=ids)
-        return super().facts(ids)
+        return super().facts(ids, with_status)
 
     def status(self, fid: str) -> tuple[str, int | None, str | None]:
         self.need(ids=[fid])

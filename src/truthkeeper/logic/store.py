@@ -428,14 +428,14 @@ class Store:
         """The facts a view of ``scope`` sees: the shared layer's and its own."""
         return int(bridge.ask("tk_count_scope(M, S, N)", {"M": self.h, "S": scope})["N"])
 
-    def get(self, fid: str) -> Fact:
-        """The fact with this id (UnknownFact otherwise)."""
-        return self.facts([fid])[0]
+    def get(self, fid: str, with_status: bool = False) -> Fact:
+        """The fact with this id (UnknownFact otherwise), with its status if asked."""
+        return self.facts([fid], with_status)[0]
 
-    def facts(self, ids: Sequence[str]) -> list[Fact]:
-        """The facts with these ids, in order."""
+    def facts(self, ids: Sequence[str], with_status: bool = False) -> list[Fact]:
+        """The facts with these ids, in order (with their statuses if asked)."""
         [rows] = bridge.call("facts", self.h, list(ids))
-        return [row_fact(r) for r in rows]
+        return [row_fact(r, with_status) for r in rows]
 
     def all_facts(self) -> list[tuple[Fact, str]]:
         """Every fact with its status (head, superseded, retracted), in recording order."""

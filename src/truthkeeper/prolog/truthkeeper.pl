@@ -70,8 +70,8 @@
 :- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3, end_fact/4]).
 :- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, view_verdict/4,
-                    not_current/3, order_pairs/3, dominators/3, dominated/3,
-                    dominance_pairs/3]).
+                    not_current/4, slot_dominated/4, timed_dominated/2, slot_dominated_in/4,
+                    order_pairs/3, dominators/3, dominated/3, dominance_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
 :- use_module(resolution, [resolution/4]).
 :- use_module(errors, [error_data/2]).
@@ -158,8 +158,8 @@ string_in(X, _) :- type_error(text, X).
 
 meta_in(-(K0, V0), K-V) :- atom_in(K0, K), key_in(V0, V).
 
-% fact_out(+M, +Id, -Row): -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)
-fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
+% fact_out(+M, +Dom, +Id, -Row): -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)
+fact_out(M, Dom, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
     fact(M, Id, S, A, _, VF, VT0, RA, Tier, Src),
     payload(M, Id, Json),
     opt_out(VT0, VT),
@@ -168,7 +168,7 @@ fact_out(M, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
     ->  Status = -(retracted, RRA, Reason)
     ;   head(M, S, A, Id)
     ->  Status = head
-    ;   not_current(M, Id, Why)
+    ;   not_current(M, Id, Why, Dom)
     ->  Status = Why
     ;   Status = superseded
     ).
@@ -197,10 +197,9 @@ tk_policy_meta_keys(P0, Keys) :-
 % ---------------------------------------------------------------- writes
 
 %!  tk_add(+M, +Facts, +Clock, +Drawn) is det.
-%   Add a batch (Drawn: add_facts/3). Clock (or @(none)) first moves the memory's clock there: the
-%   caller knows that no fact begins or ends between the clock and Clock (else
-%   it advances with tk_advance/3), so no slot's heads change by the move, and a
-%   fact that begins now is not taken for one that begins later.
+%   Add a batch (Drawn: add_facts/3). Clock (or @(none)) first moves the memory's
+%   clock there: the caller knows that no fact begins or ends between the clock and
+%   Clock (else tk_advance/3), so no slot's heads change by the move.
 tk_add(M, Rows, Clock0, @(Drawn)) :-
     maplist(fact_in, Rows, Recs),
     opt_in(Clock0, Clock), must_be(boolean, Drawn),
@@ -399,7 +398,7 @@ tk_facts(M, Ids0, Rows) :-
     maplist(fact_row(M), Ids, Rows).
 
 fact_row(M, Id, Row) :-
-    (   fact_out(M, Id, Row0)
+    (   fact_out(M, none, Id, Row0)
     ->  Row = Row0
     ;   existence_error(fact, Id)
     ).
@@ -411,12 +410,14 @@ tk_known_ids(M, Ids0, Known) :-
 
 %!  tk_slot_facts(+M, +S, +A, -Rows) is det.
 tk_slot_facts(M, S0, A0, Rows) :-
-    atom_in(S0, S), atom_in(A0, A),
-    findall(Row, ( fact(M, Id, S, A, _, _, _, _, _, _), fact_out(M, Id, Row) ), Rows).
+    atom_in(S0, S), atom_in(A0, A), slot_dominated(M, S, A, Dom),
+    findall(Row, ( fact(M, Id, S, A, _, _, _, _, _, _), fact_out(M, Dom, Id, Row) ), Rows).
 
 %!  tk_all_facts(+M, -Rows) is det.
 tk_all_facts(M, Rows) :-
-    findall(Row, ( fact(M, Id, _, _, _, _, _, _, _, _), fact_out(M, Id, Row) ), Rows).
+    timed_dominated(M, Doms),
+    findall(Row, ( fact(M, Id, S, A, _, _, _, _, _, _), slot_dominated_in(Doms, S, A, Dom),
+                   fact_out(M, Dom, Id, Row) ), Rows).
 
 %!  tk_count(+M, -Count) is det.
 tk_count(M, N) :- fact_count(M, N).
