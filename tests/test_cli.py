@@ -42,6 +42,8 @@ def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert 0 < first["p50"] <= first["p99"] and first["slots"] == 400
     decide = out["decide_conflict_ms"]
     assert decide["open_values"] > 0 and decide["categorical"] > 0
+    assert {"linked_first_read_ms", "linked_retract_ms"} <= out["chains"].keys()
+    assert out["timed_slot"]["history_ms"] > 0
 
 
 def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
