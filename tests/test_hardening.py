@@ -5,6 +5,7 @@ Each test names the item of the issue it covers; each failed on the main before 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -859,3 +860,32 @@ def test_a_folder_or_a_file_taken_for_one_is_named_as_such(
     for command in ("verify", "inspect", "query"):
         assert main([command, str(tmp_path), *(["x"] if command == "query" else [])]) == 2
         assert "is a folder, not a journal file" in capsys.readouterr().err
+
+
+_OWNER = Signer(Ed25519PrivateKey.generate())
+
+
+@settings(max_examples=120, deadline=None)
+@given(bad=hostile_values)
+def test_a_signature_or_a_checkpoint_of_the_wrong_kind_is_refused_and_changes_nothing(
+        bad: object) -> None:
+    """``end``, ``retract``, ``erase``, ``add_key`` and ``revoke_key`` raised TypeError for a
+    signature that is not a dict of texts (``dict(signature)``, or sorting its keys to
+    write it), ``checkpoint(None)`` an AttributeError, and ``Memory(trusted_keys=5)`` a
+    TypeError. The family now, and nothing changes."""
+    mem = Memory(trusted_keys=[_OWNER.public_key])
+    [f] = mem.add_many([_OWNER.sign({"subject": "ana", "attribute": "city", "value": "Lisbon",
+                                     "source": "user:ana", "tier": "human",
+                                     "valid_from": "2026-01-01"})])  # each call needs one
+    for call in (lambda: mem.end(f.id, signature=bad), lambda: mem.checkpoint(bad),
+                 lambda: mem.retract(f.id, reason="r", signature=bad),
+                 lambda: mem.erase([f.id], signature=bad),
+                 lambda: mem.add_key(_OWNER.public_key, signature=bad),
+                 lambda: mem.revoke_key(_OWNER.public_key, signature=bad),
+                 lambda: mem.checkpoint({"seq": bad, "hash": bad, "signature": bad})):
+        with contextlib.suppress(TruthkeeperError):
+            call()
+    assert mem.current("ana", "city").value == "Lisbon" and mem.verify().ok
+    if isinstance(bad, (str, bytes)) or not hasattr(bad, "__iter__") or list(bad):
+        with pytest.raises(TruthkeeperError):  # (no keys at all is a memory that trusts none)
+            Memory(trusted_keys=bad)  # type: ignore[arg-type]

@@ -71,3 +71,23 @@ def test_svi_fit_follows_the_data_and_is_repeatable() -> None:
         assert abs(svi[tier][0] - share[tier]) < 0.03
     with pytest.raises(InvalidFact, match="svi"):
         Memory().fit_reliability(method="sgd")
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"num_samples": 0}, "num_samples"),        # NaN priors, journalled
+    ({"num_samples": -1}, "num_samples"),       # ValueError from NUTS
+    ({"num_samples": 1.5}, "num_samples"),      # TypeError from JAX
+    ({"num_samples": True}, "num_samples"),
+    ({"num_samples": 10**12}, "num_samples"),   # held the process (memory, hours)
+    ({"rng_seed": 10**30}, "rng_seed"),         # OverflowError
+    ({"rng_seed": "x"}, "rng_seed"),            # TypeError from JAX
+    ({"rng_seed": -1}, "rng_seed"),
+])
+def test_fit_reliability_refuses_a_bad_number_and_journals_nothing(
+        tmp_path: Path, kwargs: dict, name: str) -> None:
+    with Memory(tmp_path / "m.db") as mem:
+        mem.record_outcome(mem.add("acme", "total", 1, source="billing").id, correct=True)
+        events = mem.verify().events
+        with pytest.raises(InvalidFact, match=rf"^{name} must be an integer"):
+            mem.fit_reliability(method="svi" if name == "rng_seed" else "nuts", **kwargs)
+        assert mem.verify().events == events  # no prior event

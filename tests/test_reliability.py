@@ -846,3 +846,16 @@ def test_the_fit_reduces_short_rows_by_columns_to_the_same_numbers() -> None:
         table = rng.random((30, k, k))
         ww, ll = rng.integers(0, 30, 500), rng.integers(0, k, 500)
         assert np.array_equal(_answer_rows(table, ww, ll), table[ww, :, ll]), k
+
+
+@pytest.mark.parametrize("flag", ["apply", "dependence", "correlation"])
+def test_learn_from_agreement_refuses_a_flag_that_is_not_a_bool(tmp_path: Path,
+                                                                flag: str) -> None:
+    """``apply="no"`` applied the estimates (a truthy string); each flag is a bool, and a
+    refused call journals nothing."""
+    with Memory(tmp_path / "m.db") as mem:
+        _crowd_memory(mem, n=10, seed=1)
+        events = mem.verify().events
+        with pytest.raises(InvalidFact, match=f"{flag} must be a bool"):
+            mem.learn_from_agreement(**{flag: "no"})
+        assert mem.verify().events == events

@@ -27,6 +27,7 @@ from .journal.codec import (
     is_erased,
 )
 from .journal.ledger import Ledger, Write
+from .validation import check_signature
 from .values import scoped
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Erasing:
             return  # nothing to erase: nothing is written
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
         if signature is not None:
-            body["signature"] = dict(signature)
+            body["signature"] = check_signature(signature)
         match = _audit_match(ids, scope, subjects)
         if self.store.lazy is not None:  # its reader would keep the old pages in the log
             self.store.lazy.stop_check()

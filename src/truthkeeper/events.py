@@ -35,6 +35,7 @@ from .reliability.state import Reliability
 from .results import Verification
 from .schema import Declaration, Declarer, Schema
 from .signing import EVER, Guard, KeyRing, apply_key_event, nonce_owner
+from .validation import check_signature
 from .values import Fact, FactBuilder, from_us, parse_time, scoped, to_us
 
 __all__ = ["MAX_RULES", "Applier"]
@@ -155,7 +156,7 @@ class Applier(Erasing):
         """Retract a fact (an event, not a delete); a protected fact needs a signature."""
         body: dict[str, Any] = {"id": fid, "reason": reason}
         if signature is not None:
-            body["signature"] = dict(signature)
+            body["signature"] = check_signature(signature)
         [ra] = w.times(1)
         self._check_retract(body, None)
         self._nonce(w, body, f"retract:{fid}")
@@ -260,7 +261,7 @@ class Applier(Erasing):
         if tier in self.guard.guarded:
             body["signed"] = signed or {"action": "outcome", "payload": {
                 "id": body["id"], "source": source, "correct": correct}}
-            body["signature"] = None if signature is None else dict(signature)
+            body["signature"] = check_signature(signature)
         return body
 
     def _check_outcome(self, body: Mapping[str, Any], at: int | None) -> None:

@@ -30,6 +30,7 @@ from .validation import (
     check_categories,
     check_probability,
     check_rule_text,
+    check_signature,
     check_utility,
 )
 from .values import (
@@ -350,7 +351,8 @@ class Memory:
         self._key(public_key, "revoked", signature)
 
     def _key(self, key: Any, action: str, signature: Mapping[str, str]) -> None:
-        body = {"key": public_key_hex(key), "action": action, "signature": dict(signature)}
+        body = {"key": public_key_hex(key), "action": action,
+                "signature": check_signature(signature)}
         with self._open(), self._ledger.write() as w:
             self._events.key(w, body)
 
@@ -575,7 +577,7 @@ class Memory:
         vt = from_us(self._p.now()) if valid_to is None else parse_time(valid_to, "valid_to")
         body: dict[str, Any] = {"id": fid, "valid_to": vt.isoformat()}
         if signature is not None:
-            body["signature"] = dict(signature)
+            body["signature"] = check_signature(signature)
         with self._open(), self._ledger.write() as w:
             self._events.end(w, body)
 
@@ -856,12 +858,12 @@ class Memory:
         True
         """
         self._owner_only("learn_from_agreement")
-        dep = check_bool(dependence, "dependence")
-        cor = check_bool(correlation, "correlation")
+        dep, cor = check_bool(dependence, "dependence"), check_bool(correlation, "correlation")
+        app = check_bool(apply, "apply")
         with self._open():
             est, body = self._rel.learn(
                 self._store.claims(list(self._rel.confirmed.values())), self._p.sim, dep, cor)
-        if apply and est:
+        if app and est:
             self._log("prior", [body])
         return est
 

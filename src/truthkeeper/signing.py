@@ -245,6 +245,10 @@ class Guard:
         self.guarded: frozenset[str] = frozenset()
         """The tiers whose writes need a signature: the store's answer (Prolog decides,
         ``store:guarded_tier/2``), set when the memory's store exists."""
+        if isinstance(trusted_keys, (str, bytes)) or not hasattr(trusted_keys, "__iter__"):
+            msg = (f"trusted_keys must be a list of public keys, got "
+                   f"{type(trusted_keys).__name__}")
+            raise PolicyError(msg)
         try:
             self.offered = [public_key_hex(k) for k in trusted_keys]
         except InvalidFact as exc:

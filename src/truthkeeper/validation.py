@@ -389,6 +389,17 @@ def check_bool(value: object, name: str = "correct") -> bool:
     return value
 
 
+def check_signature(signature: object) -> dict[str, Any] | None:
+    """None, or a signature (a dict of texts: key, nonce and sig) as a dict of its own."""
+    if signature is None:
+        return None
+    if not isinstance(signature, Mapping) or not all(
+            type(k) is str and type(v) is str for k, v in signature.items()):
+        msg = f"signature must be a dict of texts: key, nonce and sig; got {brief(signature)}"
+        raise InvalidFact(msg)
+    return dict(signature)
+
+
 def check_path(path: object) -> str | None:
     """A memory's location: None (in memory), a str or path (a SQLite file, or a
     PostgreSQL URL), or bytes (a file name in the file system's encoding)."""

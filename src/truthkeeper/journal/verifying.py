@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..errors import TierNotAuthorized
+from ..errors import TierNotAuthorized, brief
 from ..results import Verification
 from ..signing import EVER, Guard
 from .base import Journal
@@ -62,6 +62,8 @@ def verify(journal: Journal, check: Callable[[str, Mapping[str, Any], int], str 
 def anchor_problem(guard: Guard, cp: Mapping[str, Any], journal: Journal,
                    at: int | None = EVER) -> str | None:
     """Why the chain does not match a signed checkpoint, or None."""
+    if not isinstance(cp, Mapping):
+        return f"a checkpoint is a dict of seq, hash and signature, got {brief(cp)}"
     seq, h = cp.get("seq"), cp.get("hash")
     if type(seq) is not int or not isinstance(h, str):
         return "a checkpoint needs seq (int), hash and signature"

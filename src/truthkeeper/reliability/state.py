@@ -41,6 +41,10 @@ def _own_groups(group: Any, item_idx: Any, n_attrs: int) -> Any:
     return label[group]
 
 
+MAX_SAMPLES = 100_000
+"""The most draws ``fit_reliability`` takes (more would hold the process for hours)."""
+
+
 class Reliability:
     """Per-source posteriors (conjugate between fits) and the truths confirmed by outcomes.
 
@@ -143,6 +147,12 @@ class Reliability:
         if method not in ("nuts", "svi"):
             msg = f"method must be 'nuts' or 'svi', got {brief(method)}"
             raise InvalidFact(msg)
+        for name, value, high in (("num_samples", num_samples, MAX_SAMPLES),
+                                  ("rng_seed", rng_seed, 2**32 - 1)):
+            low = 1 if name == "num_samples" else 0
+            if type(value) is not int or not low <= value <= high:
+                msg = f"{name} must be an integer from {low} to {high:,}, got {brief(value)}"
+                raise InvalidFact(msg)
         import jax
         import numpy as np
 
@@ -165,6 +175,9 @@ class Reliability:
                                  num_samples=num_samples)
         mu = np.asarray(post["tier_mean"]).mean(axis=0)
         k = np.asarray(post["tier_concentration"]).mean(axis=0)
+        if not (np.isfinite(mu).all() and np.isfinite(k).all()):  # never journalled
+            msg = f"the {method} fit did not converge (a prior is not finite); try more samples"
+            raise InvalidFact(msg)
         return {"tier_prior": {t: [float(mu[i]), float(k[i])] for i, t in enumerate(self.tiers)},
                 "method": method}
 
