@@ -889,3 +889,12 @@ def test_a_signature_or_a_checkpoint_of_the_wrong_kind_is_refused_and_changes_no
     if isinstance(bad, (str, bytes)) or not hasattr(bad, "__iter__") or list(bad):
         with pytest.raises(TruthkeeperError):  # (no keys at all is a memory that trusts none)
             Memory(trusted_keys=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("journal", [(0,), "memory.db", 5, object()])
+def test_a_journal_that_is_not_one_is_refused_with_the_family(journal: object) -> None:
+    """``Memory(journal=...)`` with something that is not a Journal raised AttributeError
+    (while closing what it had made)."""
+    with pytest.raises(JournalError, match="journal must be a truthkeeper Journal"):
+        Memory(journal=journal)  # type: ignore[arg-type]
+    assert Memory().add("a", "x", 1, source="s").value == 1  # the process goes on

@@ -66,6 +66,9 @@ class Parts:
             raise PolicyError(str(exc)) from None
         journal = g("journal") or open_journal(self.path, synchronous=g("synchronous"),
                                                readonly=g("readonly"))
+        if not isinstance(journal, Journal):  # a journal of its own (tests, another store)
+            msg = f"journal must be a truthkeeper Journal, got {type(journal).__name__}"
+            raise JournalError(msg)
         try:
             config = policy_config(g("policy"), self.tiers, self.protected, journal)
             self._wire(journal, config, lazy, categories, schema)
