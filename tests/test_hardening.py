@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truthkeeper import (
+    Fact,
     InvalidFact,
     JournalCorrupt,
     JournalError,
@@ -898,3 +899,41 @@ def test_a_journal_that_is_not_one_is_refused_with_the_family(journal: object) -
     with pytest.raises(JournalError, match="journal must be a truthkeeper Journal"):
         Memory(journal=journal)  # type: ignore[arg-type]
     assert Memory().add("a", "x", 1, source="s").value == 1  # the process goes on
+
+
+def _calls(f: Fact) -> dict[str, dict[str, object]]:
+    """Each public call with arguments it takes, to put a hostile value in one at a time."""
+    slot = {"subject": "ana", "attribute": "city"}
+    return {
+        "add": {**slot, "value": "Faro", "source": "crm"}, "declare": {"attribute": "tags"},
+        "end": {"fact_id": f.id}, "retract": {"fact_id": f.id, "reason": "r"},
+        "add_rule": {"text": "p(S) :- holds(S, city, lisbon)"},
+        "remove_rule": {"text": "p(S) :- holds(S, city, lisbon)"},
+        "record_outcome": {"fact_id": f.id, "correct": True},
+        "record_source_outcome": {"source": "crm", "correct": True},
+        "confirm": {**slot, "value": "Lisbon"}, "scope": {"name": "user:x"}, "slots": {},
+        "about": {"subject": "ana"}, "erase": {"fact_ids": [f.id]}, "get": {"fact_id": f.id},
+        "superseded_by": {"fact_id": f.id}, "current": slot, "history": slot, "as_of": slot,
+        "filter": {"items": [f.id]}, "why": {"item": f.id}, "what_if": {},
+        "decide": slot, "audit": {}, "verify": {},
+    }
+
+
+@settings(max_examples=25, deadline=None)
+@given(bad=hostile_values)
+def test_every_public_call_refuses_a_hostile_argument_with_the_family(bad: object) -> None:
+    """One hostile value in one argument of a public call at a time: the call answers or
+    raises from the family (a signature whose keys are not texts raised TypeError from
+    ``add``, ``filter(None)`` and ``what_if(add=None)`` TypeError, ``verify(checkpoint="")``
+    AttributeError)."""
+    import inspect
+
+    mem = Memory()
+    mem.declare("tags", cardinality="many")
+    f = mem.add("ana", "city", "Lisbon", source="crm", valid_from="2026-01-01")
+    for name, args in _calls(f).items():
+        call = getattr(mem, name)
+        for p in inspect.signature(call).parameters.values():
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                with contextlib.suppress(TruthkeeperError):
+                    call(**{**args, p.name: bad})

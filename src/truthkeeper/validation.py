@@ -281,10 +281,7 @@ class FactBuilder:
         sup = None if g("supersedes") is None else check_label(g("supersedes"), "supersedes")
         fid = f"f{random_hex()}" if g("id") is None \
             else check_label(g("id"), "id")
-        sig = g("signature")
-        if sig is not None and not isinstance(sig, Mapping):
-            msg = "signature must be a dict with key, nonce and sig"
-            raise InvalidFact(msg)
+        sig = check_signature(g("signature"))
         present = g("present", True)
         if not isinstance(present, bool):
             msg = f"present must be a bool, got {brief(present)}"
@@ -294,7 +291,7 @@ class FactBuilder:
                          recorded_at=EPOCH, source=self._memo(fields["source"], check_source),
                          tier=self.tier(g("tier", "agent")), supersedes=sup, valid_to=vt,
                          text=check_text(g("text"), "text"), meta=check_meta(g("meta")),
-                         signature=None if sig is None else dict(sig),
+                         signature=sig,
                          scope=None if scope is None else self._memo(scope, check_scope),
                          present=present)
 

@@ -52,7 +52,7 @@ def verify(journal: Journal, check: Callable[[str, Mapping[str, Any], int], str 
         return v
     problem = None if anchor is None else anchor_problem(anchor, journal)
     if problem is not None and anchor is not None:
-        seq = anchor.get("seq")
+        seq = anchor.get("seq") if isinstance(anchor, Mapping) else None
         return replace(v, ok=False, first_bad=seq if isinstance(seq, int) else None,
                        reason=problem)
     problem = journal.index_problem()  # the chain is sound: does the index match it?
