@@ -32,6 +32,7 @@ from .validation import (
     check_choice,
     check_clock,
     check_discount,
+    check_list,
     check_path,
     check_schema,
     check_similarity,
@@ -136,10 +137,7 @@ class Parts:
     def hypothetical(self, items: Any, scope: str | None, now: int) -> list[Fact]:
         """The facts ``what_if`` supposes, built and checked as a write would (types,
         categories, links to erased facts); called caught up."""
-        if isinstance(items, (str, bytes, Mapping)) or not hasattr(items, "__iter__"):
-            msg = f"add must be a list of dicts or Facts, got {brief(items)}"
-            raise InvalidFact(msg)
-        facts = self.events.hypothetical(items, scope, now)
+        facts = self.events.hypothetical(check_list(items, "add", "dicts or Facts"), scope, now)
         self.no_links_to_erased(facts)
         return facts
 

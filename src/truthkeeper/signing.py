@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .errors import InvalidFact, PolicyError, TierNotAuthorized
 from .journal.codec import action_bytes, canonical, canonical_bytes
+from .validation import check_list
 from .values import normalise_key, scoped
 
 __all__ = ["EVER", "Guard", "KeyRing", "Signer", "public_key_hex"]
@@ -245,12 +246,9 @@ class Guard:
         self.guarded: frozenset[str] = frozenset()
         """The tiers whose writes need a signature: the store's answer (Prolog decides,
         ``store:guarded_tier/2``), set when the memory's store exists."""
-        if isinstance(trusted_keys, (str, bytes)) or not hasattr(trusted_keys, "__iter__"):
-            msg = (f"trusted_keys must be a list of public keys, got "
-                   f"{type(trusted_keys).__name__}")
-            raise PolicyError(msg)
         try:
-            self.offered = [public_key_hex(k) for k in trusted_keys]
+            self.offered = [public_key_hex(k) for k in
+                            check_list(trusted_keys, "trusted_keys", "public keys")]
         except InvalidFact as exc:
             raise PolicyError(str(exc)) from None
         self.ring = KeyRing()

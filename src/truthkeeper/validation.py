@@ -388,13 +388,17 @@ def check_bool(value: object, name: str = "correct") -> bool:
 
 def check_signature(signature: object) -> dict[str, Any] | None:
     """None, or a signature (a dict of texts: key, nonce and sig) as a dict of its own."""
-    if signature is None:
-        return None
-    if not isinstance(signature, Mapping) or not all(
-            type(k) is str and type(v) is str for k, v in signature.items()):
-        msg = f"signature must be a dict of texts: key, nonce and sig; got {brief(signature)}"
-        raise InvalidFact(msg)
-    return dict(signature)
+    if signature is None or (isinstance(signature, Mapping) and all(
+            type(k) is str and type(v) is str for k, v in signature.items())):
+        return None if signature is None else dict(signature)
+    raise InvalidFact(f"signature must be a dict of texts (key, nonce, sig): {brief(signature)}")
+
+
+def check_list(value: object, name: str, what: str) -> list[Any]:
+    """``value`` as a list: any iterable but a text or a dict; InvalidFact naming it."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise InvalidFact(f"{name} must be a list of {what}, got {brief(value)}")
+    return list(value)
 
 
 def check_path(path: object) -> str | None:

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InvalidFact, UnknownFact, brief
+from ..errors import InvalidFact, UnknownFact
 from ..journal.codec import row_fact
-from ..validation import check_source, from_us, time_us
+from ..validation import check_list, check_source, from_us, time_us
 from ..values import (
     Candidate,
     Drop,
@@ -188,10 +188,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     declared type (``coerce(attribute, value, name)``), as ``add`` coerces them.
     ``verdicts``: Prolog's verdicts on facts of the store (default ``store.verdicts``; a
     memory passes its cache of them)."""
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        msg = f"items must be a list of fact ids, Facts or Candidates, got {brief(items)}"
-        raise InvalidFact(msg)
-    items = list(items)
+    items = check_list(items, "items", "fact ids, Facts or Candidates")
     drops: dict[int, Drop] = {}
     by_id: dict[str, Fact] = {}
     rows, slots, store_idx, store_ids = candidate_rows(store, builder, items, scope, coerce)
