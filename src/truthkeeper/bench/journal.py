@@ -44,9 +44,11 @@ def _location(db: str | None) -> Iterator[str]:
 def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
         db: str | None = None) -> dict[str, Any]:
     """Write n facts durably in batches of 10,000, then reopen; medians over repeats. Then
-    erase five subjects of four facts each, and one subject of 2,000 facts in 500 slots
-    (a user who told the agent much: each fact's event is found and blanked)."""
-    rates, reopen, erase, erase_big = [], [], [], []
+    erase five subjects of four facts each, one subject of 2,000 facts in 500 slots
+    (a user who told the agent much: each fact's event is found and blanked), and one
+    slot of 4,000 facts, 40 of them retracted (a log kept in one slot: each erased fact's
+    retractions move with it)."""
+    rates, reopen, erase, erase_big, erase_slot = [], [], [], [], []
     for _ in range(repeat):
         with _location(db) as path:
             facts = [{"subject": f"s{i % (n // 4 or 1)}", "attribute": "a", "value": i,
@@ -60,9 +62,14 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                 mem.add_many([{"subject": "big", "attribute": f"a{i % 500}", "value": i,
                                "source": "src", "valid_from": "2026-01-01T00:00:00Z"}
                               for i in range(2_000)])
+                log = mem.add_many([{"subject": "log", "attribute": "note", "value": i,
+                                     "source": "src", "valid_from": f"2026-01-01T00:00:00."
+                                     f"{i:06d}Z"} for i in range(4_000)])
+                for f in log[:40]:
+                    mem.retract(f.id, reason="bench")
             t = time.perf_counter()
             with Memory(path) as again:
-                assert len(again) == n + 2_000
+                assert len(again) == n + 6_000
                 reopen.append(time.perf_counter() - t)
                 for i in range(5):  # one subject's facts (4 of them), as a user asks
                     t = time.perf_counter()
@@ -71,6 +78,9 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                 t = time.perf_counter()
                 again.erase(subject="big")
                 erase_big.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                again.erase(subject="log")
+                erase_slot.append(time.perf_counter() - t)
     return {
         "benchmark": "journal",
         "backend": "sqlite" if db is None else "postgresql",
@@ -84,4 +94,6 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
         "erase_one_subject_ms": {"median": statistics.median(erase), "runs": erase},
         "erase_subject_of_2000_facts_s": {"median": statistics.median(erase_big),
                                           "runs": erase_big},
+        "erase_slot_of_4000_facts_s": {"median": statistics.median(erase_slot),
+                                       "runs": erase_slot},
     }

@@ -111,8 +111,9 @@ class Journal:
         index reads them instead of parsing the text again)."""
         raise NotImplementedError
 
-    def _update_body(self, seq: int, body: str) -> None:
-        """Replace a fact event's body by its erased placeholder (same hash)."""
+    def _update_body(self, seq: int, body: str, naming: dict[str, Any] | None = None) -> None:
+        """Replace a fact event's body by its erased placeholder (same hash); ``naming``:
+        the transaction's cache for the slot index (:meth:`.SlotIndex.erased`)."""
         raise NotImplementedError
 
     def _purge(self) -> None:
@@ -250,6 +251,7 @@ class Txn:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self._at: tuple[int, str, int] | None = None  # read from the journal when first asked
+        self._naming: dict[str, Any] = {}  # the slot index's, while nothing is appended
 
     def _position(self) -> tuple[int, str, int]:
         if self._at is None:
@@ -274,7 +276,7 @@ class Txn:
 
     def erase(self, seq: int, body: str) -> None:
         """Replace a fact event's body by its placeholder; the chain still verifies."""
-        self.journal._update_body(seq, body)
+        self.journal._update_body(seq, body, self._naming)
 
     def append_many(self, events: Sequence[NewEvent]) -> None:
         """Chain and insert events in order (a body is a dict, or its canonical text; a
@@ -293,6 +295,7 @@ class Txn:
                 facts[seq] = event[3]
             prev = h
         if rows:
+            self._naming.clear()  # what the index holds changes
             at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))
             self.journal._insert(rows, facts)  # may take the rows out of the list as it goes
             self._at = at

@@ -14,7 +14,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .base import Journal, Row, Txn, fact_id
 from .codec import GENESIS
@@ -163,7 +163,7 @@ class MemoryJournal(Journal):
         return [(seq, self._bodies[seq - 1]) for seq in self._others
                 if self._kinds[seq - 1] == kind]
 
-    def _update_body(self, seq: int, body: str) -> None:
+    def _update_body(self, seq: int, body: str, naming: dict[str, Any] | None = None) -> None:
         if self._undo is not None and seq - 1 not in self._undo:
             self._undo[seq - 1] = self._bodies[seq - 1]
         self._bodies[seq - 1] = body

@@ -405,11 +405,11 @@ class PostgresJournal(IndexedJournal):
         with self.transaction():
             return fn(self._slot_index(PostgresDb(self._conn)))
 
-    def _update_body(self, seq: int, body: str) -> None:
+    def _update_body(self, seq: int, body: str, naming: dict[str, Any] | None = None) -> None:
         psycopg = _psycopg()
         self._flush()
         try:
-            self._slot_index(PostgresDb(self._conn)).erased(seq, body)  # before: it reads the body
+            self._slot_index(PostgresDb(self._conn)).erased(seq, body, naming)  # before: it reads
             self._conn.execute("UPDATE events SET body = %s WHERE seq = %s", (body, seq))
         except psycopg.Error as exc:
             msg = f"erasure in journal {self.path} failed: {exc}"

@@ -15,16 +15,16 @@ import hashlib
 import itertools
 import json
 import os
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from typing import Any, TypeVar
 
 from ..errors import JournalCorrupt
 from ..values import SCOPE_SEP, Fact, scoped
 from .base import Journal, Row, fact_id
 from .codec import GENESIS, Event, check_row, index_fields, parse_body
+from .indexdb import PostgresDb, SqliteDb
 
 __all__ = ["AUDIT", "GLOBAL", "KNOWN_TABLES", "IndexedJournal", "PostgresDb", "SlotIndex",
            "SqliteDb", "body_entries", "entries", "slot_key"]
@@ -49,77 +49,6 @@ _CHUNK = 500  # parameters per IN (...) query
 _MASK = (1 << 64) - 1
 
 
-class SqliteDb:
-    """The index's SQL on a SQLite connection (text compares by bytes)."""
-
-    schema = """
-    CREATE TABLE IF NOT EXISTS tk_index_slot (
-        slot TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (slot, seq)) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS tk_index_key (
-        key TEXT PRIMARY KEY, slot TEXT NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS tk_index_state2 (
-        one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL)
-    """
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self.conn.execute(sql, params).fetchall()
-
-    def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
-        self.conn.executemany(sql, params)
-
-    def stream(self, sql: str) -> Iterator[tuple[Any, ...]]:
-        """The rows of a query, read in pages (a whole table never held at once)."""
-        cur = self.conn.execute(sql)
-        while page := cur.fetchmany(5_000):
-            yield from page
-
-    def has_table(self, name: str) -> bool:
-        return bool(self.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                              "name = ?", (name,))[0][0])
-
-
-class PostgresDb:
-    """The index's SQL on a psycopg connection (slots compare by bytes: ``COLLATE "C"``;
-    PostgreSQL text cannot hold NUL, so no key with one is ever looked up)."""
-
-    schema = """
-    CREATE TABLE IF NOT EXISTS tk_index_slot (
-        slot TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY (slot, seq));
-    CREATE TABLE IF NOT EXISTS tk_index_key (
-        key TEXT COLLATE "C" PRIMARY KEY, slot TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS tk_index_state2 (
-        one INTEGER PRIMARY KEY CHECK (one = 1), seq BIGINT NOT NULL, hash TEXT NOT NULL)
-    """
-
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        cur = self.conn.execute(sql.replace("?", "%s"), params)
-        return cur.fetchall() if cur.description is not None else []
-
-    def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
-        batch = list(params)
-        if batch:
-            with self.conn.cursor() as cur:
-                cur.executemany(sql.replace("?", "%s"), batch)
-
-    def stream(self, sql: str) -> Iterator[tuple[Any, ...]]:
-        """The rows of a query through a server-side cursor, in pages."""
-        # a server-side cursor lives in a transaction (the connection is in autocommit
-        # mode; inside a write this is a savepoint)
-        with self.conn.transaction(), self.conn.cursor(name="tk_index_stream") as cur:
-            cur.execute(sql)
-            while page := cur.fetchmany(5_000):
-                yield from page
-
-    def has_table(self, name: str) -> bool:
-        return self.rows("SELECT to_regclass(?)", (name,))[0][0] is not None
-
-
 def slot_key(subject_key: str, attribute: str) -> str:
     """One slot as the index names it (keys never hold the separator: it is whitespace)."""
     return f"{subject_key}{SCOPE_SEP}{attribute}"
@@ -138,12 +67,14 @@ def entries(kind: str, body_text: str, lookup: Callable[[str], str | None],
     return body_entries(kind, body, lookup)
 
 
-def _names(body_text: str, fid: object) -> bool:
-    """Whether a retraction's or an end's body names the fact ``fid``."""
-    try:
-        return bool(json.loads(body_text).get("id") == fid)
-    except (ValueError, AttributeError):
-        return False
+def _by_named_id(rows: Iterable[tuple[Any, Any]]) -> dict[str, list[tuple[int, str]]]:
+    """Retractions' and ends' ``(seq, body)`` rows by the fact id each names."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    for seq, body in rows:
+        with suppress(ValueError, AttributeError):
+            if isinstance(fid := json.loads(body).get("id"), str):
+                out.setdefault(fid, []).append((int(seq), str(body)))
+    return out
 
 
 def body_entries(kind: str, body: Any, lookup: Callable[[str], str | None],
@@ -272,26 +203,31 @@ class SlotIndex:
             "SELECT DISTINCT slot FROM tk_index_slot WHERE slot >= ? AND slot < ?",
             (prefix, high))]
 
-    def erased(self, seq: int, new_body: str) -> None:
+    def erased(self, seq: int, new_body: str,
+               naming: dict[str, dict[str, list[tuple[int, str]]]] | None = None) -> None:
         """A fact event's body became its erased placeholder: the event moves to the
         placeholder's slot, its id's key follows, and the keys only the erased content
-        defined (its signature's nonce) go, so the index stays what the chain says."""
+        defined (its signature's nonce) go, so the index stays what the chain says.
+        ``naming``: per slot, its retractions and ends by the id they name, kept across
+        the erasures of one transaction (a slot is read once, not once per fact erased)."""
         rows = self.db.rows("SELECT body FROM events WHERE seq = ?", (seq,))
         if not rows or not self.exists():
             return
         was, old = entries("fact", str(rows[0][0]), self.lookup)
         now, new = entries("fact", new_body, self.lookup)
         if now != was:  # the fact's event, and the retractions and ends naming it
+            naming = {} if naming is None else naming
+            if was not in naming:
+                naming[was] = _by_named_id(self.db.rows(
+                    "SELECT e.seq, e.body FROM tk_index_slot x JOIN events e ON e.seq = "
+                    "x.seq WHERE x.slot = ? AND e.kind IN ('retract', 'end')", (was,)))
             fid = json.loads(new_body).get("id")
-            naming = [(int(s), str(b)) for s, b in self.db.rows(
-                "SELECT e.seq, e.body FROM tk_index_slot x JOIN events e ON e.seq = x.seq "
-                "WHERE x.slot = ? AND e.kind IN ('retract', 'end')", (was,))
-                if _names(str(b), fid)]
-            for s in [seq] + [s for s, _ in naming]:  # by the key: not a scan of the index
+            naming_it = naming[was].pop(fid, []) if isinstance(fid, str) else []
+            for s in [seq] + [s for s, _ in naming_it]:  # by the key: not a scan of the index
                 self.db.rows("DELETE FROM tk_index_slot WHERE slot = ? AND seq = ?", (was, s))
                 self.db.rows("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                              "ON CONFLICT DO NOTHING", (now, s))
-            for _, b in naming:  # a signed one's nonce names the slot it moved to
+            for _, b in naming_it:  # a signed one's nonce names the slot it moved to
                 for k, _ in entries("retract", b, lambda _k: now)[1]:
                     self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (now, k))
         for k, v in new:  # a fact whose slot held NUL had no keys (its event was applied

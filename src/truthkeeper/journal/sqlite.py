@@ -239,9 +239,9 @@ class SqliteJournal(IndexedJournal):
             msg = f"write to journal {self.path!r} failed: {exc}"
             raise JournalError(msg) from exc
 
-    def _update_body(self, seq: int, body: str) -> None:
+    def _update_body(self, seq: int, body: str, naming: dict[str, Any] | None = None) -> None:
         try:
-            self.index.erased(seq, body)  # before: it reads the body being replaced
+            self.index.erased(seq, body, naming)  # before: it reads the body being replaced
             self._conn.execute("UPDATE events SET body = ? WHERE seq = ?", (body, seq))
         except sqlite3.Error as exc:
             msg = f"erasure in journal {self.path!r} failed: {exc}"
