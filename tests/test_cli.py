@@ -44,6 +44,7 @@ def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert decide["open_values"] > 0 and decide["categorical"] > 0
     assert {"linked_first_read_ms", "linked_retract_ms"} <= out["chains"].keys()
     assert out["timed_slot"]["history_ms"] > 0
+    assert out["timed_slot"]["filter_50_ids_ms"] > 0 and out["timed_slot"]["get_50_ms"] > 0
 
 
 def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:

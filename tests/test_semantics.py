@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 
 from truthkeeper import (
     Candidate,
+    Fact,
+    FilterResult,
     InvalidFact,
     Memory,
     PolicyError,
@@ -121,6 +124,32 @@ def test_filter_drops_ended_candidates_and_ended_facts() -> None:
     # with a kappa too
     res = mem.filter(items, kappa=lambda a, b: True)
     assert sorted(d.rule for d in res.dropped) == ["ended", "ended"]
+
+
+@pytest.mark.parametrize("scope", [None, "user:ana"])
+def test_filter_of_many_ended_facts_of_one_slot_judges_each_as_alone(scope: str | None) -> None:
+    """One filter call decides the ended facts of a slot from one sweep of it (each
+    scanned the slot for a dominator: n^2 over n of them), with the verdicts ``filter``
+    of each fact alone gives: ended when nothing dominates it, else dominated by the
+    newest fact that does (no head dominates them: every fact has ended)."""
+    clock = Clock("2026-11-10")
+    mem = Memory(policy="temporal", clock=clock)
+    view = mem if scope is None else mem.scope(scope)
+    facts = [view.add("acme", "price", v, source="billing", valid_from=T(d), valid_to=T(d + 1))
+             for d, v in [(1, 100), (2, 100), (3, 110), (4, 120), (5, 120)]]
+    clock.set("2026-11-20")
+    assert view.current("acme", "price").status == "unknown"
+
+    def verdict(res: FilterResult, f: Fact) -> tuple[str, Any]:
+        d = next((d for d in res.dropped if d.item == f.id), None)
+        return ("kept", None) if d is None else (d.rule, getattr(d.dominated_by, "id", None))
+
+    together = view.filter([f.id for f in facts])
+    alone = [verdict(view.filter([f.id]), f) for f in facts]
+    assert [verdict(together, f) for f in facts] == alone
+    newest = facts[4].id  # 120 at day 5 dominates 110 and both 100s; the 120s nothing newer
+    assert alone == [("temporal", newest), ("temporal", newest), ("temporal", newest),
+                     ("ended", None), ("ended", None)]
 
 
 def test_a_context_filtered_again_sees_every_change(tmp_path: Path) -> None:

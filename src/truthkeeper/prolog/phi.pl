@@ -4,6 +4,7 @@
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
             verdict/3,            % +M, +Id, -Verdict
             view_verdict/4,       % +M, +Scope, +Id, -Verdict
+            view_verdicts/4,      % +M, +Scope, +Ids, -Verdicts
             not_current/3,        % +M, +Id, -Why
             not_current/4,        % +M, +Id, -Why, +Dominated
             slot_dominated/4,     % +M, +S, +A, -Dominated
@@ -19,10 +20,10 @@
 :- use_module(store, [record/3, mem_policy/2, store_now/2, fact/10, retracted/4, many_attr/2,
                       member_claim/5, kept_head/4, key_layer/2, fact_at/6,
                       sup/3, linked/3, timed/3, live_records/4]).
-:- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
+:- use_module(library(assoc), [list_to_assoc/2, get_assoc/3, put_assoc/4, empty_assoc/1]).
 :- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(library(error), [existence_error/2]).
-:- use_module(library(apply), [partition/4, include/3, maplist/3]).
+:- use_module(library(apply), [partition/4, include/3, maplist/3, foldl/6]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
                           may_dominate/3]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
@@ -50,6 +51,7 @@ checked pairwise within each slot.
 :- det(live_candidates/4).
 :- det(verdict/3).
 :- det(view_verdict/4).
+:- det(view_verdicts/4).
 :- det(order_pairs/3).
 :- det(dominance_rule/4).
 :- det(dominators/3).
@@ -200,22 +202,48 @@ slot_head(M, S, A, _, _, H) :-
 %   (supersedes, or the policy).
 %   @error existence_error(fact, Id)
 verdict(M, Id, V) :-
+    empty_assoc(D0),
+    verdict(M, Id, V, D0, _).
+
+%!  verdict(+M, +Id, -Verdict, +Doms0, -Doms) is det.
+%
+%   verdict/3 where Doms (an assoc S-A -> slot_dominated/4) keeps, across the ids of one
+%   call, each slot's sweep made for a fact that ended or is still to begin: each such
+%   fact decided alone scanned its slot for a dominator (a filter of n of them: n^2).
+%   A dominated fact's By is then the sweep's, the newest fact of the slot's frontier
+%   that dominates it, when no head does.
+verdict(M, Id, V, D0, D) :-
     fact(M, Id, S, A, _, _, _, _, _, _),
     (   retracted(M, Id, _, _)
-    ->  V = -(retracted, '', '')
+    ->  V = -(retracted, '', ''), D = D0
     ;   head(M, S, A, Id)
-    ->  V = -(head, '', '')
-    ;   not_current(M, Id, Why)
-    ->  V = -(Why, '', '')
-    ;   (   head(M, S, A, H), dominates(M, H, Id)
-        ->  By = H
-        ;   dominators(M, Id, [By|_])
-        ),
-        dominance_rule(M, By, Id, Rule),
-        V = -(dominated, By, Rule)
+    ->  V = -(head, '', ''), D = D0
+    ;   time_status(M, Id, Why)
+    ->  slot_dominated_memo(M, S, A, Dom, D0, D),
+        (   no_dominator(M, Id, Dom)
+        ->  V = -(Why, '', '')
+        ;   dominated_verdict(M, S, A, Id, Dom, V)
+        )
+    ;   dominated_verdict(M, S, A, Id, none, V), D = D0
     ), !.
-verdict(_, Id, _) :-
+verdict(_, Id, _, _, _) :-
     existence_error(fact, Id).
+
+dominated_verdict(M, S, A, Id, Dom, -(dominated, By, Rule)) :-
+    (   head(M, S, A, H), dominates(M, H, Id)
+    ->  By = H
+    ;   Dom \== none, get_assoc(Id, Dom, By0)
+    ->  By = By0
+    ;   first_dominator(M, Id, By)
+    ),
+    dominance_rule(M, By, Id, Rule).
+
+slot_dominated_memo(M, S, A, Dom, D0, D) :-
+    (   get_assoc(S-A, D0, Dom0)
+    ->  Dom = Dom0, D = D0
+    ;   slot_dominated(M, S, A, Dom),
+        put_assoc(S-A, D0, Dom, D)
+    ).
 
 %!  view_verdict(+M, +Scope, +Id, -Verdict) is det.
 %
@@ -224,10 +252,27 @@ verdict(_, Id, _) :-
 %   by that fact (a head of the view when one dominates it; under a monotone policy a
 %   fact of the same value may stand between them, so it need not be a head). So is a
 %   fact still to begin that a live fact of the other layer dominates.
-view_verdict(M, '', Id, V) :- !,
-    verdict(M, Id, V).
 view_verdict(M, Sc, Id, V) :-
-    verdict(M, Id, V0),
+    empty_assoc(D0),
+    view_verdict(M, Sc, Id, V, D0, _).
+
+%!  view_verdicts(+M, +Scope, +Ids, -Verdicts) is det.
+%
+%   view_verdict/4 of each id as -(S, A, Status, By, Rule), its slot with it; the
+%   slots' sweeps (verdict/5) made once for all of them.
+view_verdicts(M, Sc, Ids, Vs) :-
+    empty_assoc(D0),
+    foldl(id_verdict(M, Sc), Ids, Vs, D0, _).
+
+id_verdict(M, Sc, Id, -(S, A, Status, By, Rule), D0, D) :-
+    view_verdict(M, Sc, Id, -(Status, By, Rule), D0, D),
+    fact(M, Id, S, A, _, _, _, _, _, _), !.
+
+% view_verdict(+M, +Scope, +Id, -Verdict, +Doms0, -Doms): view_verdict/4 with verdict/5's Doms
+view_verdict(M, '', Id, V, D0, D) :- !,
+    verdict(M, Id, V, D0, D).
+view_verdict(M, Sc, Id, V, D0, D) :-
+    verdict(M, Id, V0, D0, D),
     (   V0 = -(Status, _, _),
         fact(M, Id, S, A, _, _, _, _, _, _),
         view_layers(Sc, S, Ss),
@@ -279,6 +324,11 @@ not_current(M, Id, Why) :-
 %   not_current/3 where Dominated (slot_dominated/4 of Id's slot, or none) says whether a
 %   live fact dominates Id.
 not_current(M, Id, Why, Dominated) :-
+    time_status(M, Id, Why),
+    no_dominator(M, Id, Dominated).
+
+% time_status(+M, +Id, -Why): the fact has ended, or is still to begin, at the clock
+time_status(M, Id, Why) :-
     once(store_now(M, Now)),
     Now \== none,
     fact(M, Id, _, _, _, VF, _, _, _, _),
@@ -286,11 +336,25 @@ not_current(M, Id, Why, Dominated) :-
     ->  Why = ended
     ;   VF > Now
     ->  Why = future
-    ),
+    ).
+
+% no_dominator(+M, +Id, +Dominated): no live fact dominates Id (Dominated: its slot's
+% slot_dominated/4, or none to look)
+no_dominator(M, Id, Dominated) :-
     (   Dominated == none
-    ->  \+ dominators(M, Id, [_|_])
+    ->  \+ first_dominator(M, Id, _)
     ;   \+ get_assoc(Id, Dominated, _)
     ).
+
+% first_dominator(+M, +Id, -By): the first live fact of Id's slot, in recording order,
+% that dominates it (dominators/3's first, without looking further)
+first_dominator(M, Id, By) :-
+    fact(M, Id, S, A, _, _, _, _, _, _),
+    fact(M, By, S, A, _, _, _, _, _, _),
+    By \== Id,
+    \+ retracted(M, By, _, _),
+    dominates(M, By, Id),
+    !.
 
 %!  slot_dominated(+M, +S, +A, -Dominated) is det.
 %

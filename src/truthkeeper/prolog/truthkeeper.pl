@@ -69,7 +69,7 @@
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
 :- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3, end_fact/4]).
-:- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, view_verdict/4,
+:- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, view_verdicts/4,
                     not_current/4, slot_dominated/4, timed_dominated/2, slot_dominated_in/4,
                     order_pairs/3, dominators/3, dominated/3, dominance_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
@@ -438,12 +438,9 @@ tk_links(M, Id0, Over, Under) :-
 %   @error existence_error(fact, Id) for an id the memory does not hold.
 tk_filter_ids(M, Sc0, Ids0, Verdicts, ByRows) :-
     atom_in(Sc0, Sc), maplist(atom_in, Ids0, Ids),
-    maplist(id_verdict(M, Sc), Ids, Verdicts),
+    view_verdicts(M, Sc, Ids, Verdicts),
     findall(By, ( member(-(_, _, _, By, _), Verdicts), By \== '' ), Bys0),
     sort(Bys0, Bys), maplist(fact_row(M), Bys, ByRows).
-
-id_verdict(M, Sc, Id, -(S, A, Status, By, Rule)) :-
-    view_verdict(M, Sc, Id, -(Status, By, Rule)), fact(M, Id, S, A, _, _, _, _, _, _), !.
 
 % cand_in(+M, +Row, -Cand): Row is -(Index, SlotKey, Key, Tau, Tier, RA, Source, ValidTo);
 % Cand is ValidTo-c(Index, SlotKey, Record), ValidTo none when open.
