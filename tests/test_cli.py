@@ -45,6 +45,7 @@ def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"linked_first_read_ms", "linked_retract_ms"} <= out["chains"].keys()
     assert out["timed_slot"]["history_ms"] > 0
     assert out["timed_slot"]["filter_50_ids_ms"] > 0 and out["timed_slot"]["get_50_ms"] > 0
+    assert out["tied_slot"]["first_read_ms"] > 0 and out["tied_slot"]["claims"] == 2000
 
 
 def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -262,3 +262,32 @@ def test_an_ascii_key_or_value_folds_as_the_unicode_rule_does(text: str) -> None
         raise AssertionError(f"{text!r} normalised to a key")
     assert _normalise_key(text, "subject") == rule
     assert value_key(text) == rule  # a str value's key folds the same way
+
+
+@given(policy=policies,
+       claims=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 4), st.integers(0, 2),
+                                 tiers), min_size=9, max_size=40),
+       drop=st.integers(0, 39))
+def test_many_claims_tied_in_time_resolve_as_each_checked_against_every_other(
+        policy, claims, drop) -> None:
+    """A slot with many claims at a few valid times (a frontier of more than eight records,
+    checked group by group of one time and tier: policies:front_dominated/3) has the heads
+    of the definition, read first after a bulk load, after a retraction, and as of a time."""
+    from .reference import Reference, RFact
+
+    with Memory(policy=policy, protected_tiers=()) as mem:
+        ref = Reference(policy)
+        facts = mem.add_many([{"subject": "x", "attribute": "a", "value": v,
+                               "source": f"s{src}:{tier}", "tier": tier, "valid_from": at(t)}
+                              for src, v, t, tier in claims])
+        for f in facts:
+            ref.facts[f.id] = RFact(f.id, ("x", "a"), f.value, to_us(f.valid_from),
+                                    to_us(f.recorded_at), f.tier, None, f.source)
+        assert {f.id for f in mem.current("x", "a").heads} == ref.heads(("x", "a"))
+        gone = facts[drop % len(facts)].id
+        mem.retract(gone, reason="test")
+        ref.retracted.add(gone)
+        assert {f.id for f in mem.current("x", "a").heads} == ref.heads(("x", "a"))
+        when = to_us(parse_time(at(1), "t"))
+        assert {f.id for f in mem.as_of("x", "a", valid_at=at(1)).heads} == \
+            ref.heads(("x", "a"), when)

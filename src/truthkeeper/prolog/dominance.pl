@@ -28,7 +28,7 @@
                       fact_count/2, nonce/3, source_tier/5]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
-                          confirmation_source/1]).
+                          confirmation_source/1, front_index/2, front_dominated/3]).
 :- use_module(members, [member_heads/4, update_set/4, members_holds/4, member_linked/4,
                          update_member/4]).
 :- use_module(library(lists), [member/2, append/3]).
@@ -291,8 +291,8 @@ insert_batch(M, P, S, A, Ids) :-
     append(New, F0, All),
     newest_first(All, Sorted),
     frontier(Sorted, F1),
-    forall(( member(R, New), \+ ( member(Fr, F1), policy_dominates(P, Fr, R) ),
-             arg(1, R, Id) ),
+    front_index(F1, Index),
+    forall(( member(R, New), \+ front_dominated(P, Index, R), arg(1, R, Id) ),
            assertz(kept_head(M, S, A, Id))),
     retractall(front(M, S, A, _)),
     assertz(front(M, S, A, F1)).
@@ -427,22 +427,23 @@ first_heads(M, P, S, A) :-
     newest_first(Recs, Sorted),
     frontier(Sorted, Front),
     assertz(front(M, S, A, Front)),
-    assert_heads(Recs, Front, P, M, S, A, Ks),
+    front_index(Front, Index),
+    assert_heads(Recs, Index, P, M, S, A, Ks),
     one_holds(Ks, In, Contested),                 % a frontier slot is no set
     ( Contested == true -> assertz(kept_conflict(M, S, A)) ; true ),
     forall(member(Y, In), assertz(holds(M, S, A, Y))).
 
-% assert_heads(+Recs, +Front, +P, +M, +S, +A, -Keys): heads_by_frontier/4's heads asserted
-% in one pass, with their value keys
+% assert_heads(+Recs, +Index, +P, +M, +S, +A, -Keys): heads_by_frontier/4's heads asserted
+% in one pass, with their value keys (Index: policies:front_index/2 of the frontier)
 assert_heads([], _, _, _, _, _, []).
-assert_heads([R|Rs], Front, P, M, S, A, Ks) :-
-    (   member(Fr, Front), policy_dominates(P, Fr, R)
+assert_heads([R|Rs], Index, P, M, S, A, Ks) :-
+    (   front_dominated(P, Index, R)
     ->  Ks = Ks1
     ;   arg(1, R, Id), arg(2, R, K),
         assertz(kept_head(M, S, A, Id)),
         Ks = [K|Ks1]
     ),
-    assert_heads(Rs, Front, P, M, S, A, Ks1).
+    assert_heads(Rs, Index, P, M, S, A, Ks1).
 
 
 %!  fresh_all(+M) is det.

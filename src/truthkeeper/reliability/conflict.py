@@ -67,8 +67,14 @@ def claim_probabilities(book: ReliabilityBook,
         omega = _independence(book, srcs, sup) * omega_scale
         n_false = float(false_domain(len(claims), book.false_values_of(attribute)))
         log_t, log_f = np.log(theta), np.log((1.0 - theta) / n_false)
-        # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off
-        score = log_t @ (sup * omega).T + log_f @ ((claimed[None, :] - sup) * omega).T
+        # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off:
+        # every claimed source's log off, and each claim's log theta - log off added to
+        # its value's column (a sum over the claims: a product with the dense support
+        # matrix was values x sources, 0.3 s for a tie of 2,000 values)
+        vs, ss = np.nonzero(sup)
+        gain = (log_t[:, ss] - log_f[:, ss]) * (sup[vs, ss] * omega[ss])
+        score = np.repeat((log_f @ (claimed * omega))[:, None], len(claims), axis=1)
+        np.add.at(score.T, vs, gain.T)  # score.T is a view: each claim to its value
         if n_false + 1 > len(claims):  # the truth may be one of the values nobody claimed
             unclaimed = np.log(n_false + 1 - len(claims)) + log_f @ (claimed * omega)
             score = np.concatenate([score, unclaimed[:, None]], axis=1)
