@@ -113,10 +113,10 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
 
 def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int],
                            theta: np.ndarray, learned: Sequence[bool], srcs: Sequence[str],
-                           support: np.ndarray, omega: np.ndarray,
+                           pairs: np.ndarray, omega: np.ndarray,
                            rng: np.random.Generator, *, bagged: bool = False) -> np.ndarray:
     """(draws, k) P(category is the value that would be confirmed). ``claimed[v]`` is the
-    category of claimed value v and ``support`` (values, sources) who claims it; ``theta`` (draws,
+    category of claimed value v and ``pairs`` the claims, (value, source); ``theta`` (draws,
     sources) the one-coin draws, the row of a source without a learned one (``learned``);
     ``omega`` each source's weight. ``bagged``: draw d reads the claims through the rows of
     bootstrap fit d mod B (``Confusion.bagged``), so a source's rows are as uncertain as
@@ -124,7 +124,6 @@ def category_probabilities(conf: Confusion | None, k: int, claimed: Sequence[int
     import numpy as np
 
     draws = theta.shape[0]
-    pairs = np.argwhere(support > 0)                     # (value, source) per claim
     said = np.asarray(claimed, dtype=int)[pairs[:, 0]]
     src = pairs[:, 1]
     # P(says said | truth t) per draw and claim: (draws, claims, k)

@@ -52,31 +52,29 @@ def claim_probabilities(book: ReliabilityBook,
     if cat is not None:
         post, cats = cat
         return _summary(post[:, [cats.index(key) for key in keys]])
-    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
+    rng, srcs, theta, pairs = _draws(book, claims, rng_seed, draws)
     k = kernel(similarity, keys)
     # correlated claims: n of them count as n / (1 + (n - 1) rho) independent ones
     omega_scale = 1.0 / (1.0 + (len(srcs) - 1) * book.correlation_of(attribute))
     if k is not None:
-        pairs = np.argwhere(support[:len(claims)].T > 0)  # (source, value) per claim
-        ll = log_likelihood(theta[:, pairs[:, 0]], k, pairs[:, 1])  # (draws, claims, m)
-        w = _independence(book, srcs, support)[pairs[:, 0]] * omega_scale
+        by_src = pairs[np.lexsort((pairs[:, 0], pairs[:, 1]))]  # per source, its values
+        ll = log_likelihood(theta[:, by_src[:, 1]], k, by_src[:, 0])  # (draws, claims, m)
+        w = _independence(book, srcs, pairs)[by_src[:, 1]] * omega_scale
         score = (ll * w[None, :, None]).sum(axis=1)
     else:
-        sup = support[:len(claims)]
-        claimed = sup.sum(axis=0) > 0
-        omega = _independence(book, srcs, sup) * omega_scale
+        omega = _independence(book, srcs, pairs) * omega_scale  # every source claims
         n_false = float(false_domain(len(claims), book.false_values_of(attribute)))
         log_t, log_f = np.log(theta), np.log((1.0 - theta) / n_false)
-        # score[d, v] = sum_s support[v,s] log theta + (claimed_s - support[v,s]) log off:
-        # every claimed source's log off, and each claim's log theta - log off added to
-        # its value's column (a sum over the claims: a product with the dense support
-        # matrix was values x sources, 0.3 s for a tie of 2,000 values)
-        vs, ss = np.nonzero(sup)
-        gain = (log_t[:, ss] - log_f[:, ss]) * (sup[vs, ss] * omega[ss])
-        score = np.repeat((log_f @ (claimed * omega))[:, None], len(claims), axis=1)
+        # score[d, v] = sum_s support[v,s] log theta + (1 - support[v,s]) log off: every
+        # source's log off, and each claim's log theta - log off added to its value's
+        # column (a sum over the claims: a product with a dense values x sources support
+        # matrix was 0.3 s, and 32 MB, for a tie of 2,000 values)
+        vs, ss = pairs[:, 0], pairs[:, 1]
+        gain = (log_t[:, ss] - log_f[:, ss]) * omega[ss]
+        score = np.repeat((log_f @ omega)[:, None], len(claims), axis=1)
         np.add.at(score.T, vs, gain.T)  # score.T is a view: each claim to its value
         if n_false + 1 > len(claims):  # the truth may be one of the values nobody claimed
-            unclaimed = np.log(n_false + 1 - len(claims)) + log_f @ (claimed * omega)
+            unclaimed = np.log(n_false + 1 - len(claims)) + log_f @ omega
             score = np.concatenate([score, unclaimed[:, None]], axis=1)
     score -= score.max(axis=1, keepdims=True)
     p = np.exp(score)
@@ -104,8 +102,7 @@ def category_options(book: ReliabilityBook,
 def _draws(book: ReliabilityBook, claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]],
            rng_seed: int, draws: int) -> tuple[Any, list[tuple[str, str]], Any, Any]:
     """The generator, the claiming sources, their reliability draws (draws, sources) and
-    the support matrix (values, sources; a row for "something else" after a single
-    value)."""
+    the claims, (value, source) index pairs sorted by value then source."""
     import numpy as np
 
     rng = np.random.default_rng(rng_seed)
@@ -113,11 +110,9 @@ def _draws(book: ReliabilityBook, claims: Sequence[tuple[Any, Sequence[tuple[str
     ab = np.array([book.params(s, t) for s, t in srcs]).reshape(-1, 2)
     theta = np.clip(rng.beta(ab[:, 0], ab[:, 1], size=(draws, len(srcs))), 1e-9, 1 - 1e-9)
     idx = {s: i for i, s in enumerate(srcs)}
-    support = np.zeros((len(claims) + (1 if len(claims) == 1 else 0), len(srcs)))
-    for v, (_, ss) in enumerate(claims):
-        for s in ss:
-            support[v, idx[s]] = 1.0
-    return rng, srcs, theta, support
+    pairs = np.array(sorted({(v, idx[s]) for v, (_, ss) in enumerate(claims) for s in ss}),
+                     dtype=int).reshape(-1, 2)
+    return rng, srcs, theta, pairs
 
 
 def category_result(book: ReliabilityBook,
@@ -139,8 +134,8 @@ def category_result(book: ReliabilityBook,
     if last is not None and last[0] == key and last[1] is conf and last[2] is dependence:
         result: tuple[Any, tuple[Any, ...]] | None = last[3]
         return result
-    rng, srcs, theta, support = _draws(book, claims, rng_seed, draws)
-    result = _category_posterior(book, claims, cats, conf, rng, srcs, theta, support)
+    rng, srcs, theta, pairs = _draws(book, claims, rng_seed, draws)
+    result = _category_posterior(book, claims, cats, conf, rng, srcs, theta, pairs)
     book.last_categorical = (key, conf, dependence, result)
     return result
 
@@ -148,17 +143,17 @@ def category_result(book: ReliabilityBook,
 def _category_posterior(book: ReliabilityBook,
                         claims: Sequence[tuple[Any, Sequence[tuple[str, str]]]],
                         cats: tuple[Any, ...], conf: Any, rng: Any, srcs: list[tuple[str, str]],
-                        theta: Any, support: Any) -> tuple[Any, tuple[Any, ...]]:
+                        theta: Any, pairs: Any) -> tuple[Any, tuple[Any, ...]]:
     """(draws, K) over a categorical slot's categories ``cats`` (every claimed value one of
     them), and their keys; ``conf`` the attribute's learned confusion, if any. With bagged
     rows learned, the most probable category is the full fit's and the probabilities are
     the bagged rows' (:func:`.bagging.anchored_draws`)."""
     conf = conf if conf is not None and conf.categories == cats else None
     rho = conf.correlation if conf is not None else 0.0
-    omega = _independence(book, srcs, support) / (1.0 + (len(srcs) - 1) * rho)
+    omega = _independence(book, srcs, pairs) / (1.0 + (len(srcs) - 1) * rho)
     args = (conf, len(cats), [cats.index(value_key(v)) for v, _ in claims], theta,
             [conf is not None and s in conf.alpha for s, _ in srcs], [s for s, _ in srcs],
-            support[:len(claims)], omega, rng)
+            pairs, omega, rng)
     post = category_probabilities(*args)
     if conf is not None and conf.bagged:
         from .bagging import anchored_draws
@@ -178,9 +173,10 @@ def _summary(p: Any) -> list[tuple[float, tuple[float, float]]]:
 
 
 def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
-                  support: Any) -> Any:
+                  pairs: Any) -> Any:
     """Per source, the weight of its evidence: 1 / (1 + c sum of P(dependent) over the other
-    sources of the value it claims), so copies count about as one source."""
+    sources of the value it claims), so copies count about as one source (``pairs``: the
+    claims, (value, source) sorted by value)."""
     import numpy as np
 
     omega = np.ones(len(srcs))
@@ -188,11 +184,11 @@ def _independence(book: ReliabilityBook, srcs: Sequence[tuple[str, str]],
         return omega
     from .dependence import COPY_RATE  # not before: only a dependence needs it
 
-    for row in support:
-        cols = [int(j) for j in np.flatnonzero(row)]
-        group = [srcs[j][0] for j in cols]
+    starts = np.flatnonzero(np.diff(pairs[:, 0], prepend=-1))
+    for cols in np.split(pairs[:, 1], starts[1:]):  # the sources of each value
+        group = [srcs[int(j)][0] for j in cols]
         for j in cols:
-            s = srcs[j][0]
+            s = srcs[int(j)][0]
             load = sum(book.dependence.get((min(s, t), max(s, t)), 0.0)
                        for t in group if t != s)
             omega[j] = min(omega[j], 1.0 / (1.0 + COPY_RATE * load))
