@@ -2,8 +2,6 @@
           [ phi_filter/3,         % +Policy, +Candidates, -Drops
             phi_store/4,          % +M, +TimedCandidates, +Slots, -Drops
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
-            verdict/3,            % +M, +Id, -Verdict
-            view_verdict/4,       % +M, +Scope, +Id, -Verdict
             view_verdicts/4,      % +M, +Scope, +Ids, -Verdicts
             not_current/3,        % +M, +Id, -Why
             not_current/4,        % +M, +Id, -Why, +Dominated
@@ -49,8 +47,6 @@ checked pairwise within each slot.
 :- det(phi_filter/3).
 :- det(phi_store/4).
 :- det(live_candidates/4).
-:- det(verdict/3).
-:- det(view_verdict/4).
 :- det(view_verdicts/4).
 :- det(order_pairs/3).
 :- det(dominance_rule/4).
@@ -195,23 +191,14 @@ slot_head(M, S, A, K, Cands, H) :-
 slot_head(M, S, A, _, _, H) :-
     head(M, S, A, H).
 
-%!  verdict(+M, +Id, -Verdict) is det.
-%
-%   -(Status, By, Rule) of a fact of the store for a filter: head, retracted, ended,
-%   future, or dominated by By (a head that dominates it when there is one) under Rule
-%   (supersedes, or the policy).
-%   @error existence_error(fact, Id)
-verdict(M, Id, V) :-
-    empty_assoc(D0),
-    verdict(M, Id, V, D0, _).
-
-%!  verdict(+M, +Id, -Verdict, +Doms0, -Doms) is det.
-%
-%   verdict/3 where Doms (an assoc S-A -> slot_dominated/4) keeps, across the ids of one
-%   call, each slot's sweep made for a fact that ended or is still to begin: each such
-%   fact decided alone scanned its slot for a dominator (a filter of n of them: n^2).
-%   A dominated fact's By is then the sweep's, the newest fact of the slot's frontier
-%   that dominates it, when no head does.
+% verdict(+M, +Id, -Verdict, +Doms0, -Doms): -(Status, By, Rule) of a fact of the store
+% for a filter: head, retracted, ended, future, or dominated by By (a head that dominates
+% it when there is one) under Rule (supersedes, or the policy); existence_error(fact, Id)
+% for an unknown id. Doms (an assoc S-A -> slot_dominated/4) keeps, across the ids of one
+% call, each slot's sweep made for a fact that ended or is still to begin (each decided
+% alone scanned its slot for a dominator: a filter of n of them was n^2); such a
+% dominated fact's By is the sweep's, the newest fact of the slot's frontier that
+% dominates it, when no head does.
 verdict(M, Id, V, D0, D) :-
     fact(M, Id, S, A, _, _, _, _, _, _),
     (   retracted(M, Id, _, _)
@@ -245,21 +232,16 @@ slot_dominated_memo(M, S, A, Dom, D0, D) :-
         put_assoc(S-A, D0, Dom, D)
     ).
 
-%!  view_verdict(+M, +Scope, +Id, -Verdict) is det.
-%
-%   verdict/3 in Scope's view ('': the unscoped memory). A head of its own layer that a
-%   fact of the view's other layer dominates is no head of the view: it is dominated
-%   by that fact (a head of the view when one dominates it; under a monotone policy a
-%   fact of the same value may stand between them, so it need not be a head). So is a
-%   fact still to begin that a live fact of the other layer dominates.
-view_verdict(M, Sc, Id, V) :-
-    empty_assoc(D0),
-    view_verdict(M, Sc, Id, V, D0, _).
-
 %!  view_verdicts(+M, +Scope, +Ids, -Verdicts) is det.
 %
-%   view_verdict/4 of each id as -(S, A, Status, By, Rule), its slot with it; the
-%   slots' sweeps (verdict/5) made once for all of them.
+%   Each id's verdict in Scope's view ('': the unscoped memory) as -(S, A, Status, By,
+%   Rule), its slot with it; the slots' sweeps (verdict/5) made once for all of them.
+%   A head of its own layer that a fact of the view's other layer dominates is no head of
+%   the view: it is dominated by that fact (a head of the view when one dominates it;
+%   under a monotone policy a fact of the same value may stand between them, so it need
+%   not be a head). So is a fact still to begin that a live fact of the other layer
+%   dominates.
+%   @error existence_error(fact, Id) for an id the memory does not hold.
 view_verdicts(M, Sc, Ids, Vs) :-
     empty_assoc(D0),
     foldl(id_verdict(M, Sc), Ids, Vs, D0, _).
@@ -268,7 +250,7 @@ id_verdict(M, Sc, Id, -(S, A, Status, By, Rule), D0, D) :-
     view_verdict(M, Sc, Id, -(Status, By, Rule), D0, D),
     fact(M, Id, S, A, _, _, _, _, _, _), !.
 
-% view_verdict(+M, +Scope, +Id, -Verdict, +Doms0, -Doms): view_verdict/4 with verdict/5's Doms
+% view_verdict(+M, +Scope, +Id, -Verdict, +Doms0, -Doms): one id's, Doms as verdict/5's
 view_verdict(M, '', Id, V, D0, D) :- !,
     verdict(M, Id, V, D0, D).
 view_verdict(M, Sc, Id, V, D0, D) :-

@@ -22,6 +22,7 @@
           ]).
 :- use_module(library(lists), [nth1/3, member/2, clumped/2]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
+:- use_module(library(aggregate), [aggregate_all/3]).
 :- use_module(library(error), [domain_error/2, permission_error/3]).
 :- use_module(library(apply), [maplist/3]).
 :- use_module(library(pairs), [pairs_values/2, map_list_to_pairs/3, group_pairs_by_key/2]).
@@ -489,22 +490,19 @@ front_index(Front, Index) :-
 
 time_rank(r(_, _, T, _, Rank, _, _), T-Rank).
 
-% front_group(+Key-Records, -Group): g(Reps, N, BySource, KeyCounts, SourceKeyCounts) of
-% the records of one valid time and rank: the first two of distinct sources, how many,
-% the records of each source, and the counts of each value and of each source's value
-front_group(_-Rs, g(Reps, N, BySrc, Kc, SKc)) :-
+% front_group(+Key-Records, -Group): g(Reps, N, BySource, KeyCounts) of the records of one
+% valid time and rank: the first two of distinct sources, how many, the records of each
+% source, and how many hold each value
+front_group(_-Rs, g(Reps, N, BySrc, Kc)) :-
     length(Rs, N),
     two_sources(Rs, Reps),
     map_list_to_pairs(source_of, Rs, BySrc0),
     keysort(BySrc0, BySrc1),
     group_pairs_by_key(BySrc1, BySrc2),
     list_to_assoc(BySrc2, BySrc),
-    maplist(value, Rs, Ks0), msort(Ks0, Ks), clumped(Ks, Kc0), list_to_assoc(Kc0, Kc),
-    maplist(source_value, Rs, SKs0), msort(SKs0, SKs), clumped(SKs, SKc0),
-    list_to_assoc(SKc0, SKc).
+    maplist(value, Rs, Ks0), msort(Ks0, Ks), clumped(Ks, Kc0), list_to_assoc(Kc0, Kc).
 
 source_of(R, S) :- arg(6, R, S).
-source_value(R, S-K) :- arg(6, R, S), arg(2, R, K).
 
 two_sources([R|Rs], [R|More]) :-
     arg(6, R, S),
@@ -525,12 +523,13 @@ front_dominated(P, list(Front), R) :-
     !.
 front_dominated(P, groups(Gs), R) :-
     arg(2, R, KR), arg(6, R, SR),
-    member(g(Reps, N, BySrc, Kc, SKc), Gs),
+    member(g(Reps, N, BySrc, Kc), Gs),
     (   count(KR, Kc, NK),
         (   SR == @(none)
         ->  Others is N - NK                      % no record restates R's claim
-        ;   get_assoc(SR, BySrc, Own) -> length(Own, NS),
-            count(SR-KR, SKc, NSK),
+        ;   get_assoc(SR, BySrc, Own)
+        ->  length(Own, NS),
+            aggregate_all(count, ( member(F, Own), arg(2, F, K), K == KR ), NSK),
             Others is N - NS - NK + NSK
         ;   Others is N - NK
         ),

@@ -432,7 +432,7 @@ tk_links(M, Id0, Over, Under) :-
 
 %!  tk_filter_ids(+M, +Scope, +Ids, -Verdicts, -ByRows) is det.
 %
-%   For each id -(S, A, Status, By, Rule): its slot and phi:view_verdict/4 in Scope's
+%   For each id -(S, A, Status, By, Rule): its slot and phi:view_verdicts/4 in Scope's
 %   view ('' none), By the id of the fact that dominates it ('' if none); ByRows the
 %   tk_facts/3 rows of those, once.
 %   @error existence_error(fact, Id) for an id the memory does not hold.
