@@ -203,10 +203,10 @@ def test_lazy_loading_sits_behind_the_store_interface() -> None:
     source = inspect.getsource(Store)
     assert "self.need" not in source and "self.lazy" not in source
     # what reads no slot: the handle's settings, the clock, undoing a write of this process,
-    # taking loaded slots out
+    # taking loaded slots out, forgetting caches after an erasure
     slotless = {"key", "declare", "guarded_tiers", "top_tier", "tiers", "due", "tick", "known_ids",
                 "close", "undo_add", "unretract", "unuse_nonce", "same_value", "need", "unload",
-                "need_all", "get", "__init__"}
+                "need_all", "get", "forget", "__init__"}
     readers = {name for name, f in vars(Store).items()
                if callable(f) and "bridge.ask" in inspect.getsource(f)} | {"__len__"}
     loaded = {name for name in vars(LazyStore) if callable(vars(LazyStore)[name])}

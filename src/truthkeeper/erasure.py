@@ -27,6 +27,7 @@ from .journal.codec import (
     is_erased,
 )
 from .journal.ledger import Ledger, Write
+from .keys import forget_keys
 from .validation import check_signature
 from .values import scoped
 
@@ -86,6 +87,11 @@ class Erasing:
             self.rel.forget_scope(scope)
         self.audit.erase(match)
         ledger.journal._purge()
+        # what the process keeps besides the memory's state: the normalised keys, the
+        # last categorical decision's claims, the store's caches and Prolog's tables
+        forget_keys()
+        self.rel.book.last_categorical = None
+        self.store.forget()
 
     def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any],
                   match: Callable[[Mapping[str, Any]], bool] | None = None,

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from .errors import InvalidFact, brief
 
-__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP",
+__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP", "forget_keys",
            "normalise_key", "random_hex", "remember", "scoped", "unscoped", "value_key"]
 
 MAX_KEY_CHARS = 512
@@ -44,6 +44,12 @@ def normalise_key(value: object, name: str) -> str:
 
 
 _KEYS: dict[str, str] = {}
+
+
+def forget_keys() -> None:
+    """Empty the cache of normalised keys (after an erasure: an erased subject's name
+    stays nowhere in the process)."""
+    _KEYS.clear()
 
 _T = TypeVar("_T")
 

@@ -42,6 +42,7 @@ class _Bodies:
         self._blocks: list[tuple[bytes, array[int]]] = []  # the text and each body's length
         self._open: list[str] = []
         self._changed: dict[int, str] = {}
+        self._dirty: set[int] = set()  # the blocks that bodies in ``_changed`` belong to
         self._cache: OrderedDict[int, list[str]] = OrderedDict()
 
     def __len__(self) -> int:
@@ -70,7 +71,24 @@ class _Bodies:
         return out
 
     def __setitem__(self, i: int, body: str) -> None:
+        k, r = divmod(i, _BLOCK)
+        if k == len(self._blocks):
+            self._open[r] = body
+            return
         self._changed[i] = body
+        self._dirty.add(k)
+
+    def settle(self) -> None:
+        """Write the bodies rewritten since the last call into their blocks, so that the
+        text they replaced (an erased fact's) is held nowhere: each block once."""
+        for k in sorted(self._dirty):
+            bodies = list(self._block(k))
+            for r in range(_BLOCK):
+                bodies[r] = self._changed.pop(k * _BLOCK + r, bodies[r])
+            self._blocks[k] = (zlib.compress("".join(bodies).encode(), 1),
+                               array("I", map(len, bodies)))
+            self._cache[k] = bodies
+        self._dirty.clear()
 
     def append(self, body: str) -> None:
         self._open.append(body)
@@ -83,13 +101,17 @@ class _Bodies:
         """Drop the bodies from index ``n`` on (a rolled back transaction's)."""
         k, r = divmod(n, _BLOCK)
         if k < len(self._blocks):
-            self._open = self._block(k)[:r]  # the block cut into is open again
+            opened = self._block(k)[:r]  # the block cut into is open again
+            for j in range(r):  # with its rewritten bodies in place
+                opened[j] = self._changed.pop(k * _BLOCK + j, opened[j])
+            self._open = opened
             del self._blocks[k:]
         else:
             del self._open[r:]
         self._cache.clear()
         for i in [i for i in self._changed if i >= n]:
             del self._changed[i]
+        self._dirty = {i // _BLOCK for i in self._changed}
 
 
 class MemoryJournal(Journal):
@@ -198,3 +220,5 @@ class MemoryJournal(Journal):
                     outer.setdefault(i, body)
         finally:
             self._undo = outer
+        if outer is None:  # committed: what an erasure blanked leaves its blocks
+            self._bodies.settle()

@@ -389,6 +389,13 @@ class Store:
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})
 
+    def forget(self) -> None:
+        """After erasures: the heads kept of the last large answers go, and Prolog's belief
+        tables, then its clauses and atoms nothing holds (the erased values leave the
+        process now, not at SWI-Prolog's next collection)."""
+        self.large = LargeAnswers()
+        bridge.ask("tk_forget(M)", {"M": self.h})
+
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
                     restore: bool = False, check: bool = False) -> None:
         """Bind a source named by an outcome recorded in ``scope`` (None: shared) to its

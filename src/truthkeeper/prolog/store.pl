@@ -23,8 +23,7 @@
             fact_at/6,          % +M, +S, +A, +KnownAt, +ValidAt, -Id
             known/2, begun/2,   % +KnownAt, +RecordedAt; +ValidAt, +ValidFrom
             protected_tier/2,   % ?M, ?Tier (declared protected)
-            guarded_tier/2,     % +M, ?Tier (writes at Tier need a signature)
-            guarded_tiers/2,    % +M, -Tiers (those, sorted)
+            guarded_tier/2, guarded_tiers/2,  % +M, ?Tier / -Tiers (writes need a signature)
             store_now/2,        % ?M, ?Now (the memory's clock as last advanced, or none)
             tier_rank/3,        % ?M, ?Tier, ?Rank
             mem_policy/2,       % ?M, ?Policy
@@ -33,8 +32,7 @@
             gen_read/1,         % +M: a scope's beliefs are being tabled over mem_gen/2
             new_memory/3,       % +M, +Policy, +Tiers
             drop_memory/1,      % +M
-            live/2,             % +M, ?Id
-            record/3,           % +M, +Id, -Record
+            live/2, record/3,   % +M, ?Id; +M, +Id, -Record
             live_records/4,     % +M, +S, +A, -Records
             slot_live/4,        % +M, +S, +A, -Ids
             fact_count/2,       % +M, -Count
@@ -44,18 +42,15 @@
             set_status/6,       % +M, +S, +A, +KnownAt, +Status0, -Status
             bind_source/4,      % +M, +Layer-Source, +Tier, +BoundBy
             key_layer/2,        % +SubjectKey, -Layer
-            use_nonce/3,        % +M, +Nonce, +Owner
-            unuse_nonce/2,      % +M, +Nonce
+            use_nonce/3, unuse_nonce/2,  % +M, +Nonce(, +Owner)
             set_now/2,          % +M, +Now
             blank_fact/5,       % +M, +Id, +Payload, +S, +A
             view_source_tier/4, % +M, +Scope, +Source, -Tier (semidet)
             view_sources/3,     % +M, +Scope, -SourceTiers
             union_status/6,     % +M, +Slots, +A, +KnownAt, +Status0, -Status
-            declare_attr/3,     % +M, +Attribute, +Cardinality
-            protect_tiers/2,    % +M, +Tiers
+            declare_attr/3, protect_tiers/2,  % +M, +Attribute, +Cardinality; +M, +Tiers
             attribute_used/2,   % +M, +Attribute (semidet)
-            known_ids/3,        % +M, +Ids, -Known
-            slots/3,            % +M, ?Subject, -Slots
+            known_ids/3, slots/3,  % +M, +Ids, -Known; +M, ?Subject, -Slots
             unload_slots/3      % +M, +Slots, -Unloaded
           ]).
 :- use_module(policies, [policy/1, tier_ranks/2, shipped/1, confirmation_source/1]).
@@ -73,28 +68,28 @@ seeing each other. Python handles are positive; the plunit fixtures use
 negative handles, so a test can never touch a live memory. Nothing is deleted
 from a live memory: a retraction is a retracted/4 event.
 
-fact/10 holds what decisions need: the slot (atoms), the typed value key (see
-policies), valid and transaction times (integer microseconds; VT is none when
-open), tier and source atoms. payload/3 holds the fact as the user gave it
-(value, text, meta, signature) as JSON text, returned to Python unread. Both are
-views of fact/11, which stores the payload as its last argument: one clause a
-fact, not two (100,000 facts: 13 MB less than a payload/3 clause each).
-kept_head/4, holds/4 and kept_conflict/3 are maintained by dominance on every write
-to a slot whose heads are known, and hold at the memory's clock (store_now/2). A slot
-that a write creates is stale/3 instead: nothing is derived for it until it is first
-read (dominance:head/4 and the readers that go through it compute it then), so a bulk
-load asserts the facts and no derived state. Heads hold at the clock: a fact
-whose valid_to has passed, or whose valid_from has not come yet, is no head. timed/3 marks the slots where
-that can happen (a fact with an end, or one that begins after the clock when it
-was added); their heads are computed at the clock (dominance:heads_at/6) and
-again when the clock passes one of their times (clock:advance/3). Other slots keep the
-incremental path. many_attr/2 marks the attributes declared to hold sets: their value
-keys are m(Member, Presence) (1: in the set, 0: it left), each member with its own chain.
-front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
-so that a write checks a handful of records, not the whole slot; linked/3 marks
-slots with explicit supersedes links, which are decided fact by fact.
-source_tier/4 binds each source name to one tier per layer ('' shared, or a
-scope; by the first fact or outcome that names it there); nonce/3 holds every signature nonce used.
+fact/10 holds what decisions need: the slot (atoms), the typed value key (see policies),
+valid and transaction times (integer microseconds; VT is none when open), tier and
+source atoms. payload/3 holds the fact as the user gave it (value, text, meta,
+signature) as JSON text, returned to Python unread. Both are views of fact/11, which
+stores the payload as its last argument: one clause a fact, not two (100,000 facts: 13
+MB less than a payload/3 clause each). kept_head/4, holds/4 and kept_conflict/3 are
+maintained by dominance on every write to a slot whose heads are known, and hold at the
+memory's clock (store_now/2). A slot that a write creates is stale/3 instead: nothing is
+derived for it until it is first read (dominance:head/4 and the readers that go through
+it compute it then), so a bulk load asserts the facts and no derived state. Heads hold
+at the clock: a fact whose valid_to has passed, or whose valid_from has not come yet, is
+no head. timed/3 marks the slots where that can happen (a fact with an end, or one that
+begins after the clock when it was added); their heads are computed at the clock
+(dominance:heads_at/6) and again when the clock passes one of their times
+(clock:advance/3). Other slots keep the incremental path. many_attr/2 marks the
+attributes declared to hold sets: their value keys are m(Member, Presence) (1: in the
+set, 0: it left), each member with its own chain. front/4 keeps, per slot, the frontier
+of its live facts (policies:frontier/2), so that a write checks a handful of records,
+not the whole slot; linked/3 marks slots with explicit supersedes links, which are
+decided fact by fact. source_tier/4 binds each source name to one tier per layer (''
+shared, or a scope; by the first fact or outcome that names it there); nonce/3 holds
+every signature nonce used.
 */
 
 %!  fact(?M, ?Id, ?S, ?A, ?Key, ?VF, ?VT, ?RA, ?Tier, ?Src, ?Json) is nondet.
@@ -551,10 +546,11 @@ union_status(M, Ss, A, K, Status0, Status) :-
 %   value key and policy meta '$erased', and it moves to the slot S, A (its
 %   placeholder's). Its times, tier and source stay.
 blank_fact(M, Id, Payload, S, A) :-
-    once(retract(fact(M, Id, _, _, _, VF, VT, RA0, Tier, Src, _))),
+    once(retract(fact(M, Id, S0, A0, _, VF, VT, RA0, Tier, Src, _))),
     assertz(fact(M, Id, S, A, '$erased', VF, VT, RA0, Tier, Src, Payload)),
     retractall(member_claim(M, _, _, _, Id)),
-    retractall(fact_meta(M, Id, _)).
+    retractall(fact_meta(M, Id, _)),
+    ( fact(M, _, S0, A0, _, _, _, _, _, _) -> true ; drop_derived(M, S0, A0) ).
 
 %!  known_ids(+M, +Ids, -Known) is det.
 %
@@ -594,6 +590,10 @@ unload_slot(M, S, A) :-
            ( retractall(fact_meta(M, Id, _)), retractall(end_known(M, Id, _, _)),
              retractall(retracted(M, Id, _, _)) )),
     retractall(fact(M, _, S, A, _, _, _, _, _, _, _)),
+    drop_derived(M, S, A).
+
+% drop_derived(+M, +S, +A): what was derived of a slot that holds no fact (any more).
+drop_derived(M, S, A) :-
     retractall(member_claim(M, S, A, _, _)), retractall(due(M, _, _, S, A, _)),
     retractall(kept_head(M, S, A, _)), retractall(stale(M, S, A)),
     retractall(front(M, S, A, _)), retractall(holds(M, S, A, _)),

@@ -8,6 +8,7 @@
             beliefs/3,          % +M, +Scope, -Beliefs
             explain_belief/4,   % +M, +Scope, +Text, -Proof
             drop_rules/1,       % +M
+            forget_tables/1,    % +M (its belief tables; derived again when next asked)
             drop_rule/2,        % +M, +RuleId
             rule_ids/2,         % +M, -RuleIds (in the order they were added)
             what_if/6           % +M, +Scope, +Now, +Recs, +Retracts, -Changes
@@ -60,6 +61,7 @@ is refused.
 :- det(load_rule/4).
 :- det(beliefs/3).
 :- det(drop_rules/1).
+:- det(forget_tables/1).
 :- det(drop_rule/2).
 :- det(rule_ids/2).
 :- det(what_if/6).
@@ -299,7 +301,14 @@ drop_rules(M) :-
     retractall(rule(M, _, _, _)),
     retractall(rule_text(M, _, _)),
     retractall(rule_scope(M, _, _)),
-    abolish_table_subgoals(belief(M, _, _)).   % this memory's tables only
+    forget_tables(M).
+
+%!  forget_tables(+M) is det.
+%
+%   Memory M's belief tables go (no other memory's): they are derived again when next
+%   asked for. After an erasure, the answers they kept about the erased facts go too.
+forget_tables(M) :-
+    abolish_table_subgoals(belief(M, _, _)).
 
 %!  drop_rule(+M, +RuleId) is det.
 %

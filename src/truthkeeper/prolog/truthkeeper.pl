@@ -9,6 +9,7 @@
             tk_retract/4,         % +M, +Id, +RA, +Reason
             tk_undo_facts/2,      % +M, +Ids
             tk_erase/6,           % +M, +Id, +RA, +Payload, +S, +A
+            tk_forget/1,          % +M (after erasures)
             tk_advance/3,         % +M, +Now, -Next
             tk_end/4,             % +M, +Id, +ValidTo, +RA (none: undo)
             tk_ended_rows/3,      % +M, +Candidates, -Indexes
@@ -26,17 +27,14 @@
             tk_quote/2,           % +Atom, -Text
             tk_unretract/2,       % +M, +Id
             tk_bind_source/5,     % +M, +Scope, +Source, +Tier, +Restore
-            tk_source_tier/4,     % +M, +Scope, +Source, -Tier
-            tk_sources/3,         % +M, +Scope, -SourceTiers
-            tk_use_nonce/3,       % +M, +Nonce, +Owner
-            tk_unuse_nonce/2,     % +M, +Nonce
+            tk_source_tier/4, tk_sources/3,  % +M, +Scope, +Source, -Tier; +M, +Scope, -STs
+            tk_use_nonce/3, tk_unuse_nonce/2,  % +M, +Nonce(, +Owner)
             tk_resolve/5,         % +M, +S, +A, -Status, -Groups
             tk_resolve_at/7,      % +M, +S, +A, +KnownAt, +ValidAt, -Status, -Groups
             tk_resolve_rows/5,    % +M, +S, +A, -Status, -RowGroups
             tk_resolve_rows_at/7, % +M, +S, +A, +KnownAt, +ValidAt, -Status, -RowGroups
             tk_facts/3,           % +M, +Ids, -Rows
-            tk_known_ids/3,       % +M, +Ids, -Known
-            tk_slot_facts/4,      % +M, +S, +A, -Rows
+            tk_known_ids/3, tk_slot_facts/4,  % +M, +Ids, -Known; +M, +S, +A, -Rows
             tk_all_facts/2,       % +M, -Rows
             tk_count/2,           % +M, -Count
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
@@ -47,11 +45,9 @@
             tk_same_value/3,      % +Key1, +Key2, -Same
             tk_match_heads/6,     % +M, +S, +A, +Key, -Right, -Wrong
             tk_claims/3,          % +M, +GoldIds, -Items
-            tk_add_rule/4,        % +M, +Scope, +RuleId, +Text
-            tk_load_rule/4,       % +M, +Scope, +RuleId, +Text
+            tk_add_rule/4, tk_load_rule/4,  % +M, +Scope, +RuleId, +Text
             tk_drop_rule/2,       % +M, +RuleId
-            tk_rules/3,           % +M, +Scope, -Rules
-            tk_beliefs/3,         % +M, +Scope, -Beliefs
+            tk_rules/3, tk_beliefs/3,  % +M, +Scope, -Rules / -Beliefs
             tk_explain/4,         % +M, +Scope, +Text, -Proof
             tk_what_if/6,         % +M, +Scope, +Now, +Adds, +Retracts, -Changes
             tk_error/3,           % +Caught, +Goal, -Error
@@ -77,7 +73,8 @@
 :- use_module(errors, [error_data/2]).
 :- use_module(fast, [janus_out/2]).     % and bridge.call's table of goals
 :- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
-                    explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
+                    explain_belief/4, drop_rules/1, drop_rule/2, what_if/6,
+                    forget_tables/1]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
@@ -226,6 +223,12 @@ tk_erase(M, Id0, RA, Payload0, S0, A0) :-
     atom_in(Id0, Id), string_in(Payload0, Payload), atom_in(S0, S), atom_in(A0, A),
     ( retracted(M, Id, _, _) -> true ; retract_fact(M, Id, RA, erased) ),
     blank_fact(M, Id, Payload, S, A).
+
+%!  tk_forget(+M) is det.
+%   After erasures: M's belief tables go, then the clauses and atoms nothing holds, so
+%   that an erased value leaves the process now, not at SWI-Prolog's next collection.
+tk_forget(M) :-
+    forget_tables(M), garbage_collect_clauses, garbage_collect_atoms.
 
 %!  tk_advance(+M, +Now, -Next) is det.
 %

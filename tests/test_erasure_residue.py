@@ -1,0 +1,108 @@
+"""Erasure reaches the process too: after ``erase``, nothing the memory holds in Python or
+in SWI-Prolog still holds an erased value, subject, text or meta (DESIGN: "Erasure is of
+every byte: ... caches"), whatever the memory read before it."""
+
+from __future__ import annotations
+
+import gc
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truthkeeper import Candidate, Memory
+
+
+def _reachable_strings_with(needle: str, skip: set[int]) -> list[str]:
+    """Each live Python object (walking into untracked tuples and dicts too) that holds a
+    str or bytes containing ``needle`` (case-insensitive), as a short description."""
+    low, hits, seen = needle.lower(), [], set(skip)
+    seen.add(id(hits))
+    stack = gc.get_objects()
+    while stack:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        try:
+            refs = gc.get_referents(o)
+        except Exception:  # noqa: BLE001 - an object that cannot list its referents
+            continue
+        for r in refs:
+            if isinstance(r, str):
+                if low in r.lower():
+                    hits.append(f"{type(o).__name__}: {r[:80]!r}")
+            elif isinstance(r, (bytes, bytearray)):
+                if low.encode() in bytes(r).lower():
+                    hits.append(f"{type(o).__name__}: bytes")
+            elif isinstance(r, (tuple, dict, list, set, frozenset)) and not gc.is_tracked(r):
+                stack.append(r)
+    return hits
+
+
+def _prolog_holding(part: str, needle: str) -> list[str]:
+    """Atoms, and clauses of dynamic predicates, that contain ``needle``; asked for by
+    ``part`` (a piece of it), so that asking creates no atom holding the needle itself."""
+    import janus_swi as janus
+
+    janus.query_once("garbage_collect_clauses, garbage_collect_atoms")
+    atoms = janus.query_once(
+        "findall(_A, (current_atom(_A), sub_atom_icasechk(_A, _, P)), As)", {"P": part})["As"]
+    clauses = janus.query_once(
+        "findall(_S, (current_module(_M), _M \\== user, current_predicate(_M:_N/_Ar), "
+        "functor(_H, _N, _Ar), \\+ predicate_property(_M:_H, imported_from(_)), "
+        "predicate_property(_M:_H, dynamic), catch(clause(_M:_H, _B), _, fail), "
+        "term_string(_H-_B, _S), sub_atom_icasechk(_S, _, P)), Ss)", {"P": part})["Ss"]
+    low = needle.lower()
+    return [f"atom {a!r}" for a in atoms if low in str(a).lower()] + \
+        [f"clause {c[:100]}" for c in clauses if low in str(c).lower()]
+
+
+def _use_and_erase(mem: Memory, secret: str) -> None:
+    """A memory that read and decided about a person's slots in every way, then erases
+    the person. Nothing of the secret stays in this function's frame."""
+    who = "bob " + secret
+    mem.add_rule("has_city(S) :- holds(S, city, _)")
+    for i, src in enumerate(["w1", "w2", "w3"]):
+        mem.add(who, "mood", ["happy", "sad", "angry"][i], source=src,
+                valid_from="2026-01-01")
+        mem.add(who, "city", f"x{secret}{i}", source=src, valid_from="2026-01-01",
+                text=f"said {secret}", meta={"note": "m" + secret})
+    mem.add("ana", "city", "lisbon", source="w1", valid_from="2026-01-01")
+    mem.learn_from_agreement()
+    mem.decide(who, "mood")
+    mem.decide(who, "city")
+    mem.current(who, "city")
+    mem.history(who, "city")
+    mem.as_of(who, "city", valid_at="2026-02-01")
+    mem.beliefs()
+    mem.graph()
+    mem.filter([Candidate(who, "city", f"y{secret}", "2025-02-01"),
+                Candidate("ana", "city", "porto", "2025-01-01")], query="where?")
+    for f in mem.history(who, "city"):
+        mem.why(f.id)
+    assert len(mem.erase(subject=who)) == 6
+    mem.current("ana", "city")  # a read after it, of what stays
+    mem.beliefs()
+
+
+@pytest.mark.parametrize("where", ["memory", "sqlite"])
+def test_an_erased_persons_data_stays_nowhere_in_the_process(where: str,
+                                                             tmp_path: Path) -> None:
+    """Before the fix, what stayed after ``erase(subject=...)``: an in-memory journal's
+    original event bodies (value, text, meta), the heads' rows of the last answers of many
+    heads (payloads), the normalised keys' cache (the subject), the last categorical
+    decision's claims, and in Prolog the emptied slots' frontiers (the subject)."""
+    secret = uuid.uuid4().hex  # no other test holds it
+    mem = Memory(None if where == "memory" else tmp_path / "m.db",
+                 categories={"mood": ["happy", "sad", "angry"]})
+    _use_and_erase(mem, secret)
+    part = secret[3:12]  # asked for by a piece of it
+    for _ in range(3):  # what is garbage goes (a cycle can hold another one's last ref)
+        gc.collect()
+    skip: set[Any] = {id(secret), id(part)}
+    assert _reachable_strings_with(secret, skip) == []
+    assert _prolog_holding(part, secret) == []
+    assert mem.current("ana", "city").value == "lisbon" and mem.verify().ok
+    mem.close()
