@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InvalidFact, TruthkeeperError
 from .journal.base import Journal
 from .journal.codec import (
+    ERASED_ATTRIBUTE,
     canonical,
     erased_audit_body,
     erased_body,
@@ -78,6 +79,7 @@ class Erasing:
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
                 if done:
                     raise InvalidFact(f"facts {done} are erased already")
+                emptied = self._emptied(ids)
                 at = self._erase_in(w, ledger.journal, body, match, scope)
             except TruthkeeperError as exc:
                 self.audit.rejected(exc, {"erase": list(ids)})
@@ -91,7 +93,16 @@ class Erasing:
         # last categorical decision's claims, the store's caches and Prolog's tables
         forget_keys()
         self.rel.book.last_categorical = None
-        self.store.forget()
+        self.store.forget(emptied)
+
+    def _emptied(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """The slots (store keys) that erasing ``ids`` leaves without a fact: their names
+        go from the process too."""
+        gone = set(ids)
+        slots = {(scoped(f.scope, f.subject), f.attribute) for f in self.store.facts(ids)
+                 if f.attribute != ERASED_ATTRIBUTE}
+        return sorted((s, a) for s, a in slots if all(
+            f.id in gone or f.status == "erased" for f in self.store.history(s, a)))
 
     def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any],
                   match: Callable[[Mapping[str, Any]], bool] | None = None,

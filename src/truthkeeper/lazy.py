@@ -371,6 +371,15 @@ class LazyLoad:
         finally:
             self.busy -= 1
 
+    def forget(self, slots: list[str]) -> None:
+        """Slots an erasure left without a fact are no longer listed as read in (their
+        names are erased too): read again, the index has no event of theirs left."""
+        for s in slots:
+            self.loaded.discard(s)
+            self.recent.pop(s, None)
+            if self.partial is not None:
+                self.partial.pop(s, None)
+
     def trim(self) -> bool:
         """Between calls: past :data:`HELD_SLOTS` slots read in, take the least recently
         asked about out of the store, down to three quarters of that (Prolog keeps those

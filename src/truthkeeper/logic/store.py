@@ -389,10 +389,11 @@ class Store:
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})
 
-    def forget(self) -> None:
+    def forget(self, emptied: Iterable[tuple[str, str]] = ()) -> None:
         """After erasures: the heads kept of the last large answers go, and Prolog's belief
         tables, then its clauses and atoms nothing holds (the erased values leave the
-        process now, not at SWI-Prolog's next collection)."""
+        process now, not at SWI-Prolog's next collection). ``emptied``: the slots the
+        erasures left without a fact (a lazy store forgets it read them)."""
         self.large = LargeAnswers()
         bridge.ask("tk_forget(M)", {"M": self.h})
 
