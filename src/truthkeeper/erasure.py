@@ -96,8 +96,12 @@ class Erasing:
         self.store.forget(emptied)
 
     def _emptied(self, ids: Sequence[str]) -> list[tuple[str, str]]:
-        """The slots (store keys) that erasing ``ids`` leaves without a fact: their names
-        go from the process too."""
+        """The slots (store keys) that erasing ``ids`` leaves without a fact, which a
+        memory still reading its journal lazily lists as read in: their names go from the
+        process too (a store that holds every slot keeps no such list)."""
+        lazy = self.store.lazy
+        if lazy is None or lazy.done:
+            return []
         gone = set(ids)
         slots = {(scoped(f.scope, f.subject), f.attribute) for f in self.store.facts(ids)
                  if f.attribute != ERASED_ATTRIBUTE}
