@@ -125,3 +125,32 @@ def test_an_erased_persons_data_stays_nowhere_in_the_process(where: str,
     assert atoms == [] or where == "reopened lazily"
     assert mem.current("ana", "city").value == "lisbon" and mem.verify().ok
     mem.close()
+
+
+def test_another_handles_erasure_caught_up_with_leaves_nothing_in_this_one(
+        tmp_path: Path) -> None:
+    """A second memory on the same journal that read the person's slots, then caught up
+    with the first one's erasure, keeps nothing of them either (before: the names of the
+    slots it had read in). Its atoms are left out as for any lazily opened memory."""
+    secret = uuid.uuid4().hex
+    first = Memory(tmp_path / "m.db", categories={"mood": ["happy", "sad", "angry"]})
+    _add(first, secret)
+    second = Memory(tmp_path / "m.db")
+    _look(second, secret)
+    first.erase(subject="bob " + secret)
+    assert second.current("ana", "city").value == "lisbon"  # caught up
+    part = secret[3:12]
+    for _ in range(3):
+        gc.collect()
+    assert _reachable_strings_with(secret, {id(secret), id(part)}) == []
+    assert _prolog_holding(part, secret)[1] == []
+    assert second.history("bob " + secret, "city")[0].status == "erased"
+    first.close()
+    second.close()
+
+
+def _look(mem: Memory, secret: str) -> None:
+    who = "bob " + secret
+    mem.current(who, "city")
+    mem.decide(who, "city")
+    mem.history(who, "city")

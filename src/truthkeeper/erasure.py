@@ -79,7 +79,6 @@ class Erasing:
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
                 if done:
                     raise InvalidFact(f"facts {done} are erased already")
-                emptied = self._emptied(ids)
                 at = self._erase_in(w, ledger.journal, body, match, scope)
             except TruthkeeperError as exc:
                 self.audit.rejected(exc, {"erase": list(ids)})
@@ -89,11 +88,8 @@ class Erasing:
             self.rel.forget_scope(scope)
         self.audit.erase(match)
         ledger.journal._purge()
-        # what the process keeps besides the memory's state: the normalised keys, the
-        # last categorical decision's claims, the store's caches and Prolog's tables
-        forget_keys()
-        self.rel.book.last_categorical = None
-        self.store.forget(emptied)
+        forget_keys()  # the audit's matching normalised the erased names again
+        self.store.forget_now()  # Prolog's tables, clauses and atoms: see Store.forget
 
     def _emptied(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """The slots (store keys) that erasing ``ids`` leaves without a fact, which a
@@ -199,9 +195,17 @@ class Erasing:
                 w.txn.erase(seq, erased_body(text, at))
 
     def _erased(self, body: Mapping[str, Any], at: int) -> None:
+        """The store forgets the erased facts (live, or another writer's erasure caught
+        up with), and so do the process's caches: the normalised names and the last
+        categorical decision's claims now, Prolog's tables, clauses and atoms before the
+        next answer (``Store.forget_now``: once for a run of erasures replayed)."""
+        emptied = self._emptied(body["ids"])
         for fid in body["ids"]:
             self.store.erase(fid, at)
         self.touch()
+        forget_keys()
+        self.rel.book.last_categorical = None
+        self.store.forget_later(emptied)
 
 
 _UNIQUE = itertools.count()

@@ -155,7 +155,36 @@ def member_key(value: Any, many: bool, present: bool = True) -> Any:
     return ("m", (k, 1 if present else 0)) if many else k
 
 
-class Store:
+class Forgetting:
+    """What a store's process keeps of erased facts besides the store (its caches, Prolog's
+    tables, clauses and atoms), forgotten after erasures: at once after this memory's own,
+    before the next answer after others' (:meth:`forget_now`, once for a run of them)."""
+
+    h: int
+    large: LargeAnswers
+    forgetting: list[tuple[str, str]] | None = None
+    """Erasures applied since :meth:`forget` last ran (the slots they emptied)."""
+
+    def forget_later(self, emptied: Iterable[tuple[str, str]]) -> None:
+        """An erasure was applied: :meth:`forget` is due, with these emptied slots."""
+        self.forgetting = [*(self.forgetting or ()), *emptied]
+
+    def forget_now(self) -> None:
+        """:meth:`forget`, if an erasure was applied since it last ran."""
+        if self.forgetting is not None:
+            emptied, self.forgetting = self.forgetting, None
+            self.forget(emptied)
+
+    def forget(self, emptied: Iterable[tuple[str, str]] = ()) -> None:
+        """After erasures: the heads kept of the last large answers go, and Prolog's belief
+        tables, then its clauses and atoms nothing holds (the erased values leave the
+        process now, not at SWI-Prolog's next collection). ``emptied``: the slots the
+        erasures left without a fact (a lazy store forgets it read them)."""
+        self.large = LargeAnswers()
+        bridge.ask("tk_forget(M)", {"M": self.h})
+
+
+class Store(Forgetting):
     """One memory's facts, retractions and chain heads in Prolog.
 
     Parameters
@@ -388,14 +417,6 @@ class Store:
         bridge.ask("tk_erase(M, Id, RA, P, S, A)",
                    {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
                     "S": scoped(f.scope, subject), "A": attribute})
-
-    def forget(self, emptied: Iterable[tuple[str, str]] = ()) -> None:
-        """After erasures: the heads kept of the last large answers go, and Prolog's belief
-        tables, then its clauses and atoms nothing holds (the erased values leave the
-        process now, not at SWI-Prolog's next collection). ``emptied``: the slots the
-        erasures left without a fact (a lazy store forgets it read them)."""
-        self.large = LargeAnswers()
-        bridge.ask("tk_forget(M)", {"M": self.h})
 
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
                     restore: bool = False, check: bool = False) -> None:
