@@ -68,28 +68,28 @@ seeing each other. Python handles are positive; the plunit fixtures use
 negative handles, so a test can never touch a live memory. Nothing is deleted
 from a live memory: a retraction is a retracted/4 event.
 
-fact/10 holds what decisions need: the slot (atoms), the typed value key (see policies),
-valid and transaction times (integer microseconds; VT is none when open), tier and
-source atoms. payload/3 holds the fact as the user gave it (value, text, meta,
-signature) as JSON text, returned to Python unread. Both are views of fact/11, which
-stores the payload as its last argument: one clause a fact, not two (100,000 facts: 13
-MB less than a payload/3 clause each). kept_head/4, holds/4 and kept_conflict/3 are
-maintained by dominance on every write to a slot whose heads are known, and hold at the
-memory's clock (store_now/2). A slot that a write creates is stale/3 instead: nothing is
-derived for it until it is first read (dominance:head/4 and the readers that go through
-it compute it then), so a bulk load asserts the facts and no derived state. Heads hold
-at the clock: a fact whose valid_to has passed, or whose valid_from has not come yet, is
-no head. timed/3 marks the slots where that can happen (a fact with an end, or one that
-begins after the clock when it was added); their heads are computed at the clock
-(dominance:heads_at/6) and again when the clock passes one of their times
-(clock:advance/3). Other slots keep the incremental path. many_attr/2 marks the
-attributes declared to hold sets: their value keys are m(Member, Presence) (1: in the
-set, 0: it left), each member with its own chain. front/4 keeps, per slot, the frontier
-of its live facts (policies:frontier/2), so that a write checks a handful of records,
-not the whole slot; linked/3 marks slots with explicit supersedes links, which are
-decided fact by fact. source_tier/4 binds each source name to one tier per layer (''
-shared, or a scope; by the first fact or outcome that names it there); nonce/3 holds
-every signature nonce used.
+fact/10 holds what decisions need: the slot (atoms), the typed value key (see
+policies), valid and transaction times (integer microseconds; VT is none when
+open), tier and source atoms. payload/3 holds the fact as the user gave it
+(value, text, meta, signature) as JSON text, returned to Python unread. Both are
+views of fact/11, which stores the payload as its last argument: one clause a
+fact, not two (100,000 facts: 13 MB less than a payload/3 clause each).
+kept_head/4, holds/4 and kept_conflict/3 are maintained by dominance on every write
+to a slot whose heads are known, and hold at the memory's clock (store_now/2). A slot
+that a write creates is stale/3 instead: nothing is derived for it until it is first
+read (dominance:head/4 and the readers that go through it compute it then), so a bulk
+load asserts the facts and no derived state. Heads hold at the clock: a fact
+whose valid_to has passed, or whose valid_from has not come yet, is no head. timed/3 marks the slots where
+that can happen (a fact with an end, or one that begins after the clock when it
+was added); their heads are computed at the clock (dominance:heads_at/6) and
+again when the clock passes one of their times (clock:advance/3). Other slots keep the
+incremental path. many_attr/2 marks the attributes declared to hold sets: their value
+keys are m(Member, Presence) (1: in the set, 0: it left), each member with its own chain.
+front/4 keeps, per slot, the frontier of its live facts (policies:frontier/2),
+so that a write checks a handful of records, not the whole slot; linked/3 marks
+slots with explicit supersedes links, which are decided fact by fact.
+source_tier/4 binds each source name to one tier per layer ('' shared, or a
+scope; by the first fact or outcome that names it there); nonce/3 holds every signature nonce used.
 */
 
 %!  fact(?M, ?Id, ?S, ?A, ?Key, ?VF, ?VT, ?RA, ?Tier, ?Src, ?Json) is nondet.
