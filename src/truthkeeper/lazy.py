@@ -373,12 +373,14 @@ class LazyLoad:
 
     def forget(self, slots: list[str]) -> None:
         """Slots an erasure left without a fact are no longer listed as read in (their
-        names are erased too): read again, the index has no event of theirs left."""
+        names are erased too), once the index lists no event of theirs up to the store's
+        position: read again, they bring nothing in twice. Not while opening or loading."""
+        if self.busy or self.partial is not None or self.done:
+            return
         for s in slots:
-            self.loaded.discard(s)
-            self.recent.pop(s, None)
-            if self.partial is not None:
-                self.partial.pop(s, None)
+            if s in self.loaded and not self.journal.slot_events([s], self.upto):
+                self.loaded.discard(s)
+                self.recent.pop(s, None)
 
     def trim(self) -> bool:
         """Between calls: past :data:`HELD_SLOTS` slots read in, take the least recently
