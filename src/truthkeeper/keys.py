@@ -51,6 +51,7 @@ def forget_keys() -> None:
     stays nowhere in the process)."""
     _KEYS.clear()
 
+
 _T = TypeVar("_T")
 
 
