@@ -178,8 +178,9 @@ class Forgetting:
 
     def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
         """After erasures: the normalised names' cache and the heads kept of the last
-        large answers go, and Prolog's belief tables (the atoms nothing holds then go at
-        SWI-Prolog's next collection). ``slots``: the erased facts' (a lazy store stops listing as read in
+        large answers go, and Prolog's belief tables, then its clauses and atoms nothing
+        holds (the erased values leave the process now, not at SWI-Prolog's next
+        collection). ``slots``: the erased facts' (a lazy store stops listing as read in
         those left without an event)."""
         forget_keys()
         self.large = LargeAnswers()

@@ -225,10 +225,10 @@ tk_erase(M, Id0, RA, Payload0, S0, A0) :-
     blank_fact(M, Id, Payload, S, A).
 
 %!  tk_forget(+M) is det.
-%   After erasures: M's belief tables go (what they kept of erased facts with them); the
-%   atoms nothing holds any more go at SWI-Prolog's next collection.
+%   After erasures: M's belief tables go, then the clauses and atoms nothing holds, so
+%   that an erased value leaves the process now, not at SWI-Prolog's next collection.
 tk_forget(M) :-
-    forget_tables(M).
+    forget_tables(M), garbage_collect_clauses, garbage_collect_atoms.
 
 %!  tk_advance(+M, +Now, -Next) is det.
 %
