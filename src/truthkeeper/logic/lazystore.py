@@ -124,10 +124,10 @@ class LazyStore(Store):
             self.lazy.need_subject(subject)
         return super().slots(subject)
 
-    def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
-        super().forget(slots)
+    def forget(self, emptied: Iterable[tuple[str, str]] = ()) -> None:
+        super().forget(emptied)
         if self.lazy is not None:
-            self.lazy.forget([slot_key(s, a) for s, a in slots])
+            self.lazy.forget([slot_key(s, a) for s, a in emptied])
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         scope, plain = unscoped(subject)
