@@ -28,7 +28,6 @@ from .journal.codec import (
     is_erased,
 )
 from .journal.ledger import Ledger, Write
-from .keys import forget_keys
 from .validation import check_signature
 from .values import scoped
 
@@ -88,21 +87,17 @@ class Erasing:
             self.rel.forget_scope(scope)
         self.audit.erase(match)
         ledger.journal._purge()
-        forget_keys()  # the audit's matching normalised the erased names again
-        self.store.forget_now()  # Prolog's tables, clauses and atoms: see Store.forget
+        self.store.forget_now()  # after the audit's matching, which normalised the names
 
-    def _emptied(self, ids: Sequence[str]) -> list[tuple[str, str]]:
-        """The slots (store keys) that erasing ``ids`` leaves without a fact, which a
-        memory still reading its journal lazily lists as read in: their names go from the
-        process too (a store that holds every slot keeps no such list)."""
+    def _slots_of(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """The slots (store keys) of the facts ``ids``, for a memory still reading its
+        journal lazily: those the erasure leaves without an event go from its list of
+        slots read in (``LazyLoad.forget``; a store that holds every slot keeps none)."""
         lazy = self.store.lazy
         if lazy is None or lazy.done:
             return []
-        gone = set(ids)
-        slots = {(scoped(f.scope, f.subject), f.attribute) for f in self.store.facts(ids)
-                 if f.attribute != ERASED_ATTRIBUTE}
-        return sorted((s, a) for s, a in slots if all(
-            f.id in gone or f.status == "erased" for f in self.store.history(s, a)))
+        return sorted({(scoped(f.scope, f.subject), f.attribute)
+                       for f in self.store.facts(ids) if f.attribute != ERASED_ATTRIBUTE})
 
     def _erase_in(self, w: Write, journal: Journal, body: dict[str, Any],
                   match: Callable[[Mapping[str, Any]], bool] | None = None,
@@ -196,16 +191,15 @@ class Erasing:
 
     def _erased(self, body: Mapping[str, Any], at: int) -> None:
         """The store forgets the erased facts (live, or another writer's erasure caught
-        up with), and so do the process's caches: the normalised names and the last
-        categorical decision's claims now, Prolog's tables, clauses and atoms before the
-        next answer (``Store.forget_now``: once for a run of erasures replayed)."""
-        emptied = self._emptied(body["ids"])
+        up with), and so does the process: the last categorical decision's claims now,
+        the rest before the next answer (``Store.forget_now``: once for a run of
+        erasures replayed)."""
+        slots = self._slots_of(body["ids"])
         for fid in body["ids"]:
             self.store.erase(fid, at)
         self.touch()
-        forget_keys()
         self.rel.book.last_categorical = None
-        self.store.forget_later(emptied)
+        self.store.forget_later(slots)
 
 
 _UNIQUE = itertools.count()

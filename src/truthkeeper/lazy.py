@@ -372,9 +372,10 @@ class LazyLoad:
             self.busy -= 1
 
     def forget(self, slots: list[str]) -> None:
-        """Slots an erasure left without a fact are no longer listed as read in (their
-        names are erased too), once the index lists no event of theirs up to the store's
-        position: read again, they bring nothing in twice. Not while opening or loading."""
+        """Of the slots of erased facts, those the index lists no event of up to the
+        store's position (the erasure left them empty) are no longer listed as read in:
+        their names are erased too, and read again they bring nothing in twice. Not while
+        opening or loading."""
         if self.busy or self.partial is not None or self.done:
             return
         for s in slots:

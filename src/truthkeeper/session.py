@@ -18,7 +18,6 @@ from .events import Applier
 from .journal import Journal, open_journal
 from .journal.codec import ERASED_ATTRIBUTE
 from .journal.ledger import FastRefused, Ledger, now_us
-from .keys import forget_keys
 from .lazy import INDEX_CHECKS, LazyLoad
 from .logic.lazystore import LazyStore
 from .logic.rules import Reasoner
@@ -183,9 +182,7 @@ class Parts:
             lazy.raise_if_broken()
         if poll:
             self.ledger.poll()
-        if self.store.forgetting is not None:  # another writer's erasure was applied
-            forget_keys()
-            self.store.forget_now()
+        self.store.forget_now()  # if another writer's erasure was applied
         if lazy is not None and lazy.trim():  # its memory stays bounded by what it holds
             self.answers.clear()
         if self.store.tick(self.now()):  # a fact began or ended since the last call

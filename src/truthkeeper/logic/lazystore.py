@@ -124,10 +124,10 @@ class LazyStore(Store):
             self.lazy.need_subject(subject)
         return super().slots(subject)
 
-    def forget(self, emptied: Iterable[tuple[str, str]] = ()) -> None:
-        super().forget(emptied)
+    def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
+        super().forget(slots)
         if self.lazy is not None:
-            self.lazy.forget([slot_key(s, a) for s, a in emptied])
+            self.lazy.forget([slot_key(s, a) for s, a in slots])
 
     def history(self, subject: str, attribute: str) -> list[Fact]:
         scope, plain = unscoped(subject)

@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import PolicyError, TruthkeeperError, brief
 from ..journal.base import Journal
 from ..journal.codec import ERASED_ATTRIBUTE, ERASED_PAYLOAD, erased_slot, payload, row_fact
+from ..keys import forget_keys
 from ..values import (
     Fact,
     Resolution,
@@ -163,23 +164,25 @@ class Forgetting:
     h: int
     large: LargeAnswers
     forgetting: list[tuple[str, str]] | None = None
-    """Erasures applied since :meth:`forget` last ran (the slots they emptied)."""
+    """Erasures applied since :meth:`forget` last ran (their facts' slots)."""
 
-    def forget_later(self, emptied: Iterable[tuple[str, str]]) -> None:
-        """An erasure was applied: :meth:`forget` is due, with these emptied slots."""
-        self.forgetting = [*(self.forgetting or ()), *emptied]
+    def forget_later(self, slots: Iterable[tuple[str, str]]) -> None:
+        """An erasure was applied: :meth:`forget` is due, with the erased facts' slots."""
+        self.forgetting = [*(self.forgetting or ()), *slots]
 
     def forget_now(self) -> None:
         """:meth:`forget`, if an erasure was applied since it last ran."""
         if self.forgetting is not None:
-            emptied, self.forgetting = self.forgetting, None
-            self.forget(emptied)
+            slots, self.forgetting = self.forgetting, None
+            self.forget(slots)
 
-    def forget(self, emptied: Iterable[tuple[str, str]] = ()) -> None:
-        """After erasures: the heads kept of the last large answers go, and Prolog's belief
-        tables, then its clauses and atoms nothing holds (the erased values leave the
-        process now, not at SWI-Prolog's next collection). ``emptied``: the slots the
-        erasures left without a fact (a lazy store forgets it read them)."""
+    def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
+        """After erasures: the normalised names' cache and the heads kept of the last
+        large answers go, and Prolog's belief tables, then its clauses and atoms nothing
+        holds (the erased values leave the process now, not at SWI-Prolog's next
+        collection). ``slots``: the erased facts' (a lazy store stops listing as read in
+        those left without an event)."""
+        forget_keys()
         self.large = LargeAnswers()
         bridge.ask("tk_forget(M)", {"M": self.h})
 
