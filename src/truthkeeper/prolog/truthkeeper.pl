@@ -73,8 +73,8 @@
 :- use_module(errors, [error_data/2]).
 :- use_module(fast, [janus_out/2]).     % and bridge.call's table of goals
 :- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
-                    explain_belief/4, drop_rules/1, drop_rule/2, what_if/6,
-                    forget_tables/1]).
+                    explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
+:- use_module(forget, [forget/1]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
@@ -224,11 +224,8 @@ tk_erase(M, Id0, RA, Payload0, S0, A0) :-
     ( retracted(M, Id, _, _) -> true ; retract_fact(M, Id, RA, erased) ),
     blank_fact(M, Id, Payload, S, A).
 
-%!  tk_forget(+M) is det.
-%   After erasures: M's belief tables go, then the clauses and atoms nothing holds, so
-%   that an erased value leaves the process now, not at SWI-Prolog's next collection.
-tk_forget(M) :-
-    forget_tables(M), garbage_collect_clauses, garbage_collect_atoms.
+%!  tk_forget(+M) is det: after erasures, forget:forget/1.
+tk_forget(M) :- forget(M).
 
 %!  tk_advance(+M, +Now, -Next) is det.
 %

@@ -1,0 +1,52 @@
+:- module(forget,
+          [ forget/1             % +M (after erasures)
+          ]).
+:- use_module(tms, [forget_tables/1]).
+
+/** <module> After an erasure, nothing of the erased data stays in SWI-Prolog
+
+An erased value or subject can stay in the process after its clauses are
+retracted: in memory M's belief tables (their answers), in retracted clauses
+not yet reclaimed, and in the atom table until an atom collection finds nothing
+that refers to it. Atom collection also keeps (SWI-Prolog 9.2, pl-gc.c):
+
+  - the atom each thread unregistered last (PL_unregister_atom() guards a race
+    with it): the `gc` thread's, when it reclaimed the erased clauses in the
+    background, or this thread's, when the collection below did;
+  - any atom in the dead region of a thread's local stack up to LOCAL_MARGIN
+    words (about 66 KB) past its top, scanned conservatively: a deeper earlier
+    call (reading a slot in from the journal, say) leaves atoms there until a
+    call as deep overwrites them.
+
+forget/1 stops the `gc` thread (SWI-Prolog starts it again at the next
+collection it needs), reclaims the clauses, makes a fresh atom the last one
+this thread unregisters, overwrites the dead region, and then collects.
+*/
+
+:- dynamic last_unregistered/1.
+
+:- det(forget/1).
+
+%!  forget(+M) is det.
+%
+%   M's belief tables go (derived again when next asked), then the clauses and
+%   atoms nothing holds, so that an erased value leaves the process now, not at
+%   SWI-Prolog's next collection (or never, held by a dead stack word).
+forget(M) :-
+    forget_tables(M),
+    set_prolog_gc_thread(stop),
+    garbage_collect_clauses,
+    atom_concat(tk_, forgotten, A),         % made here: no clause holds it
+    assertz(last_unregistered(A)),
+    retract(last_unregistered(A)),
+    garbage_collect_clauses,                % unregisters A, after the erased atoms
+    overwrite_stack(2000),
+    garbage_collect_atoms.
+
+% overwrite_stack(+N): N nested frames holding integers only, above the caller's
+% top of the local stack (not a last call, so each frame stays: about 190 KB).
+overwrite_stack(0) :- !.
+overwrite_stack(N) :-
+    N1 is N - 1,
+    overwrite_stack(N1),
+    N1 < N.
