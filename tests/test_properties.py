@@ -291,3 +291,31 @@ def test_many_claims_tied_in_time_resolve_as_each_checked_against_every_other(
         when = to_us(parse_time(at(1), "t"))
         assert {f.id for f in mem.as_of("x", "a", valid_at=at(1)).heads} == \
             ref.heads(("x", "a"), when)
+
+
+@given(policy=policies,
+       raw=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 2), tiers,
+                              st.sampled_from([None, "s1", "s2", "s3"])),
+                    min_size=9, max_size=60))
+def test_filter_of_many_claims_tied_in_time_matches_each_policy_definition(policy,
+                                                                            raw) -> None:
+    """Many candidates of one slot at a few valid times (a poll): their frontier is grouped
+    by time and rank (before, each was checked against every other: 20,000 tied
+    candidates took 309 s); the drops are the policy's, and each names a dominator."""
+    from .reference import RANK, phi_policy_reference
+
+    with Memory(policy=policy, protected_tiers=()) as mem:
+        items = [Candidate("poll", "answer", v, at(t), tier=tier, source=src)
+                 for v, t, tier, src in raw]
+        expected = phi_policy_reference(
+            policy, [(("poll", "answer"), v, t, tier) for v, t, tier, _ in raw])
+        res = mem.filter(items)
+        where = {id(c): i for i, c in enumerate(items)}
+        assert {where[id(d.item)] for d in res.dropped} == expected
+        for d in res.dropped:  # the dominator named dominates it
+            (v, t, tier, _), (v2, t2, tier2, _) = raw[where[id(d.item)]], \
+                raw[where[id(d.dominated_by)]]
+            r, r2 = RANK[tier], RANK[tier2]
+            assert v2 != v and {"temporal": t2 > t,
+                                "temporal_within_authority": t2 > t and r2 >= r}.get(
+                policy, r2 > r or (r2 == r and t2 > t))

@@ -23,9 +23,9 @@
 :- use_module(library(error), [existence_error/2]).
 :- use_module(library(apply), [partition/4, include/3, maplist/3, foldl/6]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
-                          may_dominate/3]).
+                          may_dominate/3, front_index/2, front_dominator/4]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
-:- use_module(library(lists), [member/2, append/3]).
+:- use_module(library(lists), [member/2, append/3, reverse/2]).
 
 
 /** <module> The dominance filter over a retrieved context (Phi_T and its policy variants)
@@ -40,8 +40,10 @@ frontier size (two distinct values per tier rank plus ties): per slot the
 candidates are sorted newest first and each is checked against the frontier
 only. A candidate outside the frontier never needs checking as a dominator:
 a frontier item of its rank, strictly newer and of a value different from
-the dominated one, dominates too (policies:monotone/1). Other policies are
-checked pairwise within each slot.
+the dominated one, dominates too (policies:monotone/1). A frontier that ties
+make large (n claims at one time) is grouped by time and rank, each group asked
+once (policies:front_dominator/4). Other policies are checked pairwise within
+each slot.
 */
 
 :- det(phi_filter/3).
@@ -80,35 +82,34 @@ take_slot([(K0-_)-R|Rest], K, [R|Rs], Rest1) :-
 take_slot(Rest, _, [], Rest).
 
 % slot_drops(+Policy, +RecordsNewestFirst, -Drops, ?Tail): each record with its first
-% dominator (newest first) among the slot's frontier
+% dominator (newest first) among the slot's frontier (grouped by valid time and rank
+% when ties make it large: policies:front_index/2)
 slot_drops(_, [_], D0, D) :- !,                   % one record: nothing dominates it
     D0 = D.
 slot_drops(P, Rs, D0, D) :-
     (   Rs = [_, _, _, _, _|_],                   % a few records: pairwise is cheaper
         monotone(P),
         \+ ( member(R, Rs), pairwise(R) )
-    ->  frontier(Rs, Front)
-    ;   Front = Rs
+    ->  frontier(Rs, Front),
+        front_index(Front, Index0),
+        newest_groups(Index0, Index)
+    ;   Index = list(Rs)
     ),
-    drops(Rs, Front, P, D0, D).
+    drops(Rs, Index, P, D0, D).
+
+newest_groups(list(Front), list(Front)).
+newest_groups(groups(Gs0), groups(Gs)) :- reverse(Gs0, Gs).
 
 drops([], _, _, D, D).
-drops([G|Gs], Front, P, D0, D) :-
+drops([G|Gs], Index, P, D0, D) :-
     arg(1, G, I),
     (   I \= -(head, _),                         % a head of the store is never dropped
-        dominator(Front, I, G, P, J)
-    ->  D0 = [I-J|D1]
+        front_dominator(P, Index, G, F)
+    ->  arg(1, F, J),
+        D0 = [I-J|D1]
     ;   D0 = D1
     ),
-    drops(Gs, Front, P, D1, D).
-
-dominator([F|Fs], I, G, P, J) :-
-    arg(1, F, J0),
-    (   J0 \== I,
-        policy_dominates(P, F, G)
-    ->  J = J0
-    ;   dominator(Fs, I, G, P, J)
-    ).
+    drops(Gs, Index, P, D1, D).
 
 % pairwise(+Record): a record the frontier's shortcut does not hold for: a set's member
 % (members never conflict) or a confirmation (it dominates by rank, whatever the times).

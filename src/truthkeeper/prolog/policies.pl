@@ -18,11 +18,11 @@
             newest_first/2,       % +Records, -Sorted
             insert_newest/3,      % +Record, +SortedNewestFirst, -Sorted
             front_index/2,        % +Frontier, -Index
-            front_dominated/3     % +Policy, +Index, +Record
+            front_dominated/3,    % +Policy, +Index, +Record
+            front_dominator/4     % +Policy, +Index, +Record, -Dominator
           ]).
-:- use_module(library(lists), [nth1/3, member/2, clumped/2]).
+:- use_module(library(lists), [nth1/3, member/2]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
-:- use_module(library(aggregate), [aggregate_all/3]).
 :- use_module(library(error), [domain_error/2, permission_error/3]).
 :- use_module(library(apply), [maplist/3]).
 :- use_module(library(pairs), [pairs_values/2, map_list_to_pairs/3, group_pairs_by_key/2]).
@@ -490,60 +490,51 @@ front_index(Front, Index) :-
 
 time_rank(r(_, _, T, _, Rank, _, _), T-Rank).
 
-% front_group(+Key-Records, -Group): g(Reps, N, BySource, KeyCounts) of the records of one
-% valid time and rank: the first two of distinct sources, how many, the records of each
-% source, and how many hold each value
-front_group(_-Rs, g(Reps, N, BySrc, Kc)) :-
-    length(Rs, N),
-    two_sources(Rs, Reps),
+% front_group(+Key-Records, -Group): g(BySource, ByValue) of the records of one valid time
+% and rank: the records of each source (an assoc), and of each value (Key-Records pairs)
+front_group(_-Rs, g(BySrc, ByVal)) :-
     map_list_to_pairs(source_of, Rs, BySrc0),
     keysort(BySrc0, BySrc1),
     group_pairs_by_key(BySrc1, BySrc2),
     list_to_assoc(BySrc2, BySrc),
-    maplist(value, Rs, Ks0), msort(Ks0, Ks), clumped(Ks, Kc0), list_to_assoc(Kc0, Kc).
+    map_list_to_pairs(value, Rs, ByVal0),
+    keysort(ByVal0, ByVal1),
+    group_pairs_by_key(ByVal1, ByVal).
 
 source_of(R, S) :- arg(6, R, S).
-
-two_sources([R|Rs], [R|More]) :-
-    arg(6, R, S),
-    ( member(R2, Rs), arg(6, R2, S2), S2 \== S -> More = [R2] ; More = [] ).
 
 %!  front_dominated(+P, +Index, +R) is semidet.
 %
 %   Some record of the frontier (front_index/2) dominates R under the monotone policy P:
-%   member(F, Front), policy_dominates(P, F, R). In a group of one valid time and rank
-%   (no confirmation, no set: front_index/2 groups none), every record of a source other
-%   than R's stands towards R as the others do, since an order reads a record's source only
-%   through newer/2's restatement by the same source and confirmation/1: one of them is
-%   asked, when one of them holds another value than R; the records of R's own source are
-%   asked each.
-front_dominated(P, list(Front), R) :-
+%   member(F, Front), policy_dominates(P, F, R).
+front_dominated(P, Index, R) :-
+    front_dominator(P, Index, R, _).
+
+%!  front_dominator(+P, +Index, +R, -F) is semidet.
+%
+%   F is a record of the frontier that dominates R: of a list, the first; of groups, one
+%   of the first group (in Index's order) that holds one. In a group of one valid time and
+%   rank (no confirmation, no set: front_index/2 groups none), every record of a source
+%   other than R's stands towards R as the others do, since an order reads a record's
+%   source only through newer/2's restatement by the same source and confirmation/1: the
+%   first of them that holds another value than R is asked; the records of R's own source
+%   are asked each.
+front_dominator(P, list(Front), R, F) :-
     member(F, Front),
     policy_dominates(P, F, R),
     !.
-front_dominated(P, groups(Gs), R) :-
+front_dominator(P, groups(Gs), R, F) :-
     arg(2, R, KR), arg(6, R, SR),
-    member(g(Reps, N, BySrc, Kc), Gs),
-    (   count(KR, Kc, NK),
-        (   SR == @(none)
-        ->  Others is N - NK                      % no record restates R's claim
-        ;   get_assoc(SR, BySrc, Own)
-        ->  length(Own, NS),
-            aggregate_all(count, ( member(F, Own), arg(2, F, K), K == KR ), NSK),
-            Others is N - NS - NK + NSK
-        ;   Others is N - NK
-        ),
-        Others > 0,                               % one of another source, another value
-        once(( member(F0, Reps), arg(6, F0, S0), ( S0 \== SR ; SR == @(none) ) )),
-        may_dominate(P, F0, R)
+    member(g(BySrc, ByVal), Gs),
+    (   once(( member(K-Rs, ByVal), K \== KR,    % another value, of another source
+               member(F, Rs), arg(6, F, S), ( S \== SR ; SR == @(none) ) )),
+        may_dominate(P, F, R)
     ;   SR \== @(none),
         get_assoc(SR, BySrc, Own),
         member(F, Own),
         policy_dominates(P, F, R)
     ),
     !.
-
-count(K, Counts, N) :- ( get_assoc(K, Counts, N0) -> N = N0 ; N = 0 ).
 
 replace_state([R0-St0|S0], R, St, S) :-
     (   R0 == R
