@@ -2,6 +2,7 @@
 
     python scripts/build_notebooks.py            # write and execute all (outputs saved)
     python scripts/build_notebooks.py --no-run   # write without executing
+    python scripts/build_notebooks.py 01_quickstart   # only the notebooks named
 
 Each notebook's first code cell sets FULL = False (small settings, under 2 minutes on 2
 cores); set FULL = True for the full runs.
@@ -134,10 +135,11 @@ print(mem.verify())
 import networkx as nx
 g = mem.graph()
 sub = g.subgraph([n for n, d in g.nodes(data=True) if d.get("subject") in ("acme", "ana")])
-labels = {n: f"{d['subject']}.{d['attribute']}\\n{d['value']}" for n, d in sub.nodes(data=True)}
+labels = {n: f"{d['subject']}.{d['attribute']}\\n" + (str(d["value"]) if d["kind"] == "fact" else "conflict")
+          for n, d in sub.nodes(data=True)}  # a conflict is a node, with an edge from each head
 colors = ["tab:red" if d["kind"] == "conflicts" else "tab:gray" for _, _, d in sub.edges(data=True)]
 fig, ax = plt.subplots(figsize=(9, 4))
-nx.draw_networkx(sub, pos=nx.spring_layout(sub, seed=3), labels=labels, node_color="#cde",
+nx.draw_networkx(sub, pos=nx.spring_layout(sub, seed=3, k=2), labels=labels, node_color="#cde",
                  edge_color=colors, font_size=8, node_size=1800, ax=ax)
 ax.set_title("supersedes (grey) and conflicts (red)"); ax.axis("off"); plt.show()
 mem.close()
@@ -554,9 +556,14 @@ provenance store."""),
 ]
 
 
-def build(run: bool) -> None:
+def build(run: bool, only: list[str]) -> None:
     OUT.mkdir(exist_ok=True)
+    unknown = set(only) - set(NB)
+    if unknown:
+        sys.exit(f"no notebook named {', '.join(sorted(unknown))}; known: {', '.join(NB)}")
     for name, cells in NB.items():
+        if only and name not in only:
+            continue
         nb = new_notebook(cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src)
                                  for kind, src in cells])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
@@ -574,5 +581,7 @@ def build(run: bool) -> None:
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--no-run", action="store_true", help="write without executing")
-    build(not p.parse_args().no_run)
+    p.add_argument("names", nargs="*", help="only these notebooks (default: all)")
+    args = p.parse_args()
+    build(not args.no_run, args.names)
     sys.exit(0)

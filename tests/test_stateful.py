@@ -613,9 +613,15 @@ class MemoryMachine(RuleBasedStateMachine):
                     (s, a, layers)
             every = [f.id for f in self.ref.facts.values() if f.layer in layers]
             if every:
-                kept = set(who.filter(every).kept)
+                result = who.filter(every)
+                kept = set(result.kept)
                 assert kept == set().union(*(self.ref.kept(slot, self.now, layers)
                                              for slot in SLOTS)), layers
+                for d in result.dropped:  # the fact named as the dominator is one
+                    if d.rule not in ("retracted", "ended"):
+                        by = self.ref.facts[d.dominated_by.id]
+                        assert by.id not in self.ref.retracted and by.layer in layers
+                        assert self.ref.dominates(by, self.ref.facts[d.item]), (d, layers)
             conflicts = set(who.conflicts())
             for slot in SLOTS:
                 status, value = self.ref.status(slot, self.now, layers)

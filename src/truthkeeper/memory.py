@@ -1522,7 +1522,13 @@ class Memory:
         Returns
         -------
         networkx.DiGraph
-            Facts and beliefs as nodes; supersedes, conflicts and supports as edges.
+            Facts and beliefs as nodes; a ``supersedes`` edge into each superseded fact
+            from the fact that makes it stale (the one ``filter`` names; its ``rule``: the
+            policy, or ``supersedes``) and one per explicit link; a node
+            ``("conflict", subject, attribute)`` for each slot whose heads disagree, with
+            a ``conflicts`` edge from each of those heads; ``supports`` edges from facts to
+            the beliefs they support. Its size grows with the memory's, not with the
+            pairs of facts one dominates (every fact a newer one supersedes: ``why``).
 
         Examples
         --------

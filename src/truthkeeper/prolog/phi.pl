@@ -212,7 +212,10 @@ verdict(M, Id, V, D0, D) :-
         ->  V = -(Why, '', '')
         ;   dominated_verdict(M, S, A, Id, Dom, V)
         )
-    ;   dominated_verdict(M, S, A, Id, none, V), D = D0
+    ;   head(M, S, A, H), dominates(M, H, Id)
+    ->  dominance_rule(M, H, Id, Rule), V = -(dominated, H, Rule), D = D0
+    ;   slot_dominated_memo(M, S, A, Dom, D0, D),
+        dominated_verdict(M, S, A, Id, Dom, V)
     ), !.
 verdict(_, Id, _, _, _) :-
     existence_error(fact, Id).
@@ -226,10 +229,21 @@ dominated_verdict(M, S, A, Id, Dom, -(dominated, By, Rule)) :-
     ),
     dominance_rule(M, By, Id, Rule).
 
+% slot_dominated_memo(+M, +S, +A, -Dominated, +Doms0, -Doms): the slot's sweep for the
+% verdicts of one call: slot_dominated/4 for a slot with a fact that ends or begins later;
+% for another slot where no head dominates a fact (its value is a head's: a status that
+% returns to an earlier value), the same sweep where it is n log n (a monotone policy, no
+% set, no link or confirmation), so that the verdicts on n such facts are not n scans of
+% the slot (first_dominator/3) but one sweep; none otherwise.
 slot_dominated_memo(M, S, A, Dom, D0, D) :-
     (   get_assoc(S-A, D0, Dom0)
     ->  Dom = Dom0, D = D0
-    ;   slot_dominated(M, S, A, Dom),
+    ;   (   timed(M, S, A)
+        ->  slot_dominated(M, S, A, Dom)
+        ;   \+ linked(M, S, A), \+ many_attr(M, A), once(mem_policy(M, P)), monotone(P)
+        ->  slot_sweep(M, P, S, A, Dom)
+        ;   Dom = none
+        ),
         put_assoc(S-A, D0, Dom, D)
     ).
 
@@ -350,12 +364,15 @@ first_dominator(M, Id, By) :-
 slot_dominated(M, S, A, Dominated) :-
     (   timed(M, S, A), \+ linked(M, S, A)
     ->  once(mem_policy(M, P)),
-        live_records(M, S, A, Recs),
-        findall(c(Id, s, R), ( member(R, Recs), arg(1, R, Id) ), Cands),
-        phi_filter(P, Cands, Drops),
-        list_to_assoc(Drops, Dominated)
+        slot_sweep(M, P, S, A, Dominated)
     ;   Dominated = none
     ).
+
+slot_sweep(M, P, S, A, Dominated) :-
+    live_records(M, S, A, Recs),
+    findall(c(Id, s, R), ( member(R, Recs), arg(1, R, Id) ), Cands),
+    phi_filter(P, Cands, Drops),
+    list_to_assoc(Drops, Dominated).
 
 %!  timed_dominated(+M, -ByTimedSlot) is det.
 %
