@@ -402,3 +402,34 @@ def test_a_record_tied_with_the_newest_of_its_value_stays_a_possible_dominator()
             r = mem.current("hq", "city")
             assert (r.status, {f.id for f in r.heads}) == ("resolved", {fixed.id, other.id})
             assert mem.filter([wrong.id]).dropped[0].dominated_by == fixed
+
+
+@given(policy=policies,
+       claims=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 2), st.integers(0, 2),
+                                 st.none() | st.integers(0, 39)), min_size=3, max_size=40),
+       confirm=st.none() | st.integers(0, 2))
+def test_filter_names_a_dominator_in_slots_with_links_or_a_confirmation(policy, claims,
+                                                                       confirm) -> None:
+    """A slot whose value returns, with explicit links to earlier facts and perhaps a
+    confirmation: ``filter`` of all its facts keeps the definition's heads, and each drop
+    names a live fact that dominates it, found in the front the slot keeps where it holds
+    one (before, each fact that no head dominates scanned the slot: 4,000 facts took 4 s)."""
+    from .reference import Reference, RFact
+
+    with Memory(policy=policy) as mem:
+        facts = []
+        for t, v, src, link in claims:
+            sup = facts[link % len(facts)].id if link is not None and facts else None
+            facts.append(mem.add("x", "a", v, source=f"s{src}", valid_from=at(t),
+                                 supersedes=sup))
+        if confirm is not None:
+            mem.confirm("x", "a", confirm)
+        ref = Reference(policy)
+        for f in mem.history("x", "a"):
+            ref.facts[f.id] = RFact(f.id, ("x", "a"), f.value, to_us(f.valid_from),
+                                    to_us(f.recorded_at), f.tier, f.supersedes, f.source)
+        every = [f.id for f in mem.history("x", "a")]
+        res = mem.filter(every)
+        assert set(res.kept) == ref.heads(("x", "a"))
+        for d in res.dropped:
+            assert ref.dominates(ref.facts[d.dominated_by.id], ref.facts[d.item]), d
