@@ -289,26 +289,42 @@ id_verdict(M, Sc, Id, -(S, A, Status, By, Rule), D0, D) :-
 view_verdict(M, '', Id, V, D0, D) :- !,
     verdict(M, Id, V, D0, D).
 view_verdict(M, Sc, Id, V, D0, D) :-
-    verdict(M, Id, V0, D0, D),
+    verdict(M, Id, V0, D0, D1),
     (   V0 = -(Status, _, _),
         fact(M, Id, S, A, _, _, _, _, _, _),
         view_layers(Sc, S, Ss),
-        view_dominator(M, Status, Ss, S, A, Id, By)
+        view_dominator(M, Status, Ss, S, A, Id, By, D1, D)
     ->  dominance_rule(M, By, Id, Rule),
         V = -(dominated, By, Rule)
-    ;   V = V0
+    ;   V = V0, D = D1
     ).
 
-view_dominator(M, head, Ss, S, A, Id, By) :-
+% view_dominator(+M, +Status, +Layers, +S, +A, +Id, -By, +Doms0, -Doms): the fact of the
+% view's other layer (or a head of the view) that dominates Id; the union's heads are
+% derived once a call (kept in Doms under u(S, A), an assoc of them), and the other
+% layer's front is asked before its facts are scanned (each head of many was n^2)
+view_dominator(M, head, Ss, S, A, Id, By, D0, D) :-
     once(store_now(M, Now)),
-    heads_union(M, Ss, A, none, Now, Hs),
-    \+ memberchk(Id, Hs),
+    (   get_assoc(u(Ss, A), D0, Hs-Set)
+    ->  D = D0
+    ;   heads_union(M, Ss, A, none, Now, Hs),
+        findall(H-t, member(H, Hs), Pairs),
+        list_to_assoc(Pairs, Set),
+        put_assoc(u(Ss, A), D0, Hs-Set, D)
+    ),
+    \+ get_assoc(Id, Set, _),
     (   member(By, Hs), dominates(M, By, Id)
-    ;   member(S2, Ss), S2 \== S, fact_at(M, S2, A, none, Now, By), dominates(M, By, Id)
+    ;   other_layer_dominator(M, Ss, S, A, Now, Id, By)
     ),
     !.
-view_dominator(M, future, Ss, S, A, Id, By) :-
-    member(S2, Ss), S2 \== S, fact_at(M, S2, A, none, none, By), dominates(M, By, Id),
+view_dominator(M, future, Ss, S, A, Id, By, D, D) :-
+    other_layer_dominator(M, Ss, S, A, none, Id, By).
+
+other_layer_dominator(M, Ss, S, A, Now, Id, By) :-
+    member(S2, Ss), S2 \== S,
+    (   kept_front_dominator(M, S2, A, Id, By), fact_at(M, S2, A, none, Now, By)
+    ;   fact_at(M, S2, A, none, Now, By), dominates(M, By, Id)
+    ),
     !.
 
 % view_layers(+Scope, +SubjectKey, -Keys): the scope's key and the shared one of a subject
