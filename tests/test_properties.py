@@ -273,16 +273,9 @@ def test_many_claims_tied_in_time_resolve_as_each_checked_against_every_other(
     """A slot with many claims at a few valid times (a frontier of more than eight records,
     checked group by group of one time and tier: policies:front_dominated/3) has the heads
     of the definition, read first after a bulk load, after a retraction, and as of a time."""
-    from .reference import Reference, RFact
-
     with Memory(policy=policy, protected_tiers=()) as mem:
-        ref = Reference(policy)
-        facts = mem.add_many([{"subject": "x", "attribute": "a", "value": v,
-                               "source": f"s{src}:{tier}", "tier": tier, "valid_from": at(t)}
-                              for src, v, t, tier in claims])
-        for f in facts:
-            ref.facts[f.id] = RFact(f.id, ("x", "a"), f.value, to_us(f.valid_from),
-                                    to_us(f.recorded_at), f.tier, None, f.source)
+        facts, ref = _loaded(mem, policy, ("x", "a"), [(t, v, src, tier)
+                                                       for src, v, t, tier in claims])
         assert {f.id for f in mem.current("x", "a").heads} == ref.heads(("x", "a"))
         gone = facts[drop % len(facts)].id
         mem.retract(gone, reason="test")
@@ -331,16 +324,8 @@ def test_stored_facts_whose_value_returns_are_dropped_for_a_fact_that_dominates_
     dominates it (named by one sweep of the slot for all the ids of a call; before, each
     scanned the slot: filter of 4,000 such facts took 4 s), and ``graph`` draws that
     fact's edge into it."""
-    from .reference import Reference, RFact
-
     with Memory(policy=policy, protected_tiers=()) as mem:
-        ref = Reference(policy)
-        facts = mem.add_many([{"subject": "bot", "attribute": "status", "value": v,
-                               "source": f"s{src}:{tier}", "tier": tier, "valid_from": at(t)}
-                              for t, v, src, tier in claims])
-        for f in facts:
-            ref.facts[f.id] = RFact(f.id, ("bot", "status"), f.value, to_us(f.valid_from),
-                                    to_us(f.recorded_at), f.tier, None, f.source)
+        facts, ref = _loaded(mem, policy, ("bot", "status"), claims)
         res = mem.filter([f.id for f in facts])
         assert set(res.kept) == ref.heads(("bot", "status"))
         edges = {(u, v) for u, v, k in mem.graph().edges(data="kind") if k == "supersedes"}
@@ -433,3 +418,18 @@ def test_filter_names_a_dominator_in_slots_with_links_or_a_confirmation(policy, 
         assert set(res.kept) == ref.heads(("x", "a"))
         for d in res.dropped:
             assert ref.dominates(ref.facts[d.dominated_by.id], ref.facts[d.item]), d
+
+
+def _loaded(mem, policy, slot, claims):
+    """The claims (time, value, source, tier) added to the slot in one call, and the
+    reference model holding the facts made."""
+    from .reference import Reference, RFact
+
+    ref = Reference(policy)
+    facts = mem.add_many([{"subject": slot[0], "attribute": slot[1], "value": v,
+                           "source": f"s{src}:{tier}", "tier": tier, "valid_from": at(t)}
+                          for t, v, src, tier in claims])
+    for f in facts:
+        ref.facts[f.id] = RFact(f.id, slot, f.value, to_us(f.valid_from),
+                                to_us(f.recorded_at), f.tier, None, f.source)
+    return facts, ref
