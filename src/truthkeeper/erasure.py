@@ -195,8 +195,7 @@ class Erasing:
         the rest before the next answer (``Store.forget_now``: once for a run of
         erasures replayed)."""
         slots = self._slots_of(body["ids"])
-        for fid in body["ids"]:
-            self.store.erase(fid, at)
+        self.store.erase(body["ids"], at)
         self.touch()
         self.rel.book.last_categorical = None
         self.store.forget_later(slots)

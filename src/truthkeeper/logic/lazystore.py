@@ -88,10 +88,10 @@ class LazyStore(Store):
         self.need(ids=[fid])
         super().end(fid, valid_to, ra)
 
-    def erase(self, fid: str, ra: int) -> None:
+    def erase(self, fids: Sequence[str], ra: int) -> None:
         if self.lazy is not None:  # supersedes links may cross slots from now on
             self.lazy.erasures = True
-        super().erase(fid, ra)
+        super().erase(fids, ra)
 
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
                     restore: bool = False, check: bool = False) -> None:

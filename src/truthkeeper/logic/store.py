@@ -410,16 +410,18 @@ class Store(Forgetting):
         """Take back a retraction whose commit failed."""
         bridge.ask("tk_unretract(M, Id)", {"M": self.h, "Id": fid})
 
-    def erase(self, fid: str, ra: int) -> None:
-        """Erase a fact's content from the store for good (retracted, reason ``erased``),
-        its slot too: the fact moves to its placeholder's slot (``erased_slot``)."""
-        f = self.get(fid)
-        subject, attribute = (f.subject, f.attribute) if f.attribute == ERASED_ATTRIBUTE \
-            else erased_slot(f.subject, f.attribute)
-        self.holds_erased = True
-        bridge.ask("tk_erase(M, Id, RA, P, S, A)",
-                   {"M": self.h, "Id": fid, "RA": ra, "P": ERASED_PAYLOAD,
-                    "S": scoped(f.scope, subject), "A": attribute})
+    def erase(self, fids: Sequence[str], ra: int) -> None:
+        """Erase facts' content from the store for good (retracted, reason ``erased``),
+        their slots too: each fact moves to its placeholder's slot (``erased_slot``). The
+        facts are read once for all (reading each after the one before had changed its
+        slot derived the slot again: erasing a slot of n facts was n^2)."""
+        for f in self.facts(fids):
+            subject, attribute = (f.subject, f.attribute) \
+                if f.attribute == ERASED_ATTRIBUTE else erased_slot(f.subject, f.attribute)
+            self.holds_erased = True
+            bridge.ask("tk_erase(M, Id, RA, P, S, A)",
+                       {"M": self.h, "Id": f.id, "RA": ra, "P": ERASED_PAYLOAD,
+                        "S": scoped(f.scope, subject), "A": attribute})
 
     def bind_source(self, source: str, tier: str, scope: str | None = None, *,
                     restore: bool = False, check: bool = False) -> None:

@@ -74,7 +74,7 @@
 :- use_module(fast, [janus_out/2]).     % and bridge.call's table of goals
 :- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
                     explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
-:- use_module(forget, [forget/1]).
+:- use_module(forget, [forget/1, erase_retract/3]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
@@ -221,7 +221,7 @@ tk_retract(M, Id0, RA, Reason0) :-
 %   @error existence_error(fact, Id) for an id the memory does not hold.
 tk_erase(M, Id0, RA, Payload0, S0, A0) :-
     atom_in(Id0, Id), string_in(Payload0, Payload), atom_in(S0, S), atom_in(A0, A),
-    ( retracted(M, Id, _, _) -> true ; retract_fact(M, Id, RA, erased) ),
+    ( retracted(M, Id, _, _) -> true ; erase_retract(M, Id, RA) ),
     blank_fact(M, Id, Payload, S, A).
 
 %!  tk_forget(+M) is det: after erasures, forget:forget/1.
