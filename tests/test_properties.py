@@ -11,7 +11,7 @@ from truthkeeper import Candidate, Memory
 from truthkeeper.testing import at, attributes, offsets, policies, sources, subjects, tiers, values
 from truthkeeper.values import normalise_key, parse_time, to_us
 
-from .reference import phi_reference
+from .reference import RFact, phi_reference
 
 
 @given(policy=policies, tier=tiers, subject=subjects, attribute=attributes,
@@ -433,3 +433,26 @@ def _loaded(mem, policy, slot, claims):
         ref.facts[f.id] = RFact(f.id, slot, f.value, to_us(f.valid_from),
                                 to_us(f.recorded_at), f.tier, None, f.source)
     return facts, ref
+
+
+@given(policy=policies,
+       claims=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 5),
+                                 tiers), min_size=3, max_size=30),
+       gone=st.sets(st.integers(0, 29), min_size=1, max_size=6))
+def test_erasing_some_facts_of_a_slot_leaves_the_heads_of_the_rest(policy, claims,
+                                                                    gone) -> None:
+    """An erasure makes the slot stale before its retractions (one derivation when next
+    read, not one for each erased fact): the heads after it are the definition's over the
+    facts left, read at once and after another write."""
+    with Memory(policy=policy, protected_tiers=()) as mem:
+        facts, ref = _loaded(mem, policy, ("x", "a"), claims)
+        mem.current("x", "a")
+        ids = {facts[i % len(facts)].id for i in gone}
+        mem.erase(ids)
+        ref.retracted |= ids
+        assert {f.id for f in mem.current("x", "a").heads} == ref.heads(("x", "a"))
+        more, _ = _loaded(mem, policy, ("x", "a"), [(2, 1, 9, "agent")])
+        ref.facts.update({f.id: RFact(f.id, ("x", "a"), f.value, to_us(f.valid_from),
+                                      to_us(f.recorded_at), f.tier, None, f.source)
+                          for f in more})
+        assert {f.id for f in mem.current("x", "a").heads} == ref.heads(("x", "a"))
