@@ -8,6 +8,7 @@
           ]).
 :- use_module(store, [fact/10, sup/3, retracted/4, record/3, mem_policy/2, linked/3,
                       many_attr/2, kept_head/4, front/4, ended_at/4, fact_at/6, begun/2]).
+:- use_module(reclaim, [drop_heads/4]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, confirmation_source/1]).
 :- use_module(library(lists), [member/2, append/3]).
@@ -129,7 +130,8 @@ among(live(Now), M, Y) :-                       % live, and begun by the clock N
 insert_linked(M, P, S, A, Id, Now) :-
     once(record(M, Id, R)),
     once(front(M, S, A, F0)),
-    forall(( kept_head(M, S, A, H), dominates(M, Id, H) ), retract(kept_head(M, S, A, H))),
+    findall(H, ( kept_head(M, S, A, H), dominates(M, Id, H) ), Gone),
+    drop_heads(M, S, A, Gone),
     (   (   linked_dominated(M, P, F0, R, live(Now), undominated_slot(M, S, A, Now, Id))
         ;   ended_at(M, none, Now, Id)
         )

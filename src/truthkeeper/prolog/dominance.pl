@@ -26,6 +26,7 @@
                       record/3, live_records/4, slot_live/4, timed/3, store_now/2, many_attr/2, touch/1,
                       member_claim/5, mark_timed/7, ended_at/4, fact_at/6, begun/2,
                       fact_count/2, nonce/3, source_tier/5]).
+:- use_module(reclaim, [drop_heads/4, clear_heads/3]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, newest_first/2,
                           insert_newest/3, shipped/1, heads_by_frontier/4,
                           confirmation_source/1, front_index/2, front_dominated/3]).
@@ -251,8 +252,9 @@ pass_facts(M, S, A, Ids0, Old) :-
     forall(( member(Id, Ids), \+ retracted(M, Id, _, _),
              fact(M, Id, _, _, _, VF, _, _, _, _), VF > Old, VF =< Now ),
            insert_at(Kind, M, S, A, Id, Now)),
-    forall(( member(Id, Ids), kept_head(M, S, A, Id), ended_at(M, none, Now, Id) ),
-           retract(kept_head(M, S, A, Id))),
+    findall(Id, ( member(Id, Ids), kept_head(M, S, A, Id), ended_at(M, none, Now, Id) ),
+            Ended),
+    drop_heads(M, S, A, Ended),
     refresh_holds(M, S, A).
 
 % frontier_slot(+M, +S, +A, -Policy): the slot's heads follow from its frontier.
@@ -268,8 +270,9 @@ insert_front(M, P, S, A, Id) :-
 insert_front(M, P, S, A, Id, Now) :-
     once(record(M, Id, R)),
     ( front(M, S, A, F0) -> true ; F0 = [] ),
-    forall(( kept_head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
-           retract(kept_head(M, S, A, H))),
+    findall(H, ( kept_head(M, S, A, H), once(record(M, H, RH)), policy_dominates(P, R, RH) ),
+            Gone),
+    drop_heads(M, S, A, Gone),
     (   ( member(Fr, F0), policy_dominates(P, Fr, R) ; ended_at(M, none, Now, Id) )
     ->  true
     ;   assertz(kept_head(M, S, A, Id))
@@ -285,9 +288,9 @@ insert_front(M, P, S, A, Id, Now) :-
 insert_batch(M, P, S, A, Ids) :-
     findall(R, ( member(Id, Ids), once(record(M, Id, R)) ), New),
     ( front(M, S, A, F0) -> true ; F0 = [] ),
-    forall(( kept_head(M, S, A, H), once(record(M, H, RH)),
-             member(R, New), policy_dominates(P, R, RH) ),
-           retractall(kept_head(M, S, A, H))),
+    findall(H, ( kept_head(M, S, A, H), once(record(M, H, RH)),
+                 once(( member(R, New), policy_dominates(P, R, RH) )) ), Gone),
+    drop_heads(M, S, A, Gone),
     append(New, F0, All),
     newest_first(All, Sorted),
     frontier(Sorted, F1),
@@ -301,8 +304,8 @@ insert_batch(M, P, S, A, Ids) :-
 % make it a head when no live fact of its slot dominates it.
 insert_update(M, Id) :-
     fact(M, Id, S, A, _, _, _, _, _, _),
-    forall(( kept_head(M, S, A, H), dominates(M, Id, H) ),
-           retract(kept_head(M, S, A, H))),
+    findall(H, ( kept_head(M, S, A, H), dominates(M, Id, H) ), Gone),
+    drop_heads(M, S, A, Gone),
     (   fact(M, G, S, A, _, _, _, _, _, _),
         G \== Id,
         \+ retracted(M, G, _, _),
@@ -421,7 +424,7 @@ first_heads(M, P, S, A) :-
     % a slot whose facts were all erased keeps what was derived of it empty; a fact added
     % there after makes it stale as a new slot is: nothing of it may stay (the union of a
     % view read the old, empty front and let an older fact of the view stay a head)
-    retractall(front(M, S, A, _)), retractall(kept_head(M, S, A, _)),
+    retractall(front(M, S, A, _)), clear_heads(M, S, A),
     retractall(holds(M, S, A, _)), retractall(kept_conflict(M, S, A)),
     live_records(M, S, A, Recs),
     newest_first(Recs, Sorted),
@@ -491,7 +494,7 @@ derive_heads(M, S, A) :-
     set_heads(M, S, A, Heads).
 
 set_heads(M, S, A, Heads) :-
-    retractall(kept_head(M, S, A, _)),
+    clear_heads(M, S, A),
     forall(member(H, Heads), assertz(kept_head(M, S, A, H))),
     refresh_holds(M, S, A).
 

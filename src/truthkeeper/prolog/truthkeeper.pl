@@ -75,6 +75,7 @@
 :- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
                     explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
 :- use_module(forget, [forget/1, erase_retract/3]).
+:- use_module(reclaim, [reclaim_after/0]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
 :- use_module(library(apply), [maplist/2, maplist/3, foldl/4, include/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, pairs_keys_values/3]).
@@ -201,7 +202,8 @@ tk_add(M, Rows, Clock0, @(Drawn)) :-
     maplist(fact_in, Rows, Recs),
     opt_in(Clock0, Clock), must_be(boolean, Drawn),
     transaction(( ( Clock == none -> true ; set_now(M, Clock) ),  % refused: not moved
-                  add_facts(M, Recs, Drawn) )).
+                  add_facts(M, Recs, Drawn) )),
+    reclaim_after.
 
 %!  tk_commuting(+M, +SubjectKeys, +Sources, +Tiers, -Commutes) is det (commuting/4).
 tk_commuting(M, Ss0, Rs0, Ts0, C) :-
