@@ -33,7 +33,7 @@ def test_public_surface() -> None:
         "Decision", "Drop", "Fact",
         "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
         "Justification", "Memory", "Policy", "PolicyError", "PrologBridgeError", "Resolution",
-        "RuleEvaluationError", "ScopeError", "Signer", "Similarity",
+        "RuleEvaluationError", "RuleWarning", "ScopeError", "Signer", "Similarity",
         "SourceReliability", "SupersessionCycle", "SupersessionError", "TierInversion",
         "TierNotAuthorized",
         "TruthkeeperError", "UnknownFact", "UnknownRule", "UnsafeRule", "Utility", "ValueSupport",

@@ -307,3 +307,31 @@ def test_a_scopes_beliefs_follow_writes_after_a_what_if() -> None:
     assert [str(b) for b in w.beliefs_gained] == ["roman(max)"]
     mem.add("zoe", "city", "Rome", source="s")
     assert sorted(map(str, ana.beliefs())) == ["roman(bob)", "roman(lea)", "roman(zoe)"]
+
+
+def test_a_rule_calling_what_no_rule_defines_is_added_with_a_warning_that_names_it() -> None:
+    """Rules may come in any order (a body may name a head a later rule defines), so such
+    a rule is no error; but a typo (``holdz`` for ``holds``) derived nothing, silently."""
+    import warnings
+
+    from truthkeeper import RuleWarning
+
+    mem = Memory()
+    mem.add("ana", "location", "home", source="s")
+    with pytest.warns(RuleWarning, match=r"holdz/3.*did you mean holds/3"):
+        mem.add_rule("needs_vpn(U) :- holdz(U, location, home)")
+    assert mem.rules() == ["needs_vpn(U) :- holdz(U, location, home)"]  # added all the same
+    with pytest.warns(RuleWarning, match=r"calls risky/1, which no rule defines"):
+        mem.add_rule("alert(U) :- holds(U, location, home), risky(U)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # defined by an earlier rule, by itself, or shared
+        mem.add_rule("risky(U) :- holds(U, location, home)")
+        mem.add_rule("also(U) :- risky(U), \\+ alert(U)")
+        mem.add_rule("reach(X, Y) :- holds(X, next, Y)")
+        mem.add_rule("reach(X, Z) :- holds(X, next, Y), reach(Y, Z)")
+        mem.scope("user:bo").add_rule("mine(U) :- risky(U)")
+    assert sorted(str(b) for b in mem.beliefs()) == ["alert(ana)", "risky(ana)"]
+    # a scope's own rule does not define a head for the shared layer or another scope
+    mem.scope("user:bo").add_rule("vip(U) :- holds(U, location, home)")
+    with pytest.warns(RuleWarning, match=r"vip/1"):
+        mem.scope("user:cy").add_rule("vip_alert(U) :- vip(U)")

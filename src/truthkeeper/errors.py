@@ -14,6 +14,7 @@ __all__ = [
     "PolicyError",
     "PrologBridgeError",
     "RuleEvaluationError",
+    "RuleWarning",
     "ScopeError",
     "SupersessionCycle",
     "SupersessionError",
@@ -78,6 +79,12 @@ class UnsafeRule(TruthkeeperError, ValueError):
 class RuleEvaluationError(UnsafeRule):
     """A rule raised, or exceeded its inference budget, while it was evaluated; the memory
     stays responsive and ``remove_rule`` takes the rule out."""
+
+
+class RuleWarning(UserWarning):
+    """A rule was added whose body calls a predicate no rule defines (``holdz(...)`` for
+    ``holds(...)``, most often): it derives nothing through that call until a rule for
+    it is added. A warning, not an error: rules may be added in any order."""
 
 
 class TierNotAuthorized(TruthkeeperError, PermissionError):

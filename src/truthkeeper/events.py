@@ -197,9 +197,10 @@ class Applier(Erasing):
             if w is not None:
                 w.on_undo(lambda: self.store.unuse_nonce(nonce))
 
-    def rule(self, w: Write, text: str, scope: str | None = None) -> str:
-        """Add a rule in ``scope`` (None: shared); returns its id. A text that already
-        applies there is refused; so is a rule past the ``MAX_RULES`` that apply there."""
+    def rule(self, w: Write, text: str, scope: str | None = None) -> list[str]:
+        """Add a rule in ``scope`` (None: shared); returns the predicates (``"N/A"``) its
+        body calls that no rule defines there. A text that already applies there is
+        refused; so is a rule past the ``MAX_RULES`` that apply there."""
         rid = f"r{w.next_seq}"
         self.store.need_all()  # a lazy memory: every fact, before any rule is evaluated
         try:
@@ -208,14 +209,14 @@ class Applier(Erasing):
                 raise UnsafeRule(f"the rule {text!r} was already added")
             if len(texts) >= MAX_RULES:  # each rule is evaluated with all the others
                 raise UnsafeRule(f"a memory holds at most {MAX_RULES} rules; remove one first")
-            self.reasoner.add(rid, text, scope=scope)
+            undefined = self.reasoner.add(rid, text, scope=scope)
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"rule": text})
             raise
         w.on_undo(lambda: self.reasoner.remove(rid))
         w.events.append(("rule", w.times(1)[0], {"id": rid, "text": text,
                                                  **({"scope": scope} if scope else {})}))
-        return rid
+        return undefined
 
     def rule_removed(self, w: Write, text: str, scope: str | None = None) -> None:
         """Remove the rule with this text that was added in ``scope`` (a view cannot

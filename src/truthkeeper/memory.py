@@ -7,17 +7,19 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from .audit import caller_scope
-from .errors import ScopeError, TruthkeeperError, UnknownFact
+from .errors import RuleWarning, ScopeError, TruthkeeperError, UnknownFact
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
 from .logic.filter import filter_items
 from .logic.policy import Policy
+from .logic.rules import undefined_message
 from .reliability.context import decide_context
 from .reliability.decision import decide_slot
 from .reliability.similarity import Similarity
@@ -625,6 +627,13 @@ class Memory:
         UnsafeRule
             The text does not parse, calls what rules may not call, or names a reserved head.
 
+        Warns
+        -----
+        RuleWarning
+            The body calls a predicate that no rule (this one included) defines where the
+            rule applies: the rule is added, and derives nothing through that call until a
+            rule defines it (often a typo: ``holdz`` for ``holds``).
+
         Examples
         --------
         >>> mem = Memory()
@@ -635,7 +644,9 @@ class Memory:
         """
         text = check_rule_text(text)
         with self._open(), self._ledger.write() as w:
-            self._events.rule(w, text, self._scope)
+            undefined = self._events.rule(w, text, self._scope)
+        if undefined:  # added, and said so: a rule may name a head a later rule defines
+            warnings.warn(undefined_message(text, undefined), RuleWarning, stacklevel=2)
 
     def remove_rule(self, text: str) -> None:
         """Remove the rule with this text (as ``rules()`` lists it); journalled.
@@ -1432,8 +1443,7 @@ class Memory:
         with self._open():
             return self._rel.summaries(self._store.sources(self._scope), self._scope)
 
-    def decide(self, subject: str, attribute: str, *,
-               utility: Utility | None = None) -> Decision:
+    def decide(self, subject: str, attribute: str, *, utility: Utility | None = None) -> Decision:
         """Answer with the value of highest expected utility, or abstain.
 
         Parameters

@@ -44,7 +44,7 @@ class Write:
         self.events: list[NewEvent] = []
         """The events to append: kind, transaction time and body (a dict, or its canonical
         text: a bulk write's fact bodies wait as text, a third of their size as dicts)."""
-        self.undos: list[Callable[[], None]] = []
+        self.undos: list[Callable[[], object]] = []
         self.retimers: list[Callable[[dict[int, int]], None]] = []
 
     def on_retime(self, fn: Callable[[dict[int, int]], None]) -> None:
@@ -53,7 +53,7 @@ class Write:
         ``fn`` gets {time given: time recorded}."""
         self.retimers.append(fn)
 
-    def on_undo(self, fn: Callable[[], None]) -> None:
+    def on_undo(self, fn: Callable[[], object]) -> None:
         """Register how to take back a change the body applied (run in reverse order)."""
         self.undos.append(fn)
 

@@ -7,6 +7,7 @@ incrementally over ``holds/4``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -18,11 +19,22 @@ from ..values import Belief, Fact, Justification, Resolution, check_nesting, fro
 from . import bridge
 from .store import Store, _row
 
-__all__ = ["Reasoner"]
+__all__ = ["Reasoner", "undefined_message"]
 
 WHY_LIMIT = 20
 """How many dominating and dominated facts ``why`` spells out (all ids are in details)."""
 
+
+
+def undefined_message(text: str, undefined: Sequence[str]) -> str:
+    """The RuleWarning's text for a rule whose body calls predicates no rule defines."""
+    names = ", ".join(undefined)
+    near = [u for u in undefined if u.endswith("/3") and u != "holds/3"
+            and difflib.get_close_matches(u.split("/")[0], ["holds"], cutoff=0.6)]
+    hint = f" (did you mean holds/3 for {', '.join(near)}?)" if near else ""
+    return (f"the rule {text!r} calls {names}, which no rule defines: "
+            f"{'it has' if len(undefined) == 1 else 'they have'} no answers until a rule "
+            f"does{hint}")
 
 class Reasoner:
     """The rules of one memory and what they derive from its store."""
@@ -33,12 +45,16 @@ class Reasoner:
     # ------------------------------------------------------------------ rules
 
     def add(self, rid: str, text: str, *, scope: str | None = None,
-            evaluate: bool = True) -> None:
+            evaluate: bool = True) -> list[str]:
         """Parse and add a rule in ``scope`` (None: shared, for every scope), and evaluate
         it there once unless replaying (UnsafeRule or RuleEvaluationError when refused;
-        nothing changes)."""
-        goal = "tk_add_rule(M, Sc, Id, T)" if evaluate else "tk_load_rule(M, Sc, Id, T)"
-        bridge.ask(goal, {"M": self.store.h, "Sc": scope or "", "Id": rid, "T": text})
+        nothing changes). Evaluated, returns the predicates (``"N/A"``) its body calls
+        that no rule applying there defines (tms:undefined_calls/3)."""
+        inputs = {"M": self.store.h, "Sc": scope or "", "Id": rid, "T": text}
+        if not evaluate:
+            bridge.ask("tk_load_rule(M, Sc, Id, T)", inputs)
+            return []
+        return list(bridge.ask("tk_add_rule(M, Sc, Id, T, U)", inputs)["U"])
 
     def remove(self, rid: str) -> None:
         """Remove a rule by id (UnknownFact when there is none)."""

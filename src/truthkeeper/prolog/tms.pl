@@ -11,6 +11,7 @@
             forget_tables/1,    % +M (its belief tables; derived again when next asked)
             drop_rule/2,        % +M, +RuleId
             rule_ids/2,         % +M, -RuleIds (in the order they were added)
+            undefined_calls/3,  % +M, +RuleId, -PIs
             what_if/6           % +M, +Scope, +Now, +Recs, +Retracts, -Changes
           ]).
 :- use_module(dominance, [add_facts/2, retract_fact/4, slot_heads/4, heads_holds/4, head/4,
@@ -64,6 +65,7 @@ is refused.
 :- det(forget_tables/1).
 :- det(drop_rule/2).
 :- det(rule_ids/2).
+:- det(undefined_calls/3).
 :- det(what_if/6).
 
 %!  belief(+M, +Scope, ?Goal) is nondet.
@@ -295,6 +297,30 @@ unsafe_goal(G, G) :- \+ callable(G), !.
 unsafe_goal(G, _) :- functor(G, N, A), ( control_pi(N/A) ; builtin_pi(N/A) ), !, fail.
 unsafe_goal(G, N/A) :- functor(G, N, A), system_pred(N/A), !.
 unsafe_goal(G, N/A) :- functor(G, N, A), sub_atom(N, 0, _, _, '$'), !.
+
+%!  undefined_calls(+M, +RuleId, -PIs) is det.
+%
+%   The predicates ("N/A" strings, sorted) the rule's body calls that no rule applying where it
+%   applies defines (it among them): a rule may name a head a later rule defines, so
+%   this is no error, but a rule calling one derives nothing through it (a typo, most
+%   often: holdz(U, a, v)).
+undefined_calls(M, RuleId, PIs) :-
+    rule(M, RuleId, _, B),
+    rule_scope(M, RuleId, Sc),
+    findall(N/A, ( body_goal(B, G), functor(G, N, A),
+                   \+ control_pi(N/A), \+ builtin_pi(N/A),
+                   \+ ( rule(M, R, H, _), rule_applies(M, R, Sc), functor(H, N, A) ) ),
+            PIs0),
+    sort(PIs0, PIs1),
+    findall(T, ( member(PI, PIs1), format(string(T), "~q", [PI]) ), PIs).
+
+% body_goal(+Body, -Goal): a goal a rule body calls (through its control constructs)
+body_goal(B, _) :- var(B), !, fail.
+body_goal((A, B), G) :- !, ( body_goal(A, G) ; body_goal(B, G) ).
+body_goal((A ; B), G) :- !, ( body_goal(A, G) ; body_goal(B, G) ).
+body_goal((A -> B), G) :- !, ( body_goal(A, G) ; body_goal(B, G) ).
+body_goal(\+ A, G) :- !, body_goal(A, G).
+body_goal(G, G) :- callable(G).
 
 %!  drop_rules(+M) is det.
 drop_rules(M) :-

@@ -45,7 +45,8 @@
             tk_same_value/3,      % +Key1, +Key2, -Same
             tk_match_heads/6,     % +M, +S, +A, +Key, -Right, -Wrong
             tk_claims/3,          % +M, +GoldIds, -Items
-            tk_add_rule/4, tk_load_rule/4,  % +M, +Scope, +RuleId, +Text
+            tk_add_rule/5,        % +M, +Scope, +RuleId, +Text, -UndefinedCalls
+            tk_load_rule/4,       % +M, +Scope, +RuleId, +Text
             tk_drop_rule/2,       % +M, +RuleId
             tk_rules/3, tk_beliefs/3,  % +M, +Scope, -Rules / -Beliefs
             tk_explain/4,         % +M, +Scope, +Text, -Proof
@@ -55,11 +56,11 @@
           ]).
 :- use_module(store, [bind_source/4, use_nonce/3, unuse_nonce/2, set_now/2, blank_fact/5,
                       view_source_tier/4, view_sources/3, union_status/6, declare_attr/3,
-                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, unload_slots/3, fact/10, payload/3, sup/3, retracted/4,
-                      source_tier/5, tier_rank/3, mem_policy/2, new_memory/3, drop_memory/1,
-                      fact_count/2, record/3, store_now/2, many_attr/2,
-                      protected_tier/2, guarded_tiers/2, top_tier/3, tiers_by_rank/2, count_scope/3,
-                      set_status/6, commuting/4]).
+                      protect_tiers/2, attribute_used/2, known_ids/3, slots/3, unload_slots/3,
+                      fact/10, payload/3, sup/3, retracted/4, source_tier/5, tier_rank/3,
+                      mem_policy/2, new_memory/3, drop_memory/1, fact_count/2, record/3,
+                      store_now/2, many_attr/2, protected_tier/2, guarded_tiers/2, top_tier/3,
+                      tiers_by_rank/2, count_scope/3, set_status/6, commuting/4]).
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/3, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
@@ -72,8 +73,8 @@
 :- use_module(resolution, [resolution/4]).
 :- use_module(errors, [error_data/2]).
 :- use_module(fast, [janus_out/2]).     % and bridge.call's table of goals
-:- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3,
-                    explain_belief/4, drop_rules/1, drop_rule/2, what_if/6]).
+:- use_module(tms, [add_rule/4, load_rule/4, scope_rules/3, beliefs/3, explain_belief/4,
+                    drop_rules/1, drop_rule/2, what_if/6, undefined_calls/3]).
 :- use_module(forget, [forget/1, erase_retract/3]).
 :- use_module(reclaim, [reclaim_after/0]).
 :- use_module(library(lists), [member/2, subtract/3, sum_list/2, nth0/3, last/2, append/3]).
@@ -108,7 +109,7 @@ with tk_error/2 and maps it to the error family in one table.
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
         tk_filter_ids/5, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
-        tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/4, tk_load_rule/4,
+        tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/5, tk_load_rule/4,
         tk_drop_rule/2, tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
 % ---------------------------------------------------------------- conversion
@@ -522,16 +523,15 @@ tk_claims(M, Gold0, Items) :-
 
 % ---------------------------------------------------------------- rules
 
-%!  tk_add_rule(+M, +Scope, +RuleId, +Text) is det.
+%!  tk_add_rule(+M, +Scope, +RuleId, +Text, -Undefined) is det.
 %
-%   Add a rule in Scope ("" the shared layer, whose rules apply in every scope).
-tk_add_rule(M, Sc0, RuleId0, Text) :-
+%   Add a rule in Scope ("" the shared layer, whose rules apply in every scope);
+%   Undefined: tms:undefined_calls/3.
+tk_add_rule(M, Sc0, RuleId0, Text, Undefined) :-
     atom_in(Sc0, Sc), atom_in(RuleId0, RuleId),
-    add_rule(M, Sc, RuleId, Text).
+    add_rule(M, Sc, RuleId, Text), undefined_calls(M, RuleId, Undefined).
 
-%!  tk_load_rule(+M, +Scope, +RuleId, +Text) is det.
-%
-%   Add a rule without evaluating it (journal replay).
+%!  tk_load_rule(+M, +Scope, +RuleId, +Text) is det: add it unevaluated (journal replay).
 tk_load_rule(M, Sc0, RuleId0, Text) :-
     atom_in(Sc0, Sc), atom_in(RuleId0, RuleId),
     load_rule(M, Sc, RuleId, Text).
