@@ -364,6 +364,27 @@ def _status_slot(n: int = 4_000) -> dict[str, Any]:
     return {"facts": n, "filter_all_ids_ms": filtered, "graph_ms": graph}
 
 
+def _view_poll(n: int = 2_000) -> dict[str, Any]:
+    """A poll of ``n`` claims tied in time in a scope and ``n`` in the shared layer, every
+    claim a head of the view: ms of the view's first read and of its ``filter`` of the
+    shared claims' ids (each id derived the union's heads again, against every record of
+    the other layer's front: hours at 4,000, before the seventh session of 2026-12-06)."""
+    with Memory() as mem:
+        shared = mem.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
+                                "source": f"doc{i}", "valid_from": "2026-01-01"}
+                               for i in range(n)])
+        view = mem.scope("user:ana")
+        view.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
+                        "source": f"mine{i}", "valid_from": "2026-01-01"} for i in range(n)])
+        t = time.perf_counter()
+        view.current("poll", "v")
+        first = (time.perf_counter() - t) * 1e3
+        t = time.perf_counter()
+        view.filter([f.id for f in shared])
+        filtered = (time.perf_counter() - t) * 1e3
+    return {"claims_per_layer": n, "first_read_ms": first, "filter_shared_ids_ms": filtered}
+
+
 def _ending_reads(n: int = 100_000, seconds: float = 2.0) -> dict[str, Any]:
     """Reads for ``seconds`` of a memory of ``n`` facts that end one every 3 ms from now
     on (the clock passes one end on almost every read): p50 / p99 us. Moving the clock
@@ -516,6 +537,7 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "status_slot": _status_slot(),
         "agreeing_slot": _agreeing_slot(),
         "view_over_shared_history": _view_reads(),
+        "view_poll": _view_poll(),
         "chains": _chains(),
         "reads_while_facts_end_us": _ending_reads(),
         "reads_while_one_slots_facts_end_us": _ending_slot(),

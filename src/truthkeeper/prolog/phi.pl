@@ -290,20 +290,23 @@ view_verdict(M, '', Id, V, D0, D) :- !,
     verdict(M, Id, V, D0, D).
 view_verdict(M, Sc, Id, V, D0, D) :-
     verdict(M, Id, V0, D0, D1),
-    (   V0 = -(Status, _, _),
-        fact(M, Id, S, A, _, _, _, _, _, _),
-        view_layers(Sc, S, Ss),
-        view_dominator(M, Status, Ss, S, A, Id, By, D1, D)
-    ->  dominance_rule(M, By, Id, Rule),
+    V0 = -(Status, _, _),
+    fact(M, Id, S, A, _, _, _, _, _, _),
+    view_layers(Sc, S, Ss),
+    view_dominator(M, Status, Ss, S, A, Id, By, D1, D),
+    (   By == none
+    ->  V = V0
+    ;   dominance_rule(M, By, Id, Rule),
         V = -(dominated, By, Rule)
-    ;   V = V0, D = D1
     ).
 
 % view_dominator(+M, +Status, +Layers, +S, +A, +Id, -By, +Doms0, -Doms): the fact of the
-% view's other layer (or a head of the view) that dominates Id; the union's heads are
-% derived once a call (kept in Doms under u(S, A), an assoc of them), and the other
-% layer's front is asked before its facts are scanned (each head of many was n^2)
-view_dominator(M, head, Ss, S, A, Id, By, D0, D) :-
+% view's other layer (or a head of the view) that dominates Id, or none; the union's
+% heads are derived once a call (kept in Doms under u(S, A), an assoc of them, whether
+% or not Id is one of them: a poll's every claim is, and each derived them again, n^2
+% for each), and the other layer's front is asked before its facts are scanned (each
+% head of many was n^2)
+view_dominator(M, head, Ss, S, A, Id, By, D0, D) :- !,
     once(store_now(M, Now)),
     (   get_assoc(u(Ss, A), D0, Hs-Set)
     ->  D = D0
@@ -312,13 +315,16 @@ view_dominator(M, head, Ss, S, A, Id, By, D0, D) :-
         list_to_assoc(Pairs, Set),
         put_assoc(u(Ss, A), D0, Hs-Set, D)
     ),
-    \+ get_assoc(Id, Set, _),
-    (   member(By, Hs), dominates(M, By, Id)
-    ;   other_layer_dominator(M, Ss, S, A, Now, Id, By)
-    ),
-    !.
-view_dominator(M, future, Ss, S, A, Id, By, D, D) :-
-    other_layer_dominator(M, Ss, S, A, none, Id, By).
+    (   \+ get_assoc(Id, Set, _),
+        (   member(By0, Hs), dominates(M, By0, Id)
+        ;   other_layer_dominator(M, Ss, S, A, Now, Id, By0)
+        )
+    ->  By = By0
+    ;   By = none
+    ).
+view_dominator(M, future, Ss, S, A, Id, By, D, D) :- !,
+    ( other_layer_dominator(M, Ss, S, A, none, Id, By0) -> By = By0 ; By = none ).
+view_dominator(_, _, _, _, _, _, none, D, D).
 
 other_layer_dominator(M, Ss, S, A, Now, Id, By) :-
     member(S2, Ss), S2 \== S,

@@ -6,7 +6,7 @@
                       ended_at/4, fact_at/6, member_claim/5]).
 :- use_module(dominance, [slot_heads/4, heads_at/7, slot_heads_among/4, monotone_slot/4,
                           dominates/3]).
-:- use_module(policies, [policy_dominates/3]).
+:- use_module(policies, [front_index/2, front_dominated/3]).
 :- use_module(chains, [linked_monotone/4]).
 :- use_module(library(lists), [member/2]).
 :- use_module(library(apply), [exclude/3]).
@@ -75,18 +75,25 @@ layer(M, S, A, KnownAt, ValidAt, Heads, D) :-
     slot_heads(M, S, A, Heads),
     (   ( monotone_slot(M, S, A, _) ; linked_monotone(M, S, A, _) ),
         front(M, S, A, F)
-    ->  D = front(F)
+    ->  front_index(F, Index),
+        D = front(Index)
     ;   D = facts(S, A, KnownAt, ValidAt)
     ).
 layer(M, S, A, KnownAt, ValidAt, Heads, D) :-
     heads_at(M, S, A, KnownAt, ValidAt, Heads, Front),
-    ( Front == none -> D = facts(S, A, KnownAt, ValidAt) ; D = front(Front) ).
+    (   Front == none
+    ->  D = facts(S, A, KnownAt, ValidAt)
+    ;   front_index(Front, Index),
+        D = front(Index)
+    ).
 
-dominated_by(M, front(F), H) :-
+% dominated_by(+M, +Dominators, +H): a record of the layer's front (indexed: a poll's
+% front holds each of its claims, tied in time, and each head of the other layer was
+% checked against all of them, n^2) or a live fact of it dominates H
+dominated_by(M, front(Index), H) :-
     once(mem_policy(M, P)),
     once(record(M, H, RH)),
-    member(R, F),
-    policy_dominates(P, R, RH),
+    front_dominated(P, Index, RH),
     !.
 dominated_by(M, facts(S, A, KnownAt, ValidAt), H) :-
     fact_at(M, S, A, KnownAt, ValidAt, X),
