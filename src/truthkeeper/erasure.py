@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidFact, TruthkeeperError
@@ -206,9 +206,11 @@ _UNIQUE = itertools.count()
 
 def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],
                  ) -> Callable[[Mapping[str, Any]], bool]:
-    """Whether an audit entry's details name an erased id, were made in the erased scope,
-    or are about an erased subject."""
-    quoted = [json.dumps(i) for i in ids]
+    """Whether an audit entry's details name an erased id (as one of their texts: a key or
+    a value, at any depth), were made in the erased scope, or are about an erased subject.
+    Each entry is read once, not once for each erased id (a subject of 4,000 facts erased
+    after 4,000 audited drops: 16 million searches, 3.5 s)."""
+    erased = set(ids)
     subs = set(subjects)
 
     def match(details: Mapping[str, Any]) -> bool:
@@ -217,7 +219,22 @@ def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],
         if details.get("subject") is not None and scoped(
                 details.get("scope"), details["subject"]) in subs:
             return True
-        text = json.dumps(details, ensure_ascii=False, default=str)
-        return any(q in text for q in quoted)
+        return any(t in erased for t in _texts(details))
 
     return match
+
+
+def _texts(x: Any) -> Iterator[str]:
+    """The texts a JSON rendering of ``x`` holds as strings (keys included; an object JSON
+    cannot hold rendered as ``str``, as ``json.dumps(default=str)`` renders it)."""
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, Mapping):
+        for k, v in x.items():
+            yield str(k)
+            yield from _texts(v)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _texts(v)
+    elif not isinstance(x, (int, float, bool)) and x is not None:
+        yield str(x)
