@@ -592,6 +592,47 @@ def test_16_a_views_filter_of_a_poll_in_both_layers_costs_what_its_claims_do() -
     assert costs[160] <= 2 * 4 * costs[40], costs  # linear in the claims, not n^3
 
 
+def _view_poll(n: int) -> tuple[Memory, Memory, list[str]]:
+    """A poll of ``n`` claims tied in time in the shared layer and ``n`` in a scope."""
+    mem = Memory()
+    shared = mem.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
+                            "source": f"doc{i}", "valid_from": T(1)} for i in range(n)])
+    view = mem.scope("user:ana")
+    view.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
+                    "source": f"mine{i}", "valid_from": T(1)} for i in range(n)])
+    return mem, view, [f.id for f in shared]
+
+
+def test_16_a_views_reads_of_one_fact_derive_the_union_once_until_it_changes() -> None:
+    """``get`` in a scope's view gives a fact's status in the union of the layers, which
+    no layer keeps: each ``get`` of a poll's claims derived its hundreds of heads again."""
+    mem, view, ids = _view_poll(200)
+    one = _inferences(lambda: view.get(ids[0]))
+    assert view.get(ids[0]).status == "head"
+    many = _inferences(lambda: [view.get(i) for i in ids[:50]])
+    assert many <= 2 * one, (one, many)  # one derivation, not 50
+    view.add("poll", "v", 9, source="me", valid_from=T(2))  # a write: derived anew
+    assert {view.get(i).status for i in ids[:50]} == {"superseded"}
+    assert mem.get(ids[0]).status == "head"  # the shared layer's own answer
+    mem.close()
+
+
+def test_16_a_confirmed_views_filter_of_a_poll_costs_what_its_claims_do() -> None:
+    """A confirmation in a scope's view over a poll: each claim was checked against the
+    poll's tied heads before the confirmation (in the union's heads, and in the scope's
+    front, which no group could stand for once it held a confirmation): n^2."""
+    costs = {}
+    for n in (40, 160):
+        mem, view, ids = _view_poll(n)
+        view.confirm("poll", "v", 3)
+        assert view.current("poll", "v").value == 3
+        costs[n] = _inferences(lambda v=view, i=ids: v.filter(i))
+        kept = view.filter(ids).kept
+        assert len(kept) == n // 5 and {mem.get(k).value for k in kept} == {3}
+        mem.close()
+    assert costs[160] <= 2 * 4 * costs[40], costs  # linear in the claims
+
+
 # ---------------------------------------------------------------- sandboxes: memory and time
 
 _GROWERS = {

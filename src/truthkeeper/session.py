@@ -218,17 +218,21 @@ class Parts:
 class Answers:
     """``current`` answers, cached per (scope, subject, attribute) until anything changes
     (a write, another connection's commit, the clock passing a fact's time, a new
-    reliability for a conflict's probabilities); and ``filter``'s verdicts on facts of the
-    store, until the same changes."""
+    reliability for a conflict's probabilities); ``filter``'s verdicts on facts of the
+    store, and the heads of a scope's view (the union of its layers, which no layer keeps:
+    ``get`` of each of a poll's claims derived its thousands of heads again), until the
+    same changes."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self.cache: dict[tuple[str | None, str, str], tuple[Resolution, int]] = {}
         self.judged: dict[str, tuple[Any, ...]] = {}
+        self.unions: dict[tuple[str, str, str], Resolution] = {}
 
     def clear(self) -> None:
         self.cache.clear()
         self.judged.clear()
+        self.unions.clear()
 
     def verdicts(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
         """:meth:`~.logic.store.Store.verdicts`, each fact's kept until anything changes:
@@ -263,14 +267,24 @@ class Answers:
         key = scoped(scope, subject)
         if scope is None and known_at is None and valid_at is None:
             return p.store.resolve(key, attribute)
+        now = known_at is None and valid_at is None
+        if now:
+            hit = self.unions.get((scope or "", subject, attribute))
+            if hit is not None and not p.closed and p.fresh():
+                return hit
         at = p.now() if valid_at is None else valid_at
         clock = p.store.clock_at
         if valid_at is None and known_at is None and clock is not None and clock <= at:
             # nothing begins or ends between the store's clock and now (catching up moved
             # it when something was due): the heads at the clock, which the layers keep
             at = clock
-        return p.store.resolve(key, attribute, known_at=known_at, valid_at=at, as_of=True,
-                               layers=None if scope is None else [key, subject])
+        r = p.store.resolve(key, attribute, known_at=known_at, valid_at=at, as_of=True,
+                            layers=None if scope is None else [key, subject])
+        if now:
+            if len(self.unions) >= CACHE_SIZE:  # the oldest go first
+                self.unions.pop(next(iter(self.unions)), None)
+            self.unions[(scope or "", subject, attribute)] = r
+        return r
 
     def resolve(self, guard: Callable[[], Any], scope: str | None, subject: str,
                 attribute: str, *, known_at: int | None = None,

@@ -366,9 +366,10 @@ def _status_slot(n: int = 4_000) -> dict[str, Any]:
 
 def _view_poll(n: int = 2_000) -> dict[str, Any]:
     """A poll of ``n`` claims tied in time in a scope and ``n`` in the shared layer, every
-    claim a head of the view: ms of the view's first read and of its ``filter`` of the
-    shared claims' ids (each id derived the union's heads again, against every record of
-    the other layer's front: hours at 4,000, before the seventh session of 2026-12-06)."""
+    claim a head of the view: ms of the view's first read, of its ``filter`` of the shared
+    claims' ids (each id derived the union's heads again, against every record of the
+    other layer's front: hours at 4,000, before the seventh session of 2026-12-06), of 50
+    ``get`` of them, and of that ``filter`` once the view confirmed a value."""
     with Memory() as mem:
         shared = mem.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
                                 "source": f"doc{i}", "valid_from": "2026-01-01"}
@@ -382,7 +383,16 @@ def _view_poll(n: int = 2_000) -> dict[str, Any]:
         t = time.perf_counter()
         view.filter([f.id for f in shared])
         filtered = (time.perf_counter() - t) * 1e3
-    return {"claims_per_layer": n, "first_read_ms": first, "filter_shared_ids_ms": filtered}
+        t = time.perf_counter()  # each derived the union's heads again, before
+        for f in shared[:50]:
+            view.get(f.id)
+        got = (time.perf_counter() - t) * 1e3
+        view.confirm("poll", "v", 3)
+        t = time.perf_counter()  # each claim was checked against the tied heads, before
+        view.filter([f.id for f in shared])
+        confirmed = (time.perf_counter() - t) * 1e3
+    return {"claims_per_layer": n, "first_read_ms": first, "filter_shared_ids_ms": filtered,
+            "get_50_ms": got, "confirmed_filter_shared_ids_ms": confirmed}
 
 
 def _ending_reads(n: int = 100_000, seconds: float = 2.0) -> dict[str, Any]:

@@ -99,6 +99,7 @@ slot_drops(P, Rs, D0, D) :-
 
 newest_groups(list(Front), list(Front)).
 newest_groups(groups(Gs0), groups(Gs)) :- reverse(Gs0, Gs).
+newest_groups(confs(Cs, G0), confs(Cs, G)) :- newest_groups(G0, G).
 
 drops([], _, _, D, D).
 drops([G|Gs], Index, P, D0, D) :-
@@ -310,9 +311,10 @@ view_dominator(M, head, Ss, S, A, Id, By, D0, D) :- !,
     once(store_now(M, Now)),
     (   get_assoc(u(Ss, A), D0, Hs-Set)
     ->  D = D0
-    ;   heads_union(M, Ss, A, none, Now, Hs),
-        findall(H-t, member(H, Hs), Pairs),
+    ;   heads_union(M, Ss, A, none, Now, Hs0),
+        findall(H-t, member(H, Hs0), Pairs),
         list_to_assoc(Pairs, Set),
+        strongest_first(M, Hs0, Hs),
         put_assoc(u(Ss, A), D0, Hs-Set, D)
     ),
     (   \+ get_assoc(Id, Set, _),
@@ -325,6 +327,17 @@ view_dominator(M, head, Ss, S, A, Id, By, D0, D) :- !,
 view_dominator(M, future, Ss, S, A, Id, By, D, D) :- !,
     ( other_layer_dominator(M, Ss, S, A, none, Id, By0) -> By = By0 ; By = none ).
 view_dominator(_, _, _, _, _, _, none, D, D).
+
+% strongest_first(+M, +Heads, -Sorted): confirmations first, then by tier rank and valid
+% time, newest first: the head that dominates a fact is asked first (a poll confirmed in a
+% view: each claim was checked against the poll's hundreds of tied heads before the
+% confirmation, n^2)
+strongest_first(M, Hs, Sorted) :-
+    findall(C-Rank-T-H, ( member(H, Hs), once(record(M, H, R)),
+                          arg(3, R, T), arg(5, R, Rank), arg(6, R, Src),
+                          ( confirmation_source(Src) -> C = 1 ; C = 0 ) ), Keyed),
+    sort(0, @>=, Keyed, Desc),
+    findall(H, member(_-_-_-H, Desc), Sorted).
 
 other_layer_dominator(M, Ss, S, A, Now, Id, By) :-
     member(S2, Ss), S2 \== S,

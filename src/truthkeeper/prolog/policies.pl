@@ -24,7 +24,7 @@
 :- use_module(library(lists), [nth1/3, member/2]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
 :- use_module(library(error), [domain_error/2, permission_error/3]).
-:- use_module(library(apply), [maplist/3]).
+:- use_module(library(apply), [maplist/3, partition/4]).
 :- use_module(library(pairs), [pairs_values/2, map_list_to_pairs/3, group_pairs_by_key/2]).
 
 :- det(register_policy/3).
@@ -485,14 +485,17 @@ heads_by_frontier(P, Recs, Heads, Front) :-
 %   A frontier made ready for front_dominated/3: as it is when small; grouped by valid
 %   time and tier rank when large, which only ties make it (n sources claiming n values
 %   at one time: each record checked against every other was n^2, 2.2 s at 2,000).
+%   Confirmations (a scope's view over a poll, confirmed) are kept apart, asked first:
+%   they dominate by rank whatever the times, so no group stands for them.
 front_index(Front, Index) :-
-    (   Front = [_, _, _, _, _, _, _, _, _|_],
-        \+ ( member(R, Front), ( arg(2, R, m(_, _)) ; confirmation(R) ) )
-    ->  map_list_to_pairs(time_rank, Front, Keyed),
+    partition(confirmation, Front, Confs, Rest),
+    (   Rest = [_, _, _, _, _, _, _, _, _|_],
+        \+ ( member(R, Rest), arg(2, R, m(_, _)) )
+    ->  map_list_to_pairs(time_rank, Rest, Keyed),
         keysort(Keyed, Sorted),
         group_pairs_by_key(Sorted, Groups),
         maplist(front_group, Groups, Gs),
-        Index = groups(Gs)
+        ( Confs == [] -> Index = groups(Gs) ; Index = confs(Confs, groups(Gs)) )
     ;   Index = list(Front)
     ).
 
@@ -527,6 +530,11 @@ front_dominated(P, Index, R) :-
 %   source only through newer/2's restatement by the same source and confirmation/1: the
 %   first of them that holds another value than R is asked; the records of R's own source
 %   are asked each.
+front_dominator(P, confs(Confs, Groups), R, F) :-
+    (   member(F, Confs), policy_dominates(P, F, R)
+    ->  true
+    ;   front_dominator(P, Groups, R, F)
+    ).
 front_dominator(P, list(Front), R, F) :-
     member(F, Front),
     policy_dominates(P, F, R),
