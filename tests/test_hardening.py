@@ -572,26 +572,6 @@ def test_16_a_write_into_a_big_slot_costs_what_it_costs_in_a_small_one() -> None
     assert as_of_b <= 2 * 16 * as_of_s, costs  # linear in the slot, not quadratic
 
 
-def test_16_a_views_filter_of_a_poll_in_both_layers_costs_what_its_claims_do() -> None:
-    """A poll (claims tied in time) in a scope and in the shared layer: each claim is a head
-    of the view, and each re-derived the union's heads (against every record of the other
-    layer's front, all tied): n^2 for each id, a filter of 4,000 ids ran for hours."""
-    costs = {}
-    for n in (40, 160):
-        mem = Memory()
-        shared = mem.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
-                                "source": f"doc{i}", "valid_from": T(1)} for i in range(n)])
-        view = mem.scope("user:ana")
-        view.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
-                        "source": f"mine{i}", "valid_from": T(1)} for i in range(n)])
-        assert len(view.current("poll", "v").heads) == 2 * n  # every claim a head
-        ids = [f.id for f in shared]
-        costs[n] = _inferences(lambda v=view, i=ids: v.filter(i))
-        assert len(view.filter(ids).kept) == n
-        mem.close()
-    assert costs[160] <= 2 * 4 * costs[40], costs  # linear in the claims, not n^3
-
-
 def _view_poll(n: int) -> tuple[Memory, Memory, list[str]]:
     """A poll of ``n`` claims tied in time in the shared layer and ``n`` in a scope."""
     mem = Memory()
@@ -601,6 +581,20 @@ def _view_poll(n: int) -> tuple[Memory, Memory, list[str]]:
     view.add_many([{"subject": "poll", "attribute": "v", "value": i % 5,
                     "source": f"mine{i}", "valid_from": T(1)} for i in range(n)])
     return mem, view, [f.id for f in shared]
+
+
+def test_16_a_views_filter_of_a_poll_in_both_layers_costs_what_its_claims_do() -> None:
+    """A poll (claims tied in time) in a scope and in the shared layer: each claim is a head
+    of the view, and each re-derived the union's heads (against every record of the other
+    layer's front, all tied): n^2 for each id, a filter of 4,000 ids ran for hours."""
+    costs = {}
+    for n in (40, 160):
+        mem, view, ids = _view_poll(n)
+        assert len(view.current("poll", "v").heads) == 2 * n  # every claim a head
+        costs[n] = _inferences(lambda v=view, i=ids: v.filter(i))
+        assert len(view.filter(ids).kept) == n
+        mem.close()
+    assert costs[160] <= 2 * 4 * costs[40], costs  # linear in the claims, not n^3
 
 
 def test_16_a_views_reads_of_one_fact_derive_the_union_once_until_it_changes() -> None:
