@@ -25,7 +25,6 @@ WHY_LIMIT = 20
 """How many dominating and dominated facts ``why`` spells out (all ids are in details)."""
 
 
-
 def undefined_message(text: str, undefined: Sequence[str]) -> str:
     """The RuleWarning's text for a rule whose body calls predicates no rule defines."""
     names = ", ".join(undefined)
@@ -35,6 +34,7 @@ def undefined_message(text: str, undefined: Sequence[str]) -> str:
     return (f"the rule {text!r} calls {names}, which no rule defines: "
             f"{'it has' if len(undefined) == 1 else 'they have'} no answers until a rule "
             f"does{hint}")
+
 
 class Reasoner:
     """The rules of one memory and what they derive from its store."""

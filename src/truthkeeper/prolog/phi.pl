@@ -292,9 +292,11 @@ view_verdict(M, '', Id, V, D0, D) :- !,
 view_verdict(M, Sc, Id, V, D0, D) :-
     verdict(M, Id, V0, D0, D1),
     V0 = -(Status, _, _),
-    fact(M, Id, S, A, _, _, _, _, _, _),
-    view_layers(Sc, S, Ss),
-    view_dominator(M, Status, Ss, S, A, Id, By, D1, D),
+    (   fact(M, Id, S, A, _, _, _, _, _, _),
+        view_layers(Sc, S, Ss)
+    ->  view_dominator(M, Status, Ss, S, A, Id, By, D1, D)
+    ;   By = none, D = D1
+    ),
     (   By == none
     ->  V = V0
     ;   dominance_rule(M, By, Id, Rule),

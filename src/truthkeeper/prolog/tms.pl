@@ -300,10 +300,10 @@ unsafe_goal(G, N/A) :- functor(G, N, A), sub_atom(N, 0, _, _, '$'), !.
 
 %!  undefined_calls(+M, +RuleId, -PIs) is det.
 %
-%   The predicates ("N/A" strings, sorted) the rule's body calls that no rule applying where it
-%   applies defines (it among them): a rule may name a head a later rule defines, so
-%   this is no error, but a rule calling one derives nothing through it (a typo, most
-%   often: holdz(U, a, v)).
+%   The predicates ("N/A" strings, sorted) the rule's body calls that no rule applying
+%   where it applies defines (it among them): a rule may name a head a later rule
+%   defines, so this is no error, but a call of one has no answers (a typo, most often:
+%   holdz(U, a, v)).
 undefined_calls(M, RuleId, PIs) :-
     rule(M, RuleId, _, B),
     rule_scope(M, RuleId, Sc),
