@@ -627,6 +627,30 @@ def test_16_a_confirmed_views_filter_of_a_poll_costs_what_its_claims_do() -> Non
     assert costs[160] <= 2 * 4 * costs[40], costs  # linear in the claims
 
 
+def test_16_a_views_filter_of_a_sets_claims_asks_the_claims_about_their_member() -> None:
+    """A set whose members come and go, in a scope and in the shared layer: each claim's
+    dominator was sought among every head of the set (of every member) and every fact of
+    the other layer, though claims about two members never dominate one another."""
+    costs = {}
+    for n in (200, 800):
+        mem = Memory()
+        mem.declare("tags", cardinality="many")
+        k = n // 10  # members: ten claims about each in each layer, whatever n
+        mem.add_many([{"subject": "c", "attribute": "tags", "value": f"t{i % k}",
+                       "source": f"doc{i}", "valid_from": T(1 + i % 20),
+                       "present": (i // k) % 2 == 0} for i in range(n)])
+        view = mem.scope("user:ana")
+        own = view.add_many([{"subject": "c", "attribute": "tags", "value": f"t{i % k}",
+                              "source": f"me{i}", "valid_from": T(2 + i % 20),
+                              "present": (i // (3 * k)) % 2 == 0} for i in range(n)])
+        heads = {h.id for h in view.current("c", "tags").heads}
+        ids = [f.id for f in own]
+        costs[n] = _inferences(lambda v=view, i=ids: v.filter(i))
+        assert set(view.filter(ids).kept) == heads & set(ids)  # the view's heads, kept
+        mem.close()
+    assert costs[800] <= 2 * 4 * costs[200], costs  # linear in the claims
+
+
 # ---------------------------------------------------------------- sandboxes: memory and time
 
 _GROWERS = {

@@ -66,8 +66,12 @@ phi_filter(Policy, Cands, Drops) :-
     slots(Sorted, Policy, Drops0, []),
     sort(1, @<, Drops0, Drops).
 
-slot_time_keyed(c(_, K, R), (K-NT)-R) :-
-    arg(3, R, T), NT is -T.
+% slot_time_keyed(+Candidate, -Keyed): keyed by slot (of a set, by slot and member: claims
+% about two members never dominate one another, and a set's claims are compared pairwise,
+% so a set's n claims were n^2 comparisons), then newest first
+slot_time_keyed(c(_, K, R), (K1-NT)-R) :-
+    arg(3, R, T), NT is -T,
+    ( arg(2, R, m(V, _)) -> K1 = K-V ; K1 = K ).
 
 % slots(+Sorted, +Policy, -Drops, ?Tail): the drops of every slot, as a difference list
 slots([], _, D, D).
@@ -202,7 +206,7 @@ slot_head(M, S, A, _, _, H) :-
 % dominated fact's By is the sweep's, the newest fact of the slot's frontier that
 % dominates it, when no head does.
 verdict(M, Id, V, D0, D) :-
-    fact(M, Id, S, A, _, _, _, _, _, _),
+    fact(M, Id, S, A, K, _, _, _, _, _),
     (   retracted(M, Id, _, _)
     ->  V = -(retracted, '', ''), D = D0
     ;   head(M, S, A, Id)
@@ -211,18 +215,18 @@ verdict(M, Id, V, D0, D) :-
     ->  slot_dominated_memo(M, S, A, Dom, D0, D),
         (   no_dominator(M, Id, Dom)
         ->  V = -(Why, '', '')
-        ;   dominated_verdict(M, S, A, Id, Dom, V)
+        ;   dominated_verdict(M, S, A, Id, K, Dom, V)
         )
-    ;   head(M, S, A, H), dominates(M, H, Id)
+    ;   slot_head(K, M, S, A, H), dominates(M, H, Id)
     ->  dominance_rule(M, H, Id, Rule), V = -(dominated, H, Rule), D = D0
     ;   slot_dominated_memo(M, S, A, Dom, D0, D),
-        dominated_verdict(M, S, A, Id, Dom, V)
+        dominated_verdict(M, S, A, Id, K, Dom, V)
     ), !.
 verdict(_, Id, _, _, _) :-
     existence_error(fact, Id).
 
-dominated_verdict(M, S, A, Id, Dom, -(dominated, By, Rule)) :-
-    (   head(M, S, A, H), dominates(M, H, Id)
+dominated_verdict(M, S, A, Id, K, Dom, -(dominated, By, Rule)) :-
+    (   slot_head(K, M, S, A, H), dominates(M, H, Id)
     ->  By = H
     ;   Dom \== none, get_assoc(Id, Dom, By0)
     ->  By = By0
@@ -320,7 +324,8 @@ view_dominator(M, head, Ss, S, A, Id, By, D0, D) :- !,
         put_assoc(u(Ss, A), D0, Hs-Set, D)
     ),
     (   \+ get_assoc(Id, Set, _),
-        (   member(By0, Hs), dominates(M, By0, Id)
+        once(fact(M, Id, _, _, K, _, _, _, _, _)),
+        (   union_head(K, M, Ss, A, Hs, Set, By0), dominates(M, By0, Id)
         ;   other_layer_dominator(M, Ss, S, A, Now, Id, By0)
         )
     ->  By = By0
@@ -341,10 +346,27 @@ strongest_first(M, Hs, Sorted) :-
     sort(0, @>=, Keyed, Desc),
     findall(H, member(_-_-_-H, Desc), Sorted).
 
+% union_head(+Key, +M, +Layers, +A, +Heads, +HeadSet, -H): the union's heads that may
+% dominate a fact of Key: of a set, the heads among the claims about its member in either
+% layer (claims about two members never dominate one another: a set's every head was
+% asked for each claim judged, n^2 in the claims about a member)
+union_head(m(V, _), M, Ss, A, _, Set, H) :- !,
+    member(S, Ss), member_claim(M, S, A, V, H), get_assoc(H, Set, _).
+union_head(_, _, _, _, Hs, _, H) :-
+    member(H, Hs).
+
+% slot_head(+Key, +M, +S, +A, -H): the slot's heads that may dominate a fact of Key (of
+% a set, among the claims about its member only)
+slot_head(m(V, _), M, S, A, H) :- !,
+    member_claim(M, S, A, V, H), head(M, S, A, H).
+slot_head(_, M, S, A, H) :-
+    head(M, S, A, H).
+
 other_layer_dominator(M, Ss, S, A, Now, Id, By) :-
     member(S2, Ss), S2 \== S,
+    once(fact(M, Id, _, _, K, _, _, _, _, _)),
     (   kept_front_dominator(M, S2, A, Id, By), fact_at(M, S2, A, none, Now, By)
-    ;   fact_at(M, S2, A, none, Now, By), dominates(M, By, Id)
+    ;   slot_fact(K, M, S2, A, By), fact_at(M, S2, A, none, Now, By), dominates(M, By, Id)
     ),
     !.
 
