@@ -323,6 +323,19 @@ def _tied_slot(n: int = 2_000) -> dict[str, Any]:
             "graph_ms": graph, "answered_filter_ids_ms": answered, "erase_ms": erase}
 
 
+def _ms(call: Any) -> float:
+    """Milliseconds one call takes."""
+    t = time.perf_counter()
+    call()
+    return (time.perf_counter() - t) * 1e3
+
+
+def _second(i: int) -> str:
+    """The ``i``-th second of 2026 as an ISO time (facts each at its own time)."""
+    return (f"2026-01-{1 + i // 86_400:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
+            f"{i % 60:02d}Z")
+
+
 def _agreeing_slot(n: int = 4_000) -> dict[str, Any]:
     """One slot of ``n`` facts of ``n`` sources that agree, each at its own time (many
     documents stating one address): ms of its first read and of ``filter`` of all its
@@ -331,9 +344,7 @@ def _agreeing_slot(n: int = 4_000) -> dict[str, Any]:
     with Memory() as mem:
         facts = mem.add_many([{"subject": "acme", "attribute": "hq", "value": "Lisbon",
                                "source": f"doc{i}",
-                               "valid_from": f"2026-01-{1 + i // 86_400:02d}T"
-                                             f"{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
-                                             f"{i % 60:02d}Z"} for i in range(n)])
+                               "valid_from": _second(i)} for i in range(n)])
         t = time.perf_counter()
         mem.current("acme", "hq")
         first = (time.perf_counter() - t) * 1e3
@@ -351,16 +362,10 @@ def _status_slot(n: int = 4_000) -> dict[str, Any]:
     with Memory() as mem:
         facts = mem.add_many([{"subject": "bot", "attribute": "status", "value": i % 3,
                                "source": "agent",
-                               "valid_from": f"2026-01-{1 + i // 86_400:02d}T"
-                                             f"{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
-                                             f"{i % 60:02d}Z"} for i in range(n)])
+                               "valid_from": _second(i)} for i in range(n)])
         mem.current("bot", "status")
-        t = time.perf_counter()
-        mem.filter([f.id for f in facts])
-        filtered = (time.perf_counter() - t) * 1e3
-        t = time.perf_counter()
-        mem.graph()
-        graph = (time.perf_counter() - t) * 1e3
+        filtered = _ms(lambda: mem.filter([f.id for f in facts]))
+        graph = _ms(mem.graph)
     return {"facts": n, "filter_all_ids_ms": filtered, "graph_ms": graph}
 
 
@@ -404,21 +409,15 @@ def _view_set(n: int = 4_000, members: int = 200) -> dict[str, Any]:
     def claims(layer: str, shift: int, flip: int) -> list[dict[str, Any]]:
         return [{"subject": "c", "attribute": "tags", "value": f"t{i % members}",
                  "source": f"{layer}{i}", "present": (i // flip) % 2 == 0,
-                 "valid_from": f"2026-01-{1 + (i + shift) // 86_400:02d}T"
-                               f"{(i + shift) // 3600 % 24:02d}:{(i + shift) // 60 % 60:02d}:"
-                               f"{(i + shift) % 60:02d}Z"} for i in range(n)]
+                 "valid_from": _second(i + shift)} for i in range(n)]
     with Memory() as mem:
         mem.declare("tags", cardinality="many")
         mem.add_many(claims("doc", 0, members))
         view = mem.scope("user:ana")
         own = view.add_many(claims("me", 1, 3 * members // 2))
         view.current("c", "tags")
-        t = time.perf_counter()
-        view.filter([f.id for f in own])
-        filtered = (time.perf_counter() - t) * 1e3
-        t = time.perf_counter()
-        view.graph()
-        graph = (time.perf_counter() - t) * 1e3
+        filtered = _ms(lambda: view.filter([f.id for f in own]))
+        graph = _ms(view.graph)
     return {"claims_per_layer": n, "members": members, "filter_own_ids_ms": filtered,
             "graph_ms": graph}
 
