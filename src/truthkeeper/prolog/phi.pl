@@ -217,7 +217,7 @@ verdict(M, Id, V, D0, D) :-
         ->  V = -(Why, '', '')
         ;   dominated_verdict(M, S, A, Id, K, Dom, V)
         )
-    ;   slot_head(K, M, S, A, H), dominates(M, H, Id)
+    ;   key_head(K, M, S, A, H), dominates(M, H, Id)
     ->  dominance_rule(M, H, Id, Rule), V = -(dominated, H, Rule), D = D0
     ;   slot_dominated_memo(M, S, A, Dom, D0, D),
         dominated_verdict(M, S, A, Id, K, Dom, V)
@@ -226,7 +226,7 @@ verdict(_, Id, _, _, _) :-
     existence_error(fact, Id).
 
 dominated_verdict(M, S, A, Id, K, Dom, -(dominated, By, Rule)) :-
-    (   slot_head(K, M, S, A, H), dominates(M, H, Id)
+    (   key_head(K, M, S, A, H), dominates(M, H, Id)
     ->  By = H
     ;   Dom \== none, get_assoc(Id, Dom, By0)
     ->  By = By0
@@ -355,11 +355,11 @@ union_head(m(V, _), M, Ss, A, _, Set, H) :- !,
 union_head(_, _, _, _, Hs, _, H) :-
     member(H, Hs).
 
-% slot_head(+Key, +M, +S, +A, -H): the slot's heads that may dominate a fact of Key (of
-% a set, among the claims about its member only)
-slot_head(m(V, _), M, S, A, H) :- !,
+% key_head(+Key, +M, +S, +A, -H): the slot's heads that may dominate a fact of Key (of
+% a set, among the claims about its member only; slot_head/6 does so for candidates)
+key_head(m(V, _), M, S, A, H) :- !,
     member_claim(M, S, A, V, H), head(M, S, A, H).
-slot_head(_, M, S, A, H) :-
+key_head(_, M, S, A, H) :-
     head(M, S, A, H).
 
 other_layer_dominator(M, Ss, S, A, Now, Id, By) :-
