@@ -415,10 +415,10 @@ class Store(Forgetting):
         their slots too: each fact moves to its placeholder's slot (``erased_slot``). The
         facts are read once for all (reading each after the one before had changed its
         slot derived the slot again: erasing a slot of n facts was n^2)."""
+        self.holds_erased = True
         for f in self.facts(fids):
             subject, attribute = (f.subject, f.attribute) \
                 if f.attribute == ERASED_ATTRIBUTE else erased_slot(f.subject, f.attribute)
-            self.holds_erased = True
             bridge.ask("tk_erase(M, Id, RA, P, S, A)",
                        {"M": self.h, "Id": f.id, "RA": ra, "P": ERASED_PAYLOAD,
                         "S": scoped(f.scope, subject), "A": attribute})
