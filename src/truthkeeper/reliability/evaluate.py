@@ -118,8 +118,8 @@ def evaluate_set(data: CrowdData, *, seed: int = 0, crowdkit: bool = True,
                                    gold_items)["ece"], 4) for eps in SMOOTHING},
         "semi_supervised": {},
     }
-    out["semi_supervised"] = {f"{round(frac * 100)}%": _semi(data, gold_items, frac, seed)
-                              for frac in REVEAL}
+    out["semi_supervised"] = {f"{round(frac * 100)}%": _semi(data, gold_items, frac, seed,
+                                                             post) for frac in REVEAL}
     out["vote_share_blend_ece"] = _blends(post, majority_vote(data), data, gold_items)
     out.update(_peers(out["ece"], data, gold_items, crowdkit, slow_peers))
     return out
@@ -157,7 +157,7 @@ def evaluate_half(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> d
     fit = vb_dawid_skene(data)
     _, post = bagged_both(data, fit)
     out.update(_score(post, data, gold_items, floor=True))
-    out["semi_supervised"] = {"10%": _semi(data, gold_items, 0.10, seed)}
+    out["semi_supervised"] = {"10%": _semi(data, gold_items, 0.10, seed, post)}
     out.update(_peers(out["ece"], data, gold_items, crowdkit, False))
     return out
 
@@ -165,21 +165,27 @@ def evaluate_half(data: CrowdData, *, seed: int = 0, crowdkit: bool = True) -> d
 SCORED = ("accuracy", "ece", "ece_mass15", "brier", "log_loss")
 
 
-def _semi(data: CrowdData, gold_items: np.ndarray, frac: float, seed: int) -> dict[str, Any]:
+def _semi(data: CrowdData, gold_items: np.ndarray, frac: float, seed: int,
+          label_free: np.ndarray) -> dict[str, Any]:
     """Reveal ``frac`` of the gold items, fit, and score P(gold label | answers) on the
     rest, for :data:`REVEAL_DRAWS` draws of the revealed items: each figure's mean, its
-    standard deviation and range (``spread``), and every draw (``draws``)."""
+    standard deviation and range (``spread``), and every draw (``draws``, with the weights
+    of the three models averaged; ``label_free``: the label-free BayesBag's
+    probabilities)."""
     rng = np.random.default_rng(seed)
     k = max(1, round(frac * len(gold_items)))
     draws = []
     for _ in range(REVEAL_DRAWS):
         shown = rng.choice(gold_items, size=k, replace=False)
         t = time.perf_counter()
-        # the single fit and BayesBag, averaged as the revealed labels weigh them (with
-        # gold revealed the single fit may already be as sure as it is right)
-        p, w = revealed_reference(data, {int(i): data.gold[int(i)] for i in shown})
+        # the single fit and BayesBag taught the labels, and the label-free BayesBag,
+        # averaged as the labels each was not taught weigh them
+        p, w = revealed_reference(data, {int(i): data.gold[int(i)] for i in shown},
+                                  label_free=label_free)
         draws.append({**_score(p, data, np.setdiff1d(gold_items, shown), floor=True),
-                      "bagged_weight": w, "seconds": time.perf_counter() - t})
+                      "weights": dict(zip(("single", "bagged", "label_free"),
+                                          (round(float(x), 4) for x in w), strict=True)),
+                      "seconds": time.perf_counter() - t})
     table = {m: np.array([d[m] for d in draws]) for m in SCORED}
     return {"revealed": k, **{m: float(v.mean()) for m, v in table.items()},
             "spread": {m: {"sd": float(v.std(ddof=1)), "min": float(v.min()),
