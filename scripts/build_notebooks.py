@@ -333,9 +333,11 @@ best). Where the reference labels disagree with the crowd in a systematic way (o
 grades), this keeps the probabilities from being far surer than right, which they are
 for the class itself (the row `latent`). With some gold revealed, the model learns the
 matrix jointly with the workers, scored here on the gold items that were not revealed
-(rows `5%`, `10%`, `20%`). There the single fit and the bagged one (next paragraph) are
-averaged, each weighted by how well it predicted the revealed labels: many labels settle
-on one of them, a few leave both in the mix.
+(rows `5%`, `10%`, `20%`). There three models are averaged: the single fit and the
+bagged one (next paragraph), both taught the revealed labels, and the bagged one taught
+none; each weighted by how well it predicted the revealed labels it was not taught (a
+model taught a label predicts that label better than it predicts new ones). Many labels
+settle on one of them, a few leave them mixed.
 
 The row `bagged` is what `eval crowd` reports: the posterior averaged over fits to ten
 bootstrap resamples of the answers (BayesBag), with the answers of the single fit (the row

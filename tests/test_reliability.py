@@ -501,6 +501,16 @@ def test_revealed_labels_weigh_three_models(kind: str, seed: int) -> None:
         assert cal(p) <= 0.05 and cal(p) <= min(cal(bag), cal(free)) - 0.02
 
 
+def test_no_revealed_label_leaves_the_label_free_bootstrap() -> None:
+    from truthkeeper.reliability.bagging import bagged_both, revealed_reference
+
+    data, _ = _one_coin_crowd(np.random.default_rng(3), "tiny", k=2, per_item=5, low=0.6,
+                              high=0.9, n_items=60, n_workers=8)
+    p, w = revealed_reference(data, {})
+    assert w.tolist() == [0.0, 0.0, 1.0]
+    assert np.allclose(p, bagged_both(data, vb_dawid_skene(data))[1])
+
+
 CROWD_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "crowd"
 
 

@@ -89,10 +89,12 @@ def revealed_reference(data: CrowdData, gold: Mapping[int, int], *,
     label-free, .032 with the labels; 55%: .045). Weighed by labels they were not taught,
     the labels teach where they predict better than the answers alone, and give way where
     they do not."""
-    fit = vb_dawid_skene(data, gold=dict(gold))
-    _, bag = bagged_both(data, fit, gold=dict(gold))
     if label_free is None:
         _, label_free = bagged_both(data, vb_dawid_skene(data))
+    if not gold:  # nothing taught: the label-free BayesBag
+        return label_free, np.array([0.0, 0.0, 1.0])
+    fit = vb_dawid_skene(data, gold=dict(gold))
+    _, bag = bagged_both(data, fit, gold=dict(gold))
     items = np.fromiter(gold, dtype=int, count=len(gold))
     single_held, bag_held = np.zeros_like(bag), np.zeros_like(bag)
     rng = np.random.default_rng(0)

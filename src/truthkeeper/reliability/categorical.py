@@ -99,7 +99,7 @@ def fit_confusions(items: Sequence[tuple[list[str], list[int], int, int, list[An
         assert fit.alpha is not None
         # the bootstrap's rows whether or not slots were confirmed: letting the
         # confirmations choose the full fit's rows instead (by their likelihood, as
-        # bagging.bagged_weight weighs eval crowd's model) was measured through decide
+        # bagging.model_weights weighs eval crowd's models) was measured through decide
         # and not adopted (benchmarks/README.md)
         rows = resampled_rows(data, gold=gold)
         out[attr] = {"categories": list(cats),
