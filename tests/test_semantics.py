@@ -719,6 +719,22 @@ def test_a_confirmation_in_a_set_is_about_that_member_only() -> None:
     assert mem.current("ana", "pet").value == ("cat", "dog")
 
 
+def test_confirming_a_list_in_a_set_is_refused_unless_a_member_is_that_list() -> None:
+    mem = Memory(schema={"pet": {"cardinality": "many"}, "spot": {"cardinality": "many"}})
+    mem.add("ana", "pet", "cat", source="a", valid_from=T(1))
+    mem.add("ana", "pet", "dog", source="b", valid_from=T(1))
+    mem.add("ana", "spot", [1, 2], source="a", valid_from=T(1))
+    before = len(mem.history("ana", "pet"))
+    for several in (["cat", "dog"], ("cat", "dog"), {"cat"}):
+        with pytest.raises(InvalidFact, match="one member of the set 'pet'.*once for each"):
+            mem.confirm("ana", "pet", several)
+    assert len(mem.history("ana", "pet")) == before  # nothing written
+    assert mem.current("ana", "pet").value == ("cat", "dog")
+    assert mem.confirm("ana", "spot", [1, 2]) == 1  # a member that is a list
+    mem.declare("tags", cardinality="one")
+    assert mem.confirm("ana", "tags", ["x", "y"]) == 0  # one value at a time: a list is one
+
+
 def test_a_signed_confirmation_stands_at_the_protected_tier(tmp_path: Path) -> None:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 

@@ -21,6 +21,7 @@ from .errors import (
     TruthkeeperError,
     UnknownRule,
     UnsafeRule,
+    brief,
 )
 from .journal.base import Journal
 from .journal.codec import (
@@ -300,7 +301,7 @@ class Applier(Erasing):
         written now, so the policy resolves the slot to ``value`` until newer evidence of
         at least that standing. Returns how many heads were labelled."""
         key = scoped(scope, subject)
-        right, wrong = self.store.match_heads(key, attribute, value)
+        right, wrong = _heads_of_member(self.store, self.declarer.schema, key, attribute, value)
         signed = {"action": "confirm", "payload": {"subject": key, "attribute": attribute,
                                                    "value": value}}
         tier = self.store.top_tier(protected=signature is not None)
@@ -462,3 +463,20 @@ def _nonce_owner(body: Mapping[str, Any], kind: str = "outcome") -> str:
 def _restore(ring: KeyRing, keys: dict[str, Any]) -> None:
     ring.keys.clear()
     ring.keys.update(keys)
+
+
+
+
+def _heads_of_member(store: Store, schema: Schema, key: str, attribute: str,
+                     value: Any) -> tuple[list[str], list[str]]:
+    """The heads a confirmation of ``value`` marks right and wrong (Prolog's match). In a
+    set a confirmation settles one member: a list, tuple or set that no member is was
+    most likely meant as several, so it is refused (InvalidFact), nothing written."""
+    several = schema.many(attribute) and isinstance(value, (list, tuple, set, frozenset))
+    right, wrong = ([], []) if several and not isinstance(value, list) \
+        else store.match_heads(key, attribute, value)
+    if several and not right:
+        msg = (f"confirm settles one member of the set {attribute!r}, and no member is "
+               f"{brief(value)}: call confirm once for each member")
+        raise InvalidFact(msg)
+    return right, wrong

@@ -764,7 +764,9 @@ class Memory:
         subject, attribute
             The slot.
         value
-            The value the owner (or a trusted reviewer) says is right.
+            The value the owner (or a trusted reviewer) says is right; in a set, one
+            member (a list, tuple or set that no member is: refused, as a call for each
+            member was likely meant).
         signature
             The owner's ``sign_action("confirm", ...)``: the confirmation then stands at
             the highest protected tier.
