@@ -13,6 +13,9 @@ PY     := $(VENV)/bin/python
 # first on PATH, and SWI_HOME_DIR must name its home, or it loads another version's boot file.
 SWIPL_BINDIR = $(shell cat .swipl/BINDIR)
 SWIPL_HOME   = $(shell PATH="$(SWIPL_BINDIR):$$PATH" swipl --dump-runtime-variables | sed -n 's/^PLBASE="\(.*\)";$$/\1/p')
+# The tests run on every core (at most four processes: each starts its own SWI-Prolog and
+# JAX); XDIST= runs them in one process.
+XDIST ?= -n auto --maxprocesses 4
 RUN = env PATH="$(CURDIR)/$(VENV)/bin:$(SWIPL_BINDIR):$$PATH" SWI_HOME_DIR="$(SWIPL_HOME)" \
       JAX_PLATFORMS=cpu
 
@@ -55,11 +58,11 @@ demo: $(STAMPS)/install
 # stopped afterwards (scripts/pg-test-server.sh installs the Debian package when missing).
 test: $(STAMPS)/install
 	dsn=$$(bash scripts/pg-test-server.sh start); trap 'bash scripts/pg-test-server.sh stop' EXIT; \
-	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q --doctest-modules tests src/truthkeeper README.md
+	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q $(XDIST) --doctest-modules tests src/truthkeeper README.md
 
 test-fast: $(STAMPS)/install
 	dsn=$$(bash scripts/pg-test-server.sh start); trap 'bash scripts/pg-test-server.sh stop' EXIT; \
-	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q -m "not slow" --doctest-modules tests src/truthkeeper README.md
+	$(RUN) TK_PG_DSN="$$dsn" $(PY) -m pytest -q $(XDIST) -m "not slow" --doctest-modules tests src/truthkeeper README.md
 
 lint: $(STAMPS)/install
 	$(RUN) $(VENV)/bin/ruff check src tests scripts examples
