@@ -55,6 +55,25 @@ def test_reopen_replays_everything(journal_url: str) -> None:
         assert again.verify().ok and again.verify().events == 8  # config, rule, 5 facts, retract
 
 
+def test_a_batch_larger_than_the_journals_part_is_one_chain(journal_url: str) -> None:
+    """A batch is chained and handed to the backend in parts (``_APPEND_PART`` events):
+    one chain across the parts, every fact replayed, lazily and in full."""
+    from truthkeeper.journal.base import _APPEND_PART
+
+    n = 2 * _APPEND_PART + 7
+    rows = [{"subject": f"s{i % 500}", "attribute": "a", "value": i, "source": "s",
+             "valid_from": T(1 + i // 500)} for i in range(n)]
+    with Memory(journal_url) as mem:
+        added = mem.add_many(rows)
+        assert mem.verify().ok and mem.verify().events == n + 1  # the config, the facts
+        live = [mem.current(f"s{k}", "a").value for k in (0, 7, 499)]
+    for lazy in (True, False):
+        with Memory(journal_url, lazy=lazy) as again:
+            assert [again.current(f"s{k}", "a").value for k in (0, 7, 499)] == live
+            assert again.get(added[-1].id) == added[-1] and len(again) == n
+            assert again.verify().ok
+
+
 def test_many_openers_of_a_new_journal_at_once(tmp_path: Path) -> None:
     """Six threads open the same journal path at the same moment, 30 times: every open
     succeeds (before: 'an empty file', 'trigger already exists' or a UNIQUE failure of the

@@ -20,11 +20,11 @@ from .errors import InvalidFact, TruthkeeperError
 from .journal.base import Journal
 from .journal.codec import (
     ERASED_ATTRIBUTE,
-    canonical,
     erased_audit_body,
     erased_body,
     erased_outcome_body,
     erased_scoped_body,
+    event_text,
     is_erased,
 )
 from .journal.ledger import Ledger, Write
@@ -177,12 +177,12 @@ class Erasing:
         those this write is about to append (an import)."""
         pending = set()
         for i, event in enumerate(w.events):
-            kind, ra, b = event[0], event[1], event[2]
+            kind, ra = event[0], event[1]
             if kind != "fact":
                 continue
-            body = json.loads(b) if isinstance(b, str) else b
+            text = event_text(event)
+            body = json.loads(text)
             if body.get("id") in ids and not is_erased(body):
-                text = b if isinstance(b, str) else canonical(b)
                 w.events[i] = (kind, ra, erased_body(text, at))  # its index fields go
                 pending.add(body["id"])
         for seq, text in journal.fact_rows(ids - pending).values():

@@ -147,8 +147,8 @@ class Applier(Erasing):
         w.on_retime(lambda moved: self.store.retime(out, moved))
         self._confirmation_nonces(w, out)
         salts = list(salts) or [None] * len(out)
-        w.events.extend(("fact", to_us(f.recorded_at), fact_text(f, salt), f)
-                        for f, salt in zip(out, salts, strict=True))
+        w.events.extend(("fact", to_us(f.recorded_at), None if s is None else fact_text(f, s), f)
+                        for f, s in zip(out, salts, strict=True))  # None: written as appended
         self.touch()
         return out
 

@@ -19,9 +19,9 @@ from .codec import (
     GENESIS,
     Event,
     NewEvent,
-    canonical,
     check_row,
     event_hash,
+    event_text,
     parse_body,
     row_event,
 )
@@ -43,6 +43,8 @@ READABLE = (2, 3)
 from then on instead of misreading its new events."""
 
 _ID = '"id":"'
+_APPEND_PART = 4096
+"""Events chained and handed to the backend at a time by :meth:`Txn.append_many`."""
 
 
 def fact_id(body: str, seq: int) -> str | None:
@@ -282,20 +284,20 @@ class Txn:
         """Chain and insert events in order (a body is a dict, or its canonical text; a
         fact event's fourth item, the Fact its text was written from, spares the slot index
         parsing the text)."""
-        rows: list[Row] = []
-        facts: dict[int, Fact] = {}
-        seq, prev = self.seq, self.hash
-        for event in events:
-            kind, recorded_at, body = event[0], event[1], event[2]
-            text = body if isinstance(body, str) else canonical(body)
-            seq += 1
-            h = event_hash(prev, seq, kind, recorded_at, text)
-            rows.append((seq, kind, recorded_at, text, prev, h))
-            if len(event) > 3 and self.journal.indexed:  # (a memory's journal has no index)
-                facts[seq] = event[3]
-            prev = h
-        if rows:
+        seq, prev, last_ra = self.seq, self.hash, self.last_ra
+        for start in range(0, len(events), _APPEND_PART):  # a large batch is not held
+            rows: list[Row] = []                         # twice, as events and as rows
+            facts: dict[int, Fact] = {}
+            for event in events[start:start + _APPEND_PART]:
+                kind, recorded_at, text = event[0], event[1], event_text(event)
+                seq += 1
+                h = event_hash(prev, seq, kind, recorded_at, text)
+                rows.append((seq, kind, recorded_at, text, prev, h))
+                if len(event) > 3 and self.journal.indexed:  # (a memory's journal: no index)
+                    facts[seq] = event[3]
+                prev = h
+                last_ra = max(last_ra, recorded_at)
             self._naming.clear()  # what the index holds changes
-            at = (seq, prev, max(self.last_ra, max(r[2] for r in rows)))
             self.journal._insert(rows, facts)  # may take the rows out of the list as it goes
-            self._at = at
+        if events:
+            self._at = (seq, prev, last_ra)

@@ -48,10 +48,22 @@ _FACT_FIELDS = ("subject", "attribute", "value", "source", "tier", "valid_from",
                 "supersedes", "text", "meta", "id", "signature", "scope", "present")
 
 
-NewEvent = tuple[str, int, "dict[str, Any] | str"] | tuple[str, int, str, Fact]
+NewEvent = tuple[str, int, "dict[str, Any] | str"] | tuple[str, int, str | None, Fact]
 """An event to append: kind, transaction time, body (a dict or its canonical text) and,
-for a fact event whose text :func:`fact_text` wrote, the :class:`~truthkeeper.values.Fact`
-(the slot index reads :func:`index_fields` of it instead of parsing the text)."""
+for a fact event whose text :func:`fact_text` writes, the :class:`~truthkeeper.values.Fact`
+(the slot index reads :func:`index_fields` of it instead of parsing the text). A fact
+event's text may be None: written from the Fact, with a fresh salt, as it is appended (a
+large batch does not hold every text at once)."""
+
+
+def event_text(event: NewEvent) -> str:
+    """The canonical text of a new event's body (:data:`NewEvent`)."""
+    body = event[2]
+    if isinstance(body, str):
+        return body
+    if body is None:
+        return fact_text(event[3])  # type: ignore[misc]
+    return canonical(body)
 
 
 @dataclass(frozen=True, slots=True)

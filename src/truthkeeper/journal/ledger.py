@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
 from .base import Journal, Txn
-from .codec import GENESIS, Event, NewEvent, canonical
+from .codec import GENESIS, Event, NewEvent, event_text
 
 RUN = 5_000
 """Replay applies at most this many consecutive fact events at a time (one Prolog call
@@ -129,7 +129,7 @@ class Ledger:
             yield w
             taken, all_events = self._with_deferred(w)
             events: list[NewEvent] = [
-                (e[0], e[1], e[2] if isinstance(e[2], str) else canonical(e[2]), *e[3:])
+                (e[0], e[1], event_text(e), *e[3:])
                 for e in all_events]
             if not events or any(e[0] not in ("fact", "audit") for e in events):
                 raise FastRefused
