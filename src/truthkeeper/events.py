@@ -465,8 +465,6 @@ def _restore(ring: KeyRing, keys: dict[str, Any]) -> None:
     ring.keys.update(keys)
 
 
-
-
 def _heads_of_member(store: Store, schema: Schema, key: str, attribute: str,
                      value: Any) -> tuple[list[str], list[str]]:
     """The heads a confirmation of ``value`` marks right and wrong (Prolog's match). In a
