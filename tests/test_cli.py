@@ -480,3 +480,6 @@ def test_inspect_of_a_scope_shows_that_scopes_sources_and_rules(
     assert main(["inspect", str(db), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [s["source"] for s in out["sources"]] == ["crm"] and out["rules"] == []
+    assert out["scopes"] == ["user:ana"]  # the owner's listing, whichever view is shown
+    assert main(["inspect", str(db)]) == 0
+    assert "scopes in the file: 1\n  user:ana" in capsys.readouterr().out

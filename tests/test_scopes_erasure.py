@@ -233,6 +233,78 @@ def test_erase_by_subject_and_by_scope() -> None:
     assert bob.get(b.id).value == "Oslo"
 
 
+def _everywhere(journal_url: str) -> Memory:
+    """A memory whose scopes hold a fact, only a rule, only an outcome, or only the audit
+    entry of a filter whose query names the person."""
+    mem = Memory(journal_url)
+    mem.add("ana", "phone", "555-0100", source="crm", valid_from=T(2))  # the shared layer
+    mem.scope("user:ana").add("ana", "phone", SECRET, source="chat", valid_from=T(3))
+    mem.scope("team:ops").add_rule("reachable(X) :- holds(X, phone, _)")
+    mem.scope("user:bob").record_source_outcome("crm", correct=False)
+    res = mem.scope("user:carol").filter([Candidate("ana", "phone", "555-0000", T(1))],
+                                         query=f"is ana's number {SECRET}?")
+    assert len(res.dropped) == 1  # the shared head is newer: an audit entry in carol's scope
+    return mem
+
+
+def test_the_owner_lists_every_scope_and_erases_a_person_from_all_of_them(
+        journal_url: str) -> None:
+    """``scopes()`` lists every scope that holds anything (a fact, a rule, an outcome, an
+    audit entry), after reopening too, and only to the owner; erasing the person in each
+    leaves no value, query text or outcome of theirs in the journal."""
+    mem = _everywhere(journal_url)
+    everyone = ["team:ops", "user:ana", "user:bob", "user:carol"]
+    assert mem.scopes() == everyone
+    with pytest.raises(ScopeError, match="owner"):
+        mem.scope("user:ana").scopes()
+    mem.close()
+    for lazy in (True, False):
+        with Memory(journal_url, lazy=lazy) as again:
+            assert again.scopes() == everyone
+    mem = Memory(journal_url)
+    erased = {name: mem.scope(name).erase(subject="ana") for name in mem.scopes()}
+    assert [len(erased[n]) for n in everyone] == [0, 1, 0, 0]
+    assert mem.scope("user:carol").audit() == []  # its query about ana went too
+    assert len(mem.erase(subject="ana")) == 1  # the shared layer's
+    assert mem.erase(scope="user:bob") == [] and mem.scopes() == ["team:ops"]
+    assert mem.verify().ok
+    out = Path(journal_url).parent / "export.jsonl" if not journal_url.startswith(
+        "postgresql") else None
+    mem.close()
+    if out is not None:
+        assert SECRET.encode() not in _raw(Path(journal_url))
+    with Memory(journal_url) as again:
+        assert again.verify().ok and again.scope("user:carol").audit() == []
+        assert again.scope("user:ana").current("ana", "phone").status == "unknown"
+        assert again.scopes() == ["team:ops"]
+
+
+@pytest.mark.parametrize("what", ["scope", "subject"])
+def test_erasing_a_scope_or_subject_that_holds_no_fact_reaches_its_audit_and_outcomes(
+        tmp_path: Path, what: str) -> None:
+    """A scope that only filtered (its query texts in the audit) or only recorded an
+    outcome holds no fact; erasing it, or the subject its queries were about, still
+    blanks them (it wrote nothing before)."""
+    path = str(tmp_path / "m.db")
+    mem = _everywhere(path)
+    carol, bob = mem.scope("user:carol"), mem.scope("user:bob")
+    if what == "scope":
+        assert mem.erase(scope="user:carol") == [] and mem.erase(scope="user:bob") == []
+        assert bob.reliability()[0].mean == mem.reliability()[0].mean  # its outcome went
+    else:
+        assert carol.erase(subject="ana") == []
+    assert carol.audit() == []
+    kinds = [e.kind for e in mem._ledger.journal.read()]
+    assert kinds.count("erase") == (2 if what == "scope" else 1)
+    assert mem.erase(scope="user:nobody") == [] and carol.erase(subject="zoe") == []
+    assert [e.kind for e in mem._ledger.journal.read()] == kinds  # nothing to erase: no event
+    mem.close()
+    raw = _raw(Path(path))
+    assert b"is ana's number" not in raw
+    with Memory(path) as again:
+        assert again.verify().ok and again.scope("user:carol").audit() == []
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_audit_does_not_cross_a_scope(tmp_path: Path, lazy: bool) -> None:
     """A scope view's audit holds the drops and refused writes made through it, and no

@@ -116,6 +116,13 @@ class AuditLog:
                     kept.append((at, query, left, where))
             self._rows = collections.deque(kept, maxlen=self._rows.maxlen)
 
+    def scopes(self) -> set[str]:
+        """The scopes that have an entry kept."""
+        with self._lock:
+            rows = list(self._rows)
+        return {x for x in (r.details.get("scope") if isinstance(r, AuditEntry) else r[3]
+                            for r in rows) if x is not None}
+
     def entries(self, scope: str | None = None) -> list[AuditEntry]:
         """Every entry kept of ``scope`` (None: the memory's own), oldest first."""
         with self._lock:

@@ -125,7 +125,8 @@ def _inspect(args: argparse.Namespace) -> int:
                 "slots": len(slots), "subjects": len({s for s, _ in slots}),
                 "conflicts": [list(c) for c in view.conflicts()],
                 "sources": [r.to_dict() for r in view.reliability()],
-                "rules": view.rules(), "chain": v.to_dict(), "learned": _learned(mem)}
+                "rules": view.rules(), "chain": v.to_dict(), "learned": _learned(mem),
+                "scopes": mem.scopes()}
     lines = [f"{data['file']}: {data['facts']} facts in {data['slots']} slots about "
              f"{data['subjects']} subjects" + (f" (scope {args.scope})" if args.scope else ""),
              f"policy {data['policy']}; tiers {', '.join(mem.tiers)} "
@@ -138,6 +139,8 @@ def _inspect(args: argparse.Namespace) -> int:
     lines += [f"  {r['source']} [{r['tier']}] reliability {r['mean']:.2f} "
               f"({r['low']:.2f}-{r['high']:.2f}), {r['n']} outcomes"
               for r in data["sources"][:20]]
+    lines.append(f"scopes in the file: {len(data['scopes'])}")
+    lines += [f"  {name}" for name in data["scopes"][:20]]
     lines.append(f"rules: {len(data['rules'])}")
     lines += [f"  {r}" for r in data["rules"]]
     learned = data["learned"]

@@ -64,15 +64,15 @@ class Erasing:
         store keys); an ``erase`` event records it, and the store and the audit log forget
         them. Erasing a protected fact needs ``signature``:
         ``sign_action("erase", {"ids": [...], "reason": ...})``."""
-        if not ids and not any(sc == scope for _, _, sc in self.reasoner.rules(scope)):
+        match = _audit_match(ids, scope, subjects)
+        ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
+        if not ids and not self._holds(ledger.journal, scope, match):
             return  # nothing to erase: nothing is written
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
         if signature is not None:
             body["signature"] = check_signature(signature)
-        match = _audit_match(ids, scope, subjects)
         if self.store.lazy is not None:  # its reader would keep the old pages in the log
             self.store.lazy.stop_check()
-        ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
         with ledger.write() as w:
             try:
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
@@ -88,6 +88,17 @@ class Erasing:
         self.audit.erase(match)
         ledger.journal._purge()
         self.store.forget_now()  # after the audit's matching, which normalised the names
+
+    def _holds(self, journal: Journal, scope: str | None,
+               match: Callable[[Mapping[str, Any]], bool]) -> bool:
+        """Whether an erasure of no fact has anything to erase: the ``scope``'s rules or
+        outcomes, or an audit entry ``match`` finds (a scope, or a subject, that only
+        filtered or was refused a write still holds its query texts and values)."""
+        if scope is not None and (scope in self.rel.scoped or any(
+                sc == scope for _, _, sc in self.reasoner.rules(scope))):
+            return True
+        return any(not is_erased(entry := json.loads(text)) and match(entry.get("details") or {})
+                   for _, text in journal.kind_rows("audit"))
 
     def _slots_of(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """The slots (store keys) of the facts ``ids``, for a memory still reading its

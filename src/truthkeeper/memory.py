@@ -55,6 +55,7 @@ from .values import (
 from .views import (
     check_visible,
     erase_selection,
+    scope_names,
     view_conflicts,
     view_fact,
     view_history,
@@ -124,8 +125,7 @@ class Memory:
                  categories: Mapping[str, Sequence[Any]] | None = None,
                  lazy: bool = True, clock: Callable[[], datetime] | None = None,
                  schema: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        p = self._p = Parts(path, {k: v for k, v in locals().items()
-                                   if k not in ("self", "path")})
+        p = self._p = Parts(path, {k: v for k, v in locals().items() if k not in ("self", "path")})
         self.path, self.policy, self.tiers = p.path, p.policy, p.tiers
         self.protected_tiers, self._lock, self._cache = p.guarded, p.lock, p.answers.cache
         self._rel, self._store, self._ledger, self._events = p.rel, p.store, p.ledger, p.events
@@ -463,8 +463,7 @@ class Memory:
         >>> len(mem)
         2
         """
-        if self._scope is not None:
-            facts = [in_scope(f, self._scope) for f in facts]
+        facts = facts if self._scope is None else [in_scope(f, self._scope) for f in facts]
         with caller_scope(self._scope):  # the ids it draws at random go into ``drawn``
             built = self._events.validate(facts, drawn := set[str](), typed=False)
         # no poll first: the write catches up under the journal's lock (Ledger.write), then
@@ -912,6 +911,32 @@ class Memory:
         view._view, view._scope = True, scope
         return view
 
+    def scopes(self) -> list[str]:
+        """Every scope that holds anything: a fact (retracted and ended ones too; erased
+        ones not), a rule, an outcome or an audit entry this memory keeps. The owner's
+        listing, e.g. to erase a person from every scope (see :meth:`erase`).
+
+        Returns
+        -------
+        list[str]
+            The scopes' names, sorted.
+
+        Raises
+        ------
+        ScopeError
+            Called on a scope's view (a view never learns what other scopes exist).
+
+        Examples
+        --------
+        >>> mem = Memory(); _ = mem.scope("user:ana").add("me", "city", "Lisbon", source="chat")
+        >>> _ = mem.scope("team:ops").add_rule("local(X) :- holds(X, city, lisbon)")
+        >>> mem.scopes()
+        ['team:ops', 'user:ana']
+        """
+        self._owner_only("scopes")
+        with self._open():
+            return scope_names(self)
+
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
         """Every slot holding a fact this memory sees (a scope's view: its scope's and the
         shared layer's), sorted.
@@ -983,7 +1008,9 @@ class Memory:
         fact_ids
             Facts to erase by id.
         subject, attribute
-            Every fact of a subject (and attribute) this memory sees as its own.
+            Every fact of a subject (and attribute) this memory sees as its own: on the
+            Memory, the shared layer's. A person in every scope too: then
+            ``mem.scope(name).erase(subject=...)`` for each name of :meth:`scopes`.
         scope
             Every fact of a scope, with its rules and outcomes (the owner's act, or that
             scope's own view).
@@ -1008,10 +1035,8 @@ class Memory:
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
         """
-        ids, erased_scope, subjects = erase_selection(
-            self, [self._own(i).id for i in id_list(fact_ids, "fact_ids")], subject,
-            attribute, scope)
-        if ids or erased_scope is not None:  # a scope's rules go with it
+        ids, erased_scope, subjects = erase_selection(self, fact_ids, subject, attribute, scope)
+        if ids or erased_scope is not None or subjects:  # and what else is theirs
             with self._open():
                 self._events.erase(self._ledger, ids, check_label(reason, "reason"),
                                    signature, scope=erased_scope, subjects=subjects)

@@ -13,7 +13,7 @@ from .errors import ScopeError, UnknownFact
 from .logic.store import Store
 from .values import Fact, Resolution, check_scope, normalise_key, scoped, unscoped
 
-__all__ = ["check_visible", "erase_selection", "view_conflicts", "view_fact",
+__all__ = ["check_visible", "erase_selection", "scope_names", "view_conflicts", "view_fact",
            "view_history", "view_slots"]
 
 
@@ -80,12 +80,15 @@ def view_conflicts(store: Store, scope: str | None,
             if resolve(s, a).status == "conflict"]  # type: ignore[operator]
 
 
-def erase_selection(view: Any, ids: list[str], subject: str | None, attribute: str | None,
+def erase_selection(view: Any, fact_ids: object, subject: str | None, attribute: str | None,
                     scope: str | None) -> tuple[list[str], str | None, list[str]]:
-    """What an ``erase`` call erases: ``ids``, every fact of ``scope``, or of ``subject``
-    (and ``attribute``) in the view; never the shared layer's, when a scope is erased or a
-    view erases. Returns the ids, the erased scope and the erased subjects' store keys (the
-    audit entries about them go too)."""
+    """What an ``erase`` call erases: ``fact_ids`` (the view's own), every fact of
+    ``scope``, or of ``subject`` (and ``attribute``) in the view; never the shared layer's,
+    when a scope is erased or a view erases. Returns the ids, the erased scope and the
+    erased subjects' store keys (the audit entries about them go too)."""
+    from .session import id_list
+
+    ids = [view._own(i).id for i in id_list(fact_ids, "fact_ids")]
     erased = None if scope is None else check_scope(scope)
     sub = None if subject is None else normalise_key(subject, "subject")
     if erased is not None:
@@ -96,6 +99,17 @@ def erase_selection(view: Any, ids: list[str], subject: str | None, attribute: s
         ids = ids + _own_facts(view, view._scope, sub, None if attribute is None
                                else normalise_key(attribute, "attribute"))
     return list(dict.fromkeys(ids)), erased, [] if sub is None else [scoped(view._scope, sub)]
+
+
+def scope_names(view: Any) -> list[str]:
+    """Every scope that holds a fact, a rule, an outcome or a kept audit entry, sorted:
+    what ``erase(scope=...)`` and a scope's view can reach."""
+    store, p = view._store, view._p
+    names = {unscoped(s)[0] for s, _ in store.slots(None)}
+    if store.lazy is not None:  # opened lazily: its journalled audit entries are read now
+        store.lazy.need_audit()
+    names |= p.reasoner.scopes() | set(p.rel.scoped) | p.audit.scopes()
+    return sorted(n for n in names if n is not None)
 
 
 def _own_facts(view: Any, scope: str | None, subject: str | None,

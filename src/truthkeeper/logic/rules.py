@@ -66,6 +66,11 @@ class Reasoner:
         raw = bridge.ask("tk_rules(M, Sc, Rs)", {"M": self.store.h, "Sc": scope or ""})["Rs"]
         return [(r, t, sc or None) for r, t, sc in raw]
 
+    def scopes(self) -> set[str]:
+        """The scopes that hold a rule of their own."""
+        raw = bridge.ask("tk_rules(M, Sc, Rs)", {"M": self.store.h, "Sc": None})["Rs"]
+        return {sc for _, _, sc in raw if sc}
+
     def beliefs(self, scope: str | None = None) -> list[Belief]:
         """Every belief the rules derive in ``scope``'s view (None: the shared layer)."""
         self._need_facts(scope)

@@ -485,7 +485,9 @@ seen_heads(M, Sc, K, A, Hs) :-
 %!  scope_rules(+M, +Scope, -Rules) is det.
 %
 %   -(RuleId, Text, RuleScope) of the rules that apply in Scope (the shared
-%   ones and the scope's own), in the order they were added.
+%   ones and the scope's own), in the order they were added; every scope's
+%   when Scope is @(none) (the owner listing the scopes).
 scope_rules(M, Sc, Rules) :-
     findall(-(Id, T, RS), ( rule_text(M, Id, T), rule_scope(M, Id, RS),
-                            ( RS == '' -> true ; RS == Sc ) ), Rules).
+                            ( RS == '' -> true ; Sc == @(none) -> true ; RS == Sc ) ),
+            Rules).

@@ -537,16 +537,14 @@ tk_load_rule(M, Sc0, RuleId0, Text) :-
     load_rule(M, Sc, RuleId, Text).
 
 %!  tk_drop_rule(+M, +RuleId) is det.
-tk_drop_rule(M, RuleId0) :-
-    atom_in(RuleId0, RuleId),
-    drop_rule(M, RuleId).
+tk_drop_rule(M, RuleId0) :- atom_in(RuleId0, RuleId), drop_rule(M, RuleId).
 
 %!  tk_rules(+M, +Scope, -Rules) is det.
 %
 %   -(RuleId, Text, RuleScope) of the rules that apply in Scope (the shared ones
-%   and the scope's own), in the order they were added.
+%   and the scope's own), in the order they were added; @(none): every rule.
 tk_rules(M, Sc0, Rules) :-
-    atom_in(Sc0, Sc),
+    ( Sc0 == @(none) -> Sc = Sc0 ; atom_in(Sc0, Sc) ),
     scope_rules(M, Sc, Rules).
 
 %!  tk_beliefs(+M, +Scope, -Beliefs) is det.
