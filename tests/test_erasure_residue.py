@@ -89,7 +89,11 @@ def _read_and_erase(mem: Memory, secret: str, *, whole: bool = True) -> None:
                 Candidate("ana", "city", "porto", "2025-01-01")], query="where?")
     for f in mem.history(who, "city"):
         mem.why(f.id)
-    assert len(mem.erase(subject=who)) == 6
+    # an outcome and the owner's confirmation: the memory holds the slots as confirmed,
+    # and a confirmation links the slot (before, both kept the subject after the erasure)
+    mem.record_outcome(mem.history(who, "mood")[0].id, correct=True)
+    assert mem.confirm(who, "city", f"x{secret}1") == 3  # the three heads labelled
+    assert len(mem.erase(subject=who)) == 7  # the confirmation's fact too
     mem.current("ana", "city")  # a read after it, of what stays
     if whole:
         mem.beliefs()

@@ -209,6 +209,7 @@ class Erasing:
         self.store.erase(body["ids"], at)
         self.touch()
         self.rel.book.last_categorical = None
+        self.rel.forget_facts(body["ids"])
         self.store.forget_later(slots)
 
 

@@ -597,4 +597,4 @@ drop_derived(M, S, A) :-
     retractall(member_claim(M, S, A, _, _)), retractall(due(M, _, _, S, A, _)),
     retractall(kept_head(M, S, A, _)), retractall(stale(M, S, A)),
     retractall(front(M, S, A, _)), retractall(holds(M, S, A, _)),
-    retractall(kept_conflict(M, S, A)), retractall(timed(M, S, A)).
+    retractall(kept_conflict(M, S, A)), retractall(timed(M, S, A)), retractall(linked(M, S, A)).

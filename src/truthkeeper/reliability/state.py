@@ -91,6 +91,12 @@ class Reliability:
             hit = self._books[scope] = (self.version, book)  # type: ignore[index]
         return hit[1]
 
+    def forget_facts(self, ids: Sequence[str]) -> None:
+        """Erased facts: a slot confirmed by one of them is no longer held as confirmed
+        (its names go with it)."""
+        gone = set(ids)
+        self.confirmed = {s: i for s, i in self.confirmed.items() if i not in gone}
+
     def forget_scope(self, scope: str) -> None:
         """An erased scope's outcomes go with it."""
         self.scoped.pop(scope, None)
