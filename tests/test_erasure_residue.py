@@ -158,3 +158,78 @@ def _look(mem: Memory, secret: str) -> None:
     mem.current(who, "city")
     mem.decide(who, "city")
     mem.history(who, "city")
+
+
+_EXPLAINED = """
+import gc, sys, uuid
+from pathlib import Path
+from tests.test_erasure_residue import _prolog_holding, _reachable_strings_with
+from truthkeeper import Memory
+
+
+def main(path, lazy):
+    secret = uuid.uuid4().hex
+    mem = Memory(path)
+    view = mem.scope("user:carol")
+    view.add("carol " + secret, "pet", "cat" + secret, source="chat", valid_from="2026-01-01")
+    view.add_rule("has_pet(X) :- holds(X, pet, _)")
+    if lazy:
+        mem.close()
+        mem = Memory(path)
+        view = mem.scope("user:carol")
+    assert len(view.beliefs()) == 1 and view.graph().number_of_nodes() == 2
+    assert "has_pet" in str(view.why(view.beliefs()[0]))
+    assert len(mem.erase(scope="user:carol")) == 1
+    part = secret[3:12]
+    for _ in range(3):
+        gc.collect()
+    print(_reachable_strings_with(secret, {id(secret), id(part)}), _prolog_holding(part, secret))
+
+
+main(Path(sys.argv[1]), sys.argv[2] == "lazy")
+"""
+
+
+@pytest.mark.parametrize("lazy", ["full", "lazy"])
+def test_a_belief_explained_about_an_erased_subject_leaves_nothing_in_prolog(
+        tmp_path: Path, lazy: str) -> None:
+    """``graph()`` and ``why`` of a belief proved it for the subject itself: a table of
+    its own, whose calls of the facts it read kept the erased subject's atom after the
+    erasure (before: every time). In a fresh process, as an agent's would be: what else
+    a process did before can keep an atom of the same name for reasons of its own (see
+    ``prolog/forget.pl``)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", _EXPLAINED, str(tmp_path / "m.db"), lazy],
+                         capture_output=True, text=True, cwd=root, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[] ([], [])"
+
+
+@pytest.mark.parametrize("how", ["scope", "subject"])
+def test_a_lazily_opened_memory_forgets_the_names_of_the_slots_a_view_asked_about(
+        tmp_path: Path, how: str) -> None:
+    """A lazily opened memory lists the slots it read in, the empty ones a view asked
+    about too (the shared layer's under the same subject, a subject nothing holds). An
+    erasure of the scope, or of the subject, left their names listed (before)."""
+    secret = uuid.uuid4().hex
+    who, nobody = "dan " + secret, "eve " + secret
+    mem = Memory(tmp_path / "m.db")
+    mem.scope("user:dan").add(who, "pet", f"cat{secret}", source="chat")
+    mem.close()
+    mem = Memory(tmp_path / "m.db")
+    view = mem.scope("user:dan")
+    assert view.current(who, "pet").value == f"cat{secret}"  # reads the shared slot too
+    assert view.current(nobody, "pet").status == "unknown"
+    if how == "scope":
+        assert len(mem.erase(scope="user:dan")) == 1
+    else:
+        assert len(view.erase(subject=who)) == 1
+        assert view.erase(subject=nobody) == []
+    part = secret[3:12]
+    for _ in range(3):
+        gc.collect()
+    assert _reachable_strings_with(secret, {id(secret), id(part)}) == []
+    mem.close()

@@ -29,7 +29,7 @@ from .journal.codec import (
 )
 from .journal.ledger import Ledger, Write
 from .validation import check_signature
-from .values import scoped
+from .values import scoped, unscoped
 
 if TYPE_CHECKING:
     from .audit import AuditLog
@@ -67,7 +67,11 @@ class Erasing:
         match = _audit_match(ids, scope, subjects)
         ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
         if not ids and not self._holds(ledger.journal, scope, match):
-            return  # nothing to erase: nothing is written
+            if scope is not None or subjects:  # nothing is written; what was asked goes
+                self.touch()  # the answers kept
+                self._forget_asked(scope, subjects)
+                self.store.forget()  # the names normalised, Prolog's atoms
+            return
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
         if signature is not None:
             body["signature"] = check_signature(signature)
@@ -85,9 +89,16 @@ class Erasing:
         self._erased(body, at)
         if scope is not None:
             self.rel.forget_scope(scope)
+        self._forget_asked(scope, subjects)
         self.audit.erase(match)
         ledger.journal._purge()
         self.store.forget_now()  # after the audit's matching, which normalised the names
+
+    def _forget_asked(self, scope: str | None, subjects: Sequence[str]) -> None:
+        """A lazily opened memory's list of the slots read in forgets the empty ones of
+        the erased ``scope`` and ``subjects`` (store keys): a view asked about them."""
+        if self.store.lazy is not None and (scope is not None or subjects):
+            self.store.lazy.forget([], scope, [unscoped(k)[1] for k in subjects])
 
     def _holds(self, journal: Journal, scope: str | None,
                match: Callable[[Mapping[str, Any]], bool]) -> bool:

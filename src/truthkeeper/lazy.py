@@ -371,17 +371,19 @@ class LazyLoad:
         finally:
             self.busy -= 1
 
-    def forget(self, slots: list[str]) -> None:
-        """Of the slots of erased facts, those the index lists no event of up to the
-        store's position (the erasure left them empty) are no longer listed as read in:
-        their names are erased too, and read again they bring nothing in twice. Not while
-        opening or loading."""
+    def forget(self, slots: list[str], scope: str | None = None,
+               subjects: Iterable[str] = ()) -> None:
+        """Of the slots read in that erased facts were in, are about their subjects (or
+        ``subjects``) in any layer, or are the erased ``scope``'s, those the index lists no
+        event of up to the store's position are no longer listed as read in: their names
+        are erased too. Not while opening or loading."""
         if self.busy or self.partial is not None or self.done:
             return
-        for s in slots:
-            if s in self.loaded and not self.journal.slot_events([s], self.upto):
-                self.loaded.discard(s)
-                self.recent.pop(s, None)
+        maybe = _about(self.loaded, set(slots), scope, set(subjects))
+        held = {s for s, _ in self.journal.slot_events(maybe, self.upto)} if maybe else set()
+        for s in (s for s in maybe if s not in held):
+            self.loaded.discard(s)
+            self.recent.pop(s, None)
 
     def trim(self) -> bool:
         """Between calls: past :data:`HELD_SLOTS` slots read in, take the least recently
@@ -475,7 +477,21 @@ class LazyLoad:
             raise
         finally:
             self.busy -= 1
-        self.done = True
+        self.done, self.loaded, self.recent = True, set(), collections.OrderedDict()  # names
+
+
+def _about(loaded: set[str], slots: set[str], scope: str | None,
+           subjects: set[str]) -> list[str]:
+    """The slots of ``loaded`` that are among ``slots``, about one of their subjects or
+    of ``subjects`` in any layer (a view reads the shared layer's slot too), or in
+    ``scope``."""
+    def layer_subject(key: str) -> tuple[str | None, str]:
+        return unscoped(key.rpartition(SCOPE_SEP)[0])
+
+    subjects = subjects | {layer_subject(s)[1] for s in slots}
+    return sorted(s for s in loaded if s not in (GLOBAL, AUDIT) and (
+        s in slots or layer_subject(s)[1] in subjects
+        or (scope is not None and layer_subject(s)[0] == scope)))
 
 
 def _runs(events: list[Event]) -> list[list[Event]]:

@@ -381,7 +381,9 @@ explain_belief(M, Sc, Text, Proof) :-
     read_scope(M, Sc),
     catch(term_string(G, Text), _, fail),
     callable(G),
-    limited(M, once(( belief(M, Sc, G), prove_belief(M-Sc, G, [G], P) ; P = none ))),
+    % through the table of every belief (G bound would table a variant of its own, and
+    % the facts' call variants it reads would keep its subject after an erasure)
+    limited(M, once(( belief(M, Sc, G0), G0 = G, prove_belief(M-Sc, G, [G], P) ; P = none ))),
     !,
     Proof = P.
 explain_belief(_, _, _, none).
