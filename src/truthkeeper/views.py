@@ -105,11 +105,9 @@ def scope_names(view: Any) -> list[str]:
     """Every scope that holds a fact, a rule, an outcome or a kept audit entry, sorted:
     what ``erase(scope=...)`` and a scope's view can reach."""
     store, p = view._store, view._p
-    names = {unscoped(s)[0] for s, _ in store.slots(None)}
     if store.lazy is not None:  # opened lazily: its journalled audit entries are read now
         store.lazy.need_audit()
-    names |= p.reasoner.scopes() | set(p.rel.scoped) | p.audit.scopes()
-    return sorted(n for n in names if n is not None)
+    return sorted(store.scopes() | p.reasoner.scopes() | set(p.rel.scoped) | p.audit.scopes())
 
 
 def _own_facts(view: Any, scope: str | None, subject: str | None,

@@ -192,7 +192,11 @@ class SlotIndex:
 
     def slots_with_prefix(self, prefix: str) -> list[str]:
         """The distinct slots whose name starts with ``prefix``, which ends with the
-        separator: a range scan of the primary key, up to the separator's successor."""
+        separator: a range scan of the primary key, up to the separator's successor
+        (``""``: every slot)."""
+        if not prefix:
+            return [str(r[0]) for r in self.db.rows("SELECT DISTINCT slot FROM tk_index_slot",
+                                                    ())]
         if not prefix.endswith(SCOPE_SEP):
             msg = "a slot prefix ends with the separator"
             raise ValueError(msg)

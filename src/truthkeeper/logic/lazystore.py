@@ -14,7 +14,7 @@ from typing import Any
 
 from ..journal.codec import ERASED_ATTRIBUTE, erased_slot
 from ..journal.slotindex import slot_key
-from ..values import Fact, Resolution, scoped, unscoped
+from ..values import SCOPE_SEP, Fact, Resolution, scoped, unscoped
 from .store import Store
 
 __all__ = ["LazyStore", "source_keys"]
@@ -123,6 +123,17 @@ class LazyStore(Store):
         elif self.lazy is not None and not self.lazy.done:
             self.lazy.need_subject(subject)
         return super().slots(subject)
+
+    def scopes(self) -> set[str]:
+        """From the slot index, while not every slot is read in (an erased fact's
+        placeholder slot holds no fact), and the slots read in."""
+        if self.lazy is None or self.lazy.done:
+            return super().scopes()
+        keys = self.lazy.journal.index_slots("")
+        held = {s for s, _ in super().slots(None)}
+        return {sc for s in {k.rpartition(SCOPE_SEP)[0] for k in keys
+                             if k.rpartition(SCOPE_SEP)[2] != ERASED_ATTRIBUTE} | held
+                for sc in [unscoped(s)[0]] if sc}
 
     def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
         super().forget(slots)

@@ -481,6 +481,10 @@ class Store(Forgetting):
         st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
         return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
 
+    def scopes(self) -> set[str]:
+        """The scopes of the slots that hold a fact."""
+        return {sc for s, _ in self.slots(None) for sc in [unscoped(s)[0]] if sc is not None}
+
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
         """Every slot that holds a fact (of the subject with this store key, or all), as
         store keys ``(subject key, attribute)``, sorted."""
