@@ -303,6 +303,10 @@ def test_a_lazily_opened_memory_lists_its_scopes_from_its_index(journal_url: str
         assert lazy._store.lazy is not None and not lazy._store.lazy.done
         lazy.scope("user:d").add("me", "city", "Paris", source="chat")
         assert lazy.scopes() == ["user:a", "user:c", "user:d"]
+        # erasing a scope reads that scope's slots in, through the index, and no others
+        assert len(lazy.erase(scope="user:c")) == 1 and not lazy._store.lazy.done
+        assert lazy.scopes() == ["user:a", "user:d"]
+        assert lazy.scope("user:a").current("me", "city").value == "Lisbon"
 
 
 @pytest.mark.parametrize("what", ["scope", "subject"])

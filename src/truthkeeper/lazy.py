@@ -482,13 +482,14 @@ class LazyLoad:
 
 def _about(loaded: set[str], slots: set[str], scope: str | None,
            subjects: set[str]) -> list[str]:
-    """The slots of ``loaded`` that are among ``slots``, about one of their subjects or
-    of ``subjects`` in any layer (a view reads the shared layer's slot too), or in
-    ``scope``."""
+    """The slots of ``loaded`` that are among ``slots``, or in ``scope``, or about one
+    of their subjects or of ``subjects`` in any layer (a view reads the shared layer's
+    slot too)."""
     def layer_subject(key: str) -> tuple[str | None, str]:
         return unscoped(key.rpartition(SCOPE_SEP)[0])
 
-    subjects = subjects | {layer_subject(s)[1] for s in slots}
+    subjects = subjects | {layer_subject(s)[1] for s in slots} | {
+        sub for sc, sub in map(layer_subject, loaded) if scope is not None and sc == scope}
     return sorted(s for s in loaded if s not in (GLOBAL, AUDIT) and (
         s in slots or layer_subject(s)[1] in subjects
         or (scope is not None and layer_subject(s)[0] == scope)))

@@ -94,7 +94,9 @@ def erase_selection(view: Any, fact_ids: object, subject: str | None, attribute:
     if erased is not None:
         if view._scope not in (None, erased):
             raise ScopeError("a scope's view cannot erase another scope")  # noqa: EM101
-        ids = ids + _own_facts(view.scope(erased), erased, None, None)
+        store = view._store  # the scope's slots only (a lazily opened memory reads no other)
+        ids = ids + [f.id for s, a in store.scope_slots(erased) for f in store.history(s, a)
+                     if f.status != "erased" and f.scope == erased]
     if sub is not None:
         ids = ids + _own_facts(view, view._scope, sub, None if attribute is None
                                else normalise_key(attribute, "attribute"))

@@ -135,6 +135,12 @@ class LazyStore(Store):
                              if k.rpartition(SCOPE_SEP)[2] != ERASED_ATTRIBUTE} | held
                 for sc in [unscoped(s)[0]] if sc}
 
+    def scope_slots(self, scope: str) -> list[tuple[str, str]]:
+        """Those the slot index lists under the scope, read in (not every slot)."""
+        if self.lazy is not None and not self.lazy.done:
+            self.lazy.need(self.lazy.journal.index_slots(scope + SCOPE_SEP))
+        return [(s, a) for s, a in super().slots(None) if unscoped(s)[0] == scope]
+
     def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
         super().forget(slots)
         if self.lazy is not None:

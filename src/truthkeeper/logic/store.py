@@ -187,7 +187,22 @@ class Forgetting:
         bridge.ask("tk_forget(M)", {"M": self.h})
 
 
-class Store(Forgetting):
+class Layers:
+    """What a store holds by layer (scope), for the owner's listing and a scope's erasure."""
+
+    def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    def scopes(self) -> set[str]:
+        """The scopes of the slots that hold a fact."""
+        return {sc for s, _ in self.slots(None) for sc in [unscoped(s)[0]] if sc is not None}
+
+    def scope_slots(self, scope: str) -> list[tuple[str, str]]:
+        """The slots of ``scope``'s own facts (store keys), sorted."""
+        return [(s, a) for s, a in self.slots(None) if unscoped(s)[0] == scope]
+
+
+class Store(Forgetting, Layers):
     """One memory's facts, retractions and chain heads in Prolog.
 
     Parameters
@@ -480,10 +495,6 @@ class Store(Forgetting):
         """``("head" | "superseded", None, None)`` or ``("retracted", at, reason)``."""
         st = bridge.ask("tk_facts(M, Ids, Rs)", {"M": self.h, "Ids": [fid]})["Rs"][0][-1]
         return (st, None, None) if isinstance(st, str) else (st[0], st[1], st[2])
-
-    def scopes(self) -> set[str]:
-        """The scopes of the slots that hold a fact."""
-        return {sc for s, _ in self.slots(None) for sc in [unscoped(s)[0]] if sc is not None}
 
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
         """Every slot that holds a fact (of the subject with this store key, or all), as
