@@ -57,6 +57,7 @@ def test_bench_journal_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert reopen["facts_per_s"] == pytest.approx(2000 / reopen["median"])
     assert len(out["erase_subject_of_2000_facts_s"]["runs"]) == 3
     assert len(out["erase_slot_of_4000_facts_s"]["runs"]) == 3
+    assert len(out["scopes_s"]["runs"]) == len(out["erase_scope_of_200_facts_s"]["runs"]) == 3
 
 
 def test_eval_missing_data_is_a_clear_error(tmp_path: Path,

@@ -47,8 +47,11 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
     erase five subjects of four facts each, one subject of 2,000 facts in 500 slots
     (a user who told the agent much: each fact's event is found and blanked), and one
     slot of 4,000 facts, 40 of them retracted (a log kept in one slot: each erased fact's
-    retractions move with it)."""
+    retractions move with it); last, list the scopes and erase one user's scope of 200
+    facts (both from the slot index: the memory reads no other slot in)."""
     rates, reopen, erase, erase_big, erase_slot = [], [], [], [], []
+    listing: list[float] = []
+    erase_scope: list[float] = []
     for _ in range(repeat):
         with _location(db) as path:
             facts = [{"subject": f"s{i % (n // 4 or 1)}", "attribute": "a", "value": i,
@@ -67,9 +70,12 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                                      f"{i:06d}Z"} for i in range(4_000)])
                 for f in log[:40]:
                     mem.retract(f.id, reason="bench")
+                mem.scope("user:u").add_many([{"subject": f"me{i % 50}", "attribute": "a",
+                                               "value": i, "source": "chat"}
+                                              for i in range(200)])
             t = time.perf_counter()
             with Memory(path) as again:
-                assert len(again) == n + 6_000
+                assert len(again) == n + 6_000  # the shared layer's
                 reopen.append(time.perf_counter() - t)
                 for i in range(5):  # one subject's facts (4 of them), as a user asks
                     t = time.perf_counter()
@@ -81,6 +87,12 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                 t = time.perf_counter()
                 again.erase(subject="log")
                 erase_slot.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                assert again.scopes() == ["user:u"]
+                listing.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                assert len(again.erase(scope="user:u")) == 200
+                erase_scope.append(time.perf_counter() - t)
     return {
         "benchmark": "journal",
         "backend": "sqlite" if db is None else "postgresql",
@@ -96,4 +108,7 @@ def run(*, n: int = 100_000, repeat: int = 3, synchronous: str = "FULL",
                                           "runs": erase_big},
         "erase_slot_of_4000_facts_s": {"median": statistics.median(erase_slot),
                                        "runs": erase_slot},
+        "scopes_s": {"median": statistics.median(listing), "runs": listing},
+        "erase_scope_of_200_facts_s": {"median": statistics.median(erase_scope),
+                                       "runs": erase_scope},
     }
