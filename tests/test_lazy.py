@@ -869,3 +869,32 @@ def test_a_fact_that_began_after_the_open_is_current_when_its_slot_comes_in(
         assert m.current("ana", "city").value == "Lisbon"
         now[0] = at(3)  # a clock may be set back: the slot is as of then again
         assert m.as_of("ana", "city", valid_at=at(3)).status == "unknown"
+
+
+def test_a_lazily_opened_memory_lists_its_own_journalled_audit_entries_once(
+        tmp_path: Path) -> None:
+    """The audit entries a lazily opened memory recorded and journalled with a write,
+    before anything read its audit log, were listed twice: once as recorded, once read
+    back from the journal (another connection's entries are read back, once)."""
+    from truthkeeper import InvalidFact
+
+    path = tmp_path / "m.db"
+    mem = Memory(path)
+    mem.add("ana", "city", "Lisbon", source="s", valid_from="2026-01-02")
+    with pytest.raises(InvalidFact):
+        mem.add("ana", "", "x", source="s")
+    mem.filter([Candidate("ana", "city", "Porto", "2026-01-01")] * 2, query="twice")
+    mem.add("bob", "city", "Oslo", source="s")  # journals the three entries
+    assert [e.kind for e in mem.audit()] == ["rejected_write", "drop", "drop"]
+    other = Memory(path)
+    with pytest.raises(InvalidFact):
+        other.add("eve", "", "x", source="s")
+    other.add("eve", "city", "Rome", source="s")
+    mem.close()
+    with Memory(path) as again:
+        with pytest.raises(InvalidFact):
+            again.add("zed", "", "x", source="s")
+        again.add("zed", "city", "Faro", source="s")
+        assert [e.kind for e in again.audit()] == ["rejected_write", "drop", "drop",
+                                                   "rejected_write", "rejected_write"]
+    other.close()

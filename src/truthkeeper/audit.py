@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import contextvars
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -95,10 +96,30 @@ class AuditLog:
 
     def restore_older(self, bodies: list[Mapping[str, Any]]) -> None:
         """Entries read back from the journal after newer ones were recorded (a memory
-        opened lazily reads its journalled entries when first asked)."""
-        older = [_entry(b) for b in bodies if not is_erased(b)]
+        opened lazily reads its journalled entries when first asked); those it recorded
+        itself since, and journalled with a write, are held once (they were listed twice)."""
         with self._lock:
+            held = collections.Counter(_key(_body(e)) for e in self._expanded(True))
+            older = []
+            for b in bodies:
+                if is_erased(b):
+                    continue
+                if held[_key(b)]:
+                    held[_key(b)] -= 1
+                    continue
+                older.append(_entry(b))
             self._rows = collections.deque(older + list(self._rows), maxlen=self._rows.maxlen)
+
+    def _expanded(self, safe: bool = False) -> Iterator[AuditEntry]:
+        """Every entry kept, oldest first, drops expanded (``safe``: as journalled)."""
+        for row in self._rows:
+            if isinstance(row, AuditEntry):
+                yield row
+                continue
+            at, query, drops, where = row
+            for d in drops:
+                details = _drop(query, d)
+                yield AuditEntry("drop", at, _scoped(_safe(details) if safe else details, where))
 
     def erase(self, match: Callable[[Mapping[str, Any]], bool]) -> None:
         """Forget every entry whose details ``match`` (an erasure)."""
@@ -126,18 +147,8 @@ class AuditLog:
     def entries(self, scope: str | None = None) -> list[AuditEntry]:
         """Every entry kept of ``scope`` (None: the memory's own), oldest first."""
         with self._lock:
-            rows = list(self._rows)
-        out: list[AuditEntry] = []
-        for row in rows:
-            if isinstance(row, AuditEntry):
-                if row.details.get("scope") == scope:
-                    out.append(row)
-                continue
-            at, query, drops, where = row
-            if where == scope:
-                out.extend(AuditEntry("drop", at, _scoped(_drop(query, d), where))
-                           for d in drops)
-        return out
+            rows = list(self._expanded())
+        return [e for e in rows if e.details.get("scope") == scope]
 
 
 def _drop(query: str | None, d: Drop) -> dict[str, Any]:
@@ -153,6 +164,12 @@ def _subject(item: Any) -> str | None:
             item, (Fact, Candidate)) else None
     except InvalidFact:
         return None
+
+
+def _key(body: Mapping[str, Any]) -> tuple[Any, ...]:
+    """An entry's journal body as a key: the same entry journalled and held compare equal."""
+    return (body.get("kind"), body.get("at"),
+            json.dumps(body.get("details"), sort_keys=True, default=str))
 
 
 def _body(entry: AuditEntry) -> dict[str, Any]:
