@@ -110,14 +110,16 @@ class AuditLog:
                 older.append(_entry(b))
             self._rows = collections.deque(older + list(self._rows), maxlen=self._rows.maxlen)
 
-    def _expanded(self, safe: bool = False) -> Iterator[AuditEntry]:
-        """Every entry kept, oldest first, drops expanded (``safe``: as journalled)."""
+    def _expanded(self, safe: bool = False, scope: Any = ...) -> Iterator[AuditEntry]:
+        """Every entry kept (of ``scope``, when given), oldest first, drops expanded
+        (``safe``: as journalled)."""
         for row in self._rows:
             if isinstance(row, AuditEntry):
-                yield row
+                if scope is ... or row.details.get("scope") == scope:
+                    yield row
                 continue
             at, query, drops, where = row
-            for d in drops:
+            for d in drops if scope is ... or where == scope else ():
                 details = _drop(query, d)
                 yield AuditEntry("drop", at, _scoped(_safe(details) if safe else details, where))
 
@@ -147,8 +149,7 @@ class AuditLog:
     def entries(self, scope: str | None = None) -> list[AuditEntry]:
         """Every entry kept of ``scope`` (None: the memory's own), oldest first."""
         with self._lock:
-            rows = list(self._expanded())
-        return [e for e in rows if e.details.get("scope") == scope]
+            return list(self._expanded(scope=scope))
 
 
 def _drop(query: str | None, d: Drop) -> dict[str, Any]:
