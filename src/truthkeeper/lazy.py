@@ -482,17 +482,15 @@ class LazyLoad:
 
 def _about(loaded: set[str], slots: set[str], scope: str | None,
            subjects: set[str]) -> list[str]:
-    """The slots of ``loaded`` that are among ``slots``, or in ``scope``, or about one
-    of their subjects or of ``subjects`` in any layer (a view reads the shared layer's
-    slot too)."""
+    """The slots of ``loaded`` about a subject of ``slots`` or ``subjects`` in any layer
+    (a view reads the shared layer's slot too), or about one that ``scope`` asked about."""
     def layer_subject(key: str) -> tuple[str | None, str]:
         return unscoped(key.rpartition(SCOPE_SEP)[0])
 
+    held = {s: layer_subject(s) for s in loaded if s not in (GLOBAL, AUDIT)}
     subjects = subjects | {layer_subject(s)[1] for s in slots} | {
-        sub for sc, sub in map(layer_subject, loaded) if scope is not None and sc == scope}
-    return sorted(s for s in loaded if s not in (GLOBAL, AUDIT) and (
-        s in slots or layer_subject(s)[1] in subjects
-        or (scope is not None and layer_subject(s)[0] == scope)))
+        sub for sc, sub in held.values() if scope is not None and sc == scope}
+    return sorted(s for s, (_, sub) in held.items() if sub in subjects)
 
 
 def _runs(events: list[Event]) -> list[list[Event]]:

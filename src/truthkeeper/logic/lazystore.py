@@ -129,11 +129,12 @@ class LazyStore(Store):
         placeholder slot holds no fact), and the slots read in."""
         if self.lazy is None or self.lazy.done:
             return super().scopes()
-        keys = self.lazy.journal.index_slots("")
-        held = {s for s, _ in super().slots(None)}
-        return {sc for s in {k.rpartition(SCOPE_SEP)[0] for k in keys
-                             if k.rpartition(SCOPE_SEP)[2] != ERASED_ATTRIBUTE} | held
-                for sc in [unscoped(s)[0]] if sc}
+        subjects = {s for s, _ in super().slots(None)}
+        for key in self.lazy.journal.index_slots(""):
+            subject, _, attribute = key.rpartition(SCOPE_SEP)
+            if attribute != ERASED_ATTRIBUTE:
+                subjects.add(subject)
+        return {sc for s in subjects for sc in [unscoped(s)[0]] if sc}
 
     def scope_slots(self, scope: str) -> list[tuple[str, str]]:
         """Those the slot index lists under the scope, read in (not every slot)."""
