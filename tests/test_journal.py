@@ -639,3 +639,19 @@ def test_the_journal_refuses_an_event_that_does_not_chain_from_its_tail(
     mem.add("acme", "price", 3, source="s", valid_from=T(3), supersedes=first.id)
     assert mem.verify().ok and mem.current("acme", "price").value == 3
     mem.close()
+
+
+def test_an_export_holds_the_audit_entries_that_wait_for_a_write(tmp_path: Path) -> None:
+    """A durable memory journals a filter's drops with its next write; an export made
+    before that write left them out (the same memory exported them after any write)."""
+    mem = Memory(tmp_path / "m.db")
+    old = mem.add("acme", "price", 1, source="s", valid_from=T(1))
+    mem.add("acme", "price", 2, source="s", valid_from=T(2))
+    assert [d.item for d in mem.filter([old.id], query="acme's price").dropped] == [old.id]
+    out = tmp_path / "x.jsonl"
+    mem.export_jsonl(out)
+    audit = [json.loads(line) for line in out.read_text().splitlines()
+             if json.loads(line)["kind"] == "audit"]
+    assert [(a["body"]["details"]["item"], a["body"]["details"]["query"]) for a in audit] == \
+        [(old.id, "acme's price")]
+    mem.close()

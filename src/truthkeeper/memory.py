@@ -1072,7 +1072,7 @@ class Memory:
         """
         self._owner_only("export")
         with self._open():
-            events = list(self._ledger.journal.read())
+            events = self._ledger.every_event()
         return write_jsonl(path, events)
 
     def import_jsonl(self, path: str | os.PathLike[str]) -> int:

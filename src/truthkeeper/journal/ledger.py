@@ -168,6 +168,12 @@ class Ledger:
             with self.write():
                 pass
 
+    def every_event(self) -> list[Event]:
+        """The journal's events, the deferred ones journalled first (an export holds them
+        whenever it is made)."""
+        self.flush()
+        return list(self.journal.read())
+
     def start(self, config: dict[str, Any], lazy: Any = None) -> None:
         """Write the configuration event of a new journal, then replay the journal (or,
         with a :class:`~truthkeeper.lazy.LazyLoad`, only the events of no slot)."""
