@@ -384,6 +384,34 @@ def test_a_kept_document_about_a_slot_the_memory_holds_nothing_of_is_not_called_
 # ---------------------------------------------------------------- CLI for memory files
 
 
+def test_a_claim_that_a_set_lacks_a_member_reads_as_such(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """``why`` and ``truthkeeper query`` showed a claim that a set does not hold a value
+    (``present=False``) as the value itself: "acme.office = 'Porto' (head)" for the
+    claim that Porto is no longer an office, and a contested member's two sides alike."""
+    db = tmp_path / "m.db"
+    with Memory(db, schema={"office": {"cardinality": "many"}}) as mem:
+        mem.add("acme", "office", "Lisbon", source="hr", tier="verified", valid_from="2026-01-01")
+        mem.add("acme", "office", "Porto", source="hr", tier="verified", valid_from="2026-01-01")
+        gone = mem.add("acme", "office", "Porto", source="hr", tier="verified",
+                       valid_from="2026-06-01", present=False)
+        assert mem.current("acme", "office").value == ("Lisbon",)
+        assert f"fact {gone.id}: acme.office = not 'Porto' (head)" in str(mem.why(gone))
+        assert "acme.office = not 'Porto'" in str(mem.current("acme", "office").why())
+        mem.add("acme", "office", "Lisbon", source="bot", valid_from="2026-07-01",
+                present=False)  # a lower tier: contested, not decided
+    capsys.readouterr()
+    assert main(["query", str(db), "acme", "office", "--history"]) == 0
+    text = capsys.readouterr().out
+    assert f"{gone.id} [head] not 'Porto' said by hr" in text
+    assert main(["query", str(db), "acme", "office"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "CONFLICT" in lines[0]
+    assert sorted(x.split(":")[0].strip() for x in lines[1:]) == [
+        "'Lisbon'", "not 'Lisbon'", "not 'Porto'"]
+
+
 def test_cli_memory_file_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db, out = tmp_path / "m.db", tmp_path / "e.jsonl"
     with Memory(db, policy="temporal") as mem:  # a non-default policy: read from the file

@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import TruthkeeperError
 from .memory import Memory
-from .values import Fact, Resolution, jsonable
+from .values import Fact, Resolution, claimed, jsonable
 
 __all__ = ["add_parsers", "run"]
 
@@ -197,15 +197,16 @@ def _resolution_lines(r: Resolution) -> str:
     if r.status == "resolved":
         return f"{head} = {r.value!r}  (resolved)\n  " + "\n  ".join(
             _fact_line(f) for f in r.heads)
-    cands = "\n  ".join(f"{c.value!r}: p={'?' if c.p is None else f'{c.p:.2f}'}, said by "
+    cands = "\n  ".join(f"{claimed(c.value, c.present)}: p="
+                        f"{'?' if c.p is None else f'{c.p:.2f}'}, said by "
                         f"{', '.join(c.sources)}" for c in r.candidates)
     return f"{head}: CONFLICT between {len(r.candidates)} values\n  {cands}"
 
 
 def _fact_line(f: Fact) -> str:
     status = f" [{f.status}]" if f.status else ""
-    return (f"{f.id}{status} {f.value!r} said by {f.source} ({f.tier}), valid from "
-            f"{f.valid_from.date().isoformat()}")
+    return (f"{f.id}{status} {claimed(f.value, f.present)} said by {f.source} ({f.tier}), "
+            f"valid from {f.valid_from.date().isoformat()}")
 
 
 def _verify(args: argparse.Namespace) -> int:

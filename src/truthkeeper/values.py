@@ -144,6 +144,12 @@ class Fact:
         return fact_dict(self)
 
 
+def claimed(value: Any, present: bool = True) -> str:
+    """A claim's value as text: its repr, or ``not 'x'`` for a claim that a set does not
+    hold ``x`` (``present=False``)."""
+    return repr(value) if present else f"not {value!r}"
+
+
 def fact_dict(f: Fact, recorded: bool = True) -> dict[str, Any]:
     """:meth:`Fact.to_dict`; without ``recorded_at`` when not ``recorded`` (a journal body:
     the event's own time is the fact's)."""

@@ -15,7 +15,16 @@ from typing import Any
 
 from ..errors import InvalidFact, UnknownFact, brief
 from ..results import HeadChange, WhatIf
-from ..values import Belief, Fact, Justification, Resolution, check_nesting, from_us, unscoped
+from ..values import (
+    Belief,
+    Fact,
+    Justification,
+    Resolution,
+    check_nesting,
+    claimed,
+    from_us,
+    unscoped,
+)
 from . import bridge
 from .store import Store, _row
 
@@ -117,7 +126,8 @@ class Reasoner:
         over, under = self.store.links(fid)
         rules = dict(over) | dict(under)  # Prolog's rule for each pair (phi:dominance_rule/4)
         dominators, dominated = [d for d, _ in over], [d for d, _ in under]
-        label = (f"fact {fid}: {f.subject}.{f.attribute} = {f.value!r} ({status}); "
+        said = claimed(f.value, f.present)
+        label = (f"fact {fid}: {f.subject}.{f.attribute} = {said} ({status}); "
                  f"said by {f.source} [{f.tier}], valid from {f.valid_from.isoformat()}, "
                  f"recorded {f.recorded_at.isoformat()}")
         children = []
@@ -138,8 +148,9 @@ class Reasoner:
                 rule = ("explicit supersedes" if rules[d] == "supersedes"
                         else f"policy {rules[d]}")
                 children.append(Justification(
-                    kind, f"{kind.replace('_', ' ')} {d}: {g.value!r} from {g.source} "
-                    f"[{g.tier}], valid from {g.valid_from.isoformat()} ({rule})", {"fact": g}))
+                    kind, f"{kind.replace('_', ' ')} {d}: {claimed(g.value, g.present)} from "
+                    f"{g.source} [{g.tier}], valid from {g.valid_from.isoformat()} ({rule})",
+                    {"fact": g}))
         hidden = len(dominators) - len(shown_over) + len(dominated) - len(shown_under)
         if hidden:
             children.append(Justification(
