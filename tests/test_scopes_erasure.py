@@ -335,6 +335,29 @@ def test_erasing_a_scope_or_subject_that_holds_no_fact_reaches_its_audit_and_out
         assert again.verify().ok and again.scope("user:carol").audit() == []
 
 
+@pytest.mark.parametrize("what", ["scope", "subject"])
+def test_a_memory_in_memory_erases_the_audit_of_a_scope_or_subject_that_holds_no_fact(
+        what: str) -> None:
+    """A memory in memory journals no audit entry, so an erasure that found no fact, rule
+    or outcome found nothing to erase and left the scope's refused writes and query texts
+    in its audit (a file's memory erased them)."""
+    mem = Memory()
+    carol = mem.scope("user:carol")
+    mem.add("ana", "city", "Lisbon", source="crm", valid_from=T(2))
+    carol.filter([Candidate("ana", "city", "Porto", T(1))], query="where is ana's flat?")
+    with pytest.raises(InvalidFact):
+        carol.add("ana", "", "x", source="chat")
+    assert len(carol.audit()) == 2
+    if what == "scope":
+        assert mem.erase(scope="user:carol") == []
+        assert carol.audit() == []
+    else:
+        assert carol.erase(subject="ana") == []
+        assert [e.kind for e in carol.audit()] == ["rejected_write"]  # about no subject
+    assert "ana's flat" not in repr(carol.audit())
+    assert mem.current("ana", "city").value == "Lisbon"  # the shared layer stays
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_audit_does_not_cross_a_scope(tmp_path: Path, lazy: bool) -> None:
     """A scope view's audit holds the drops and refused writes made through it, and no

@@ -70,6 +70,7 @@ class Erasing:
             if scope is not None or subjects:  # nothing is written; what was asked goes
                 self.touch()  # the answers kept
                 self._forget_asked(scope, subjects)
+                self.audit.erase(match)  # entries no journal holds (a memory in memory)
                 self.store.forget()  # the names normalised, Prolog's atoms
             return
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
