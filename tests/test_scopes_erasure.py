@@ -335,6 +335,27 @@ def test_erasing_a_scope_or_subject_that_holds_no_fact_reaches_its_audit_and_out
         assert again.verify().ok and again.scope("user:carol").audit() == []
 
 
+def test_erasing_a_scope_erases_its_outcomes_about_facts_erased_before(journal_url: str
+                                                                        ) -> None:
+    """An outcome a scope recorded about a shared fact keeps who was right or wrong, and
+    its scope, when the fact is erased; erasing the scope after passed over it (already a
+    placeholder), so a reopened memory counted it in the erased scope's book again and
+    listed the scope."""
+    mem = Memory(journal_url)
+    f = mem.add("bob", "city", "Porto", source="crm", valid_from=T(1))
+    mem.scope("user:z").record_outcome(f.id, correct=False)
+    assert mem.erase(subject="bob") == [f.id]
+    assert [(r.source, r.n) for r in mem.scope("user:z").reliability()] == [("crm", 1)]
+    assert mem.erase(scope="user:z") == []
+    assert mem.scopes() == []
+    mem.close()
+    for lazy in (True, False):
+        with Memory(journal_url, lazy=lazy) as again:
+            assert again.scopes() == [], lazy
+            assert [r.n for r in again.scope("user:z").reliability()] == [0], lazy
+            assert again.verify().ok
+
+
 @pytest.mark.parametrize("what", ["scope", "subject"])
 def test_a_memory_in_memory_erases_the_audit_of_a_scope_or_subject_that_holds_no_fact(
         what: str) -> None:

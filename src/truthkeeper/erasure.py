@@ -172,14 +172,15 @@ class Erasing:
         """Within an erasure: the outcomes recorded in an erased ``scope`` become bare
         placeholders (its book goes once the write commits), and those about an erased
         fact keep only who was right or wrong (a signed confirmation's payload held the
-        slot and the value); the erasure's ``outcomes`` names them."""
+        slot and the value: the scope stays, so erasing the scope after blanks them); the
+        erasure's ``outcomes`` names them."""
         ids, seqs = set(body["ids"]), []
         for seq, text in journal.kind_rows("outcome"):
             ob = json.loads(text)
-            if is_erased(ob):
-                continue
-            if scope is not None and ob.get("scope") == scope:
+            if scope is not None and ob.get("scope") == scope:  # an erased fact's, too
                 w.txn.erase(seq, erased_scoped_body(text, at))
+            elif is_erased(ob):
+                continue
             elif ob.get("id") in ids or ob.get("confirmation") in ids:
                 w.txn.erase(seq, erased_outcome_body(text, at))
             else:
