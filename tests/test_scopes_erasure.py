@@ -335,6 +335,39 @@ def test_erasing_a_scope_or_subject_that_holds_no_fact_reaches_its_audit_and_out
         assert again.verify().ok and again.scope("user:carol").audit() == []
 
 
+@pytest.mark.parametrize("what", ["scope", "subject"])
+def test_another_handles_erasure_reaches_what_this_one_holds_for_a_write(
+        journal_url: str, what: str) -> None:
+    """A handle journals its audit entries with its next write. Another handle's erasure
+    could not blank those still waiting (no journal held them), so they were written
+    after it; and this handle kept the scope's entries and reliabilities in memory. The
+    erasure names its scope and subjects by digest, and this handle follows it."""
+    eraser, other = Memory(journal_url), Memory(journal_url)
+    eraser.add("ana", "phone", "555-0100", source="crm", valid_from=T(2))
+    z = other.scope("user:z")
+    z.record_source_outcome("crm", correct=False)
+    z.add("me", "city", "Oslo", source="chat")
+    z.filter([Candidate("ana", "phone", "555-0001", T(1))], query=f"first {SECRET}")
+    z.add("me", "city", "Bergen", source="chat")  # journals the entry before it
+    z.filter([Candidate("ana", "phone", "555-0002", T(1))], query=f"second {SECRET}")
+    crm = lambda: {r.source: r.n for r in z.reliability()}["crm"]  # noqa: E731
+    assert len(z.audit()) == 2 and crm() == 1
+    if what == "scope":
+        assert len(eraser.erase(scope="user:z")) == 2
+    else:
+        assert eraser.scope("user:z").erase(subject="ana") == []
+    assert z.audit() == []  # caught up: gone here too
+    assert crm() == (0 if what == "scope" else 1)
+    other.add("flush", "city", "Faro", source="crm")  # a write: nothing of z's is journalled
+    eraser.close()
+    other.close()
+    with Memory(journal_url) as again:
+        assert again.scope("user:z").audit() == [] and again.verify().ok
+        assert again.scopes() == ([] if what == "scope" else ["user:z"])
+    if not journal_url.startswith("postgresql"):
+        assert SECRET.encode() not in _raw(Path(journal_url))
+
+
 def test_erasing_a_scope_erases_its_outcomes_about_facts_erased_before(journal_url: str
                                                                         ) -> None:
     """An outcome a scope recorded about a shared fact keeps who was right or wrong, and

@@ -68,6 +68,8 @@ class AuditLog:
         self.sink = sink
         """Receives, for each new entry, a function that makes its journal event bodies (the
         memory journals them with its next write)."""
+        self.on_erase: Callable[[Callable[[Mapping[str, Any]], bool]], None] | None = None
+        """Told of each erasure's match: the entries waiting for a write go too."""
 
     def rejected(self, exc: BaseException, details: Mapping[str, Any]) -> None:
         """Record a refused write."""
@@ -138,6 +140,8 @@ class AuditLog:
                 if left:
                     kept.append((at, query, left, where))
             self._rows = collections.deque(kept, maxlen=self._rows.maxlen)
+        if self.on_erase is not None:
+            self.on_erase(match)
 
     def scopes(self) -> set[str]:
         """The scopes that have an entry kept."""

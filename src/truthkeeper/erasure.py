@@ -11,6 +11,7 @@ placeholder it made, so ``verify()`` can refuse one that no erasure names.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -51,6 +52,9 @@ class Erasing:
     guard: Guard
     erased_rules: set[str]
     touch: Callable[[], None]
+    opened = False
+    """Set once the memory has opened: an erasure caught up with after that is another
+    handle's, whose reach (:meth:`_reached`) this one's audit and reliabilities follow."""
 
     def _nonce(self, w: Write | None, body: Mapping[str, Any], owner: str) -> None:
         raise NotImplementedError
@@ -74,6 +78,9 @@ class Erasing:
                 self.store.forget()  # the names normalised, Prolog's atoms
             return
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
+        if scope is not None or subjects:  # digests: what other handles hold goes too
+            body["reaches"] = {"scope": None if scope is None else reach_digest(scope),
+                               "subjects": [reach_digest(s) for s in subjects]}
         if signature is not None:
             body["signature"] = check_signature(signature)
         if self.store.lazy is not None:  # its reader would keep the old pages in the log
@@ -94,6 +101,31 @@ class Erasing:
         self.audit.erase(match)
         ledger.journal._purge()
         self.store.forget_now()  # after the audit's matching, which normalised the names
+
+    def _reached(self, body: Mapping[str, Any]) -> None:
+        """Another handle's erasure, caught up with: the audit entries it reached (those
+        kept here, and those waiting here for a write, which no journal held when it
+        blanked its own) and the erased scope's reliabilities go here too. Its ``reaches``
+        names the scope and subjects by digest (:func:`reach_digest`)."""
+        if not self.opened:  # opening: what the journal held is blanked already
+            return
+        reach = body.get("reaches")
+        reach = reach if isinstance(reach, Mapping) else {}
+        sd = reach.get("scope")
+        subs = {x for x in reach.get("subjects") or () if isinstance(x, str)}
+        ids = {x for x in body.get("ids") or () if isinstance(x, str)}
+
+        def match(details: Mapping[str, Any]) -> bool:
+            sc, sub = details.get("scope"), details.get("subject")
+            if isinstance(sd, str) and isinstance(sc, str) and reach_digest(sc) == sd:
+                return True
+            if subs and isinstance(sub, str) and reach_digest(scoped(sc, sub)) in subs:
+                return True
+            return bool(ids) and any(t in ids for t in _texts(details))
+
+        self.audit.erase(match)
+        for sc in [s for s in self.rel.scoped if reach_digest(s) == sd]:
+            self.rel.forget_scope(sc)
 
     def _forget_asked(self, scope: str | None, subjects: Sequence[str]) -> None:
         """A lazily opened memory's list of the slots read in forgets the empty ones of
@@ -227,6 +259,12 @@ class Erasing:
 
 
 _UNIQUE = itertools.count()
+
+
+def reach_digest(name: str) -> str:
+    """How an erasure names an erased scope or subject (store key) to other handles: a
+    SHA-256 digest, not the name."""
+    return hashlib.sha256(f"erase\x1f{name}".encode()).hexdigest()[:40]
 
 
 def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],

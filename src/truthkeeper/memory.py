@@ -1035,11 +1035,11 @@ class Memory:
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
         """
-        ids, erased_scope, subjects = erase_selection(self, fact_ids, subject, attribute, scope)
-        if ids or erased_scope is not None or subjects:  # and what else is theirs
-            with self._open():
+        with self._open():  # chosen once caught up with every commit before the call
+            ids, erased, subs = erase_selection(self, fact_ids, subject, attribute, scope)
+            if ids or erased is not None or subs:  # and what else is theirs
                 self._events.erase(self._ledger, ids, check_label(reason, "reason"),
-                                   signature, scope=erased_scope, subjects=subjects)
+                                   signature, scope=erased, subjects=subs)
         return ids
 
     def export_jsonl(self, path: str | os.PathLike[str]) -> int:

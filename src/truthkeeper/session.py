@@ -104,6 +104,8 @@ class Parts:
         self.events.start(self.ledger, categories)
         self.events.start_schema(self.ledger, schema)
         self.audit.sink = lambda body: self.ledger.defer("audit", body)
+        self.audit.on_erase = self.ledger.erase_deferred
+        self.events.opened = True  # an erasure caught up with from now is another handle's
 
     def now(self) -> int:
         """The memory's clock, in microseconds since the epoch."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
@@ -110,6 +111,20 @@ class Ledger:
         10,000 waiting, the oldest are dropped."""
         if self.journal.durable and not self.journal.readonly:
             self.pending.append((kind, bodies))
+
+    def erase_deferred(self, match: Callable[[Mapping[str, Any]], bool]) -> None:
+        """The deferred audit entries whose details an erasure ``match``es go before any
+        is journalled."""
+        kept: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
+            collections.deque(maxlen=self.pending.maxlen)
+        for kind, make in self.pending:
+            if kind == "audit":
+                bodies = [b for b in make() if not match(b.get("details") or {})]
+                if bodies:
+                    kept.append((kind, functools.partial(list, bodies)))
+            else:
+                kept.append((kind, make))
+        self.pending = kept
 
     def _with_deferred(self, w: Write,
                        ) -> tuple[int, list[NewEvent]]:
