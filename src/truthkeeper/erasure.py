@@ -66,17 +66,12 @@ class Erasing:
         placeholders (the chain still verifies), so do the audit entries that name them,
         were made in the erased ``scope`` or are about an erased subject (``subjects``:
         store keys); an ``erase`` event records it, and the store and the audit log forget
-        them. Erasing a protected fact needs ``signature``:
-        ``sign_action("erase", {"ids": [...], "reason": ...})``."""
+        them. An erasure of a scope or subject is written even when this handle finds
+        nothing of it: another handle may hold audit entries of it, waiting for its next
+        write, and follows the event (:meth:`_reached`). Erasing a protected fact needs
+        ``signature``: ``sign_action("erase", {"ids": [...], "reason": ...})``."""
         match = _audit_match(ids, scope, subjects)
         ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
-        if not ids and not self._holds(ledger.journal, scope, match):
-            if scope is not None or subjects:  # nothing is written; what was asked goes
-                self.touch()  # the answers kept
-                self._forget_asked(scope, subjects)
-                self.audit.erase(match)  # entries no journal holds (a memory in memory)
-                self.store.forget()  # the names normalised, Prolog's atoms
-            return
         body: dict[str, Any] = {"ids": list(ids), "reason": reason}
         if scope is not None or subjects:  # digests: what other handles hold goes too
             body["reaches"] = {"scope": None if scope is None else reach_digest(scope),
@@ -106,7 +101,8 @@ class Erasing:
         """Another handle's erasure, caught up with: the audit entries it reached (those
         kept here, and those waiting here for a write, which no journal held when it
         blanked its own) and the erased scope's reliabilities go here too. Its ``reaches``
-        names the scope and subjects by digest (:func:`reach_digest`)."""
+        names the scope and subjects by digest (:func:`reach_digest`); the scope's rules,
+        blanked by it, go too."""
         if not self.opened:  # opening: what the journal held is blanked already
             return
         reach = body.get("reaches")
@@ -126,23 +122,17 @@ class Erasing:
         self.audit.erase(match)
         for sc in [s for s in self.rel.scoped if reach_digest(s) == sd]:
             self.rel.forget_scope(sc)
+        for sc in [s for s in self.reasoner.scopes() if reach_digest(s) == sd]:
+            for rid, _, own in self.reasoner.rules(sc):  # blanked with their scope
+                if own == sc:
+                    self.reasoner.remove(rid)
+                    self.erased_rules.add(rid)
 
     def _forget_asked(self, scope: str | None, subjects: Sequence[str]) -> None:
         """A lazily opened memory's list of the slots read in forgets the empty ones of
         the erased ``scope`` and ``subjects`` (store keys): a view asked about them."""
         if self.store.lazy is not None and (scope is not None or subjects):
             self.store.lazy.forget([], scope, [unscoped(k)[1] for k in subjects])
-
-    def _holds(self, journal: Journal, scope: str | None,
-               match: Callable[[Mapping[str, Any]], bool]) -> bool:
-        """Whether an erasure of no fact has anything to erase: the ``scope``'s rules or
-        outcomes, or an audit entry ``match`` finds (a scope, or a subject, that only
-        filtered or was refused a write still holds its query texts and values)."""
-        if scope is not None and (scope in self.rel.scoped or any(
-                sc == scope for _, _, sc in self.reasoner.rules(scope))):
-            return True
-        return any(not is_erased(entry := json.loads(text)) and match(entry.get("details") or {})
-                   for _, text in journal.kind_rows("audit"))
 
     def _slots_of(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """The slots (store keys) of the facts ``ids``, for a memory still reading its
