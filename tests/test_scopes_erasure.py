@@ -344,11 +344,13 @@ def test_another_handles_erasure_reaches_what_this_one_holds_for_a_write(
     """A handle journals its audit entries with its next write. Another handle's erasure
     could not blank those still waiting (no journal held them), so they were written
     after it; and this handle kept the scope's entries and reliabilities in memory. The
-    erasure names its scope and subjects by digest, and this handle follows it."""
+    erasure names its scope and subjects by digest, and this handle follows it (the
+    scope's rules, which it blanked, stayed in force here too)."""
     eraser, other = Memory(journal_url), Memory(journal_url)
     eraser.add("ana", "phone", "555-0100", source="crm", valid_from=T(2))
     z = other.scope("user:z")
     z.record_source_outcome("crm", correct=False)
+    z.add_rule("home(X) :- holds(X, city, _)")
     z.add("me", "city", "Oslo", source="chat")
     z.filter([Candidate("ana", "phone", "555-0001", T(1))], query=f"first {SECRET}")
     z.add("me", "city", "Bergen", source="chat")  # journals the entry before it
@@ -361,6 +363,8 @@ def test_another_handles_erasure_reaches_what_this_one_holds_for_a_write(
         assert eraser.scope("user:z").erase(subject="ana") == []
     assert z.audit() == []  # caught up: gone here too
     assert crm() == (0 if what == "scope" else 1)
+    assert z.rules() == ([] if what == "scope" else ["home(X) :- holds(X, city, _)"])
+    assert [str(b) for b in z.beliefs()] == ([] if what == "scope" else ["home(me)"])
     other.add("flush", "city", "Faro", source="crm")  # a write: nothing of z's is journalled
     eraser.close()
     other.close()
