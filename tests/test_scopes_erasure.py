@@ -395,6 +395,23 @@ def test_an_erasure_that_finds_nothing_here_reaches_another_handles_waiting_entr
         assert SECRET.encode() not in _raw(Path(journal_url))
 
 
+def test_another_handles_erasure_keeps_the_entries_made_after_it(journal_url: str) -> None:
+    """A handle that has not caught up with an erasure yet may record entries after it
+    was written (a refused write is refused before catching up): those stay."""
+    eraser, other = Memory(journal_url), Memory(journal_url)
+    eraser.add("ana", "phone", "555-0100", source="crm", valid_from=T(2))
+    other.refresh()
+    assert eraser.erase(scope="user:z") == []
+    with pytest.raises(InvalidFact):
+        other.scope("user:z").add("me", "", "x", source="chat")  # after the erasure
+    other.add("flush", "city", "Faro", source="crm")  # catches up, then journals it
+    assert [e.kind for e in other.scope("user:z").audit()] == ["rejected_write"]
+    other.close()
+    eraser.close()
+    with Memory(journal_url) as again:
+        assert [e.kind for e in again.scope("user:z").audit()] == ["rejected_write"]
+
+
 def test_erasing_a_scope_erases_its_outcomes_about_facts_erased_before(journal_url: str
                                                                         ) -> None:
     """An outcome a scope recorded about a shared fact keeps who was right or wrong, and

@@ -68,7 +68,8 @@ class AuditLog:
         self.sink = sink
         """Receives, for each new entry, a function that makes its journal event bodies (the
         memory journals them with its next write)."""
-        self.on_erase: Callable[[Callable[[Mapping[str, Any]], bool]], None] | None = None
+        self.on_erase: Callable[[Callable[[Mapping[str, Any]], bool], datetime | None],
+                                None] | None = None
         """Told of each erasure's match: the entries waiting for a write go too."""
 
     def rejected(self, exc: BaseException, details: Mapping[str, Any]) -> None:
@@ -125,23 +126,25 @@ class AuditLog:
                 details = _drop(query, d)
                 yield AuditEntry("drop", at, _scoped(_safe(details) if safe else details, where))
 
-    def erase(self, match: Callable[[Mapping[str, Any]], bool]) -> None:
-        """Forget every entry whose details ``match`` (an erasure)."""
+    def erase(self, match: Callable[[Mapping[str, Any]], bool],
+              until: datetime | None = None) -> None:
+        """Forget every entry whose details ``match`` (an erasure), of those recorded up to
+        ``until`` when given (another handle's erasure reaches no entry made after it)."""
         with self._lock:
             kept: list[Any] = []
             for row in self._rows:
                 if isinstance(row, AuditEntry):
-                    if not match(row.details):
+                    if (until is not None and row.at > until) or not match(row.details):
                         kept.append(row)
                     continue
                 at, query, drops, where = row
-                left = tuple(d for d in drops
-                             if not match(_scoped(_safe(_drop(query, d)), where)))
+                left = drops if until is not None and at > until else tuple(
+                    d for d in drops if not match(_scoped(_safe(_drop(query, d)), where)))
                 if left:
                     kept.append((at, query, left, where))
             self._rows = collections.deque(kept, maxlen=self._rows.maxlen)
         if self.on_erase is not None:
-            self.on_erase(match)
+            self.on_erase(match, until)
 
     def scopes(self) -> set[str]:
         """The scopes that have an entry kept."""

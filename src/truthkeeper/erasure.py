@@ -30,7 +30,7 @@ from .journal.codec import (
 )
 from .journal.ledger import Ledger, Write
 from .validation import check_signature
-from .values import scoped, unscoped
+from .values import from_us, scoped, unscoped
 
 if TYPE_CHECKING:
     from .audit import AuditLog
@@ -97,7 +97,7 @@ class Erasing:
         ledger.journal._purge()
         self.store.forget_now()  # after the audit's matching, which normalised the names
 
-    def _reached(self, body: Mapping[str, Any]) -> None:
+    def _reached(self, body: Mapping[str, Any], at: int) -> None:
         """Another handle's erasure, caught up with: the audit entries it reached (those
         kept here, and those waiting here for a write, which no journal held when it
         blanked its own) and the erased scope's reliabilities go here too. Its ``reaches``
@@ -119,7 +119,7 @@ class Erasing:
                 return True
             return bool(ids) and any(t in ids for t in _texts(details))
 
-        self.audit.erase(match)
+        self.audit.erase(match, from_us(at))  # those made since it was written stay
         for sc in [s for s in self.rel.scoped if reach_digest(s) == sd]:
             self.rel.forget_scope(sc)
         for sc in [s for s in self.reasoner.scopes() if reach_digest(s) == sd]:

@@ -8,6 +8,7 @@ import contextlib
 import functools
 import time
 from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
 from typing import Any
 
 from ..errors import JournalCorrupt, PolicyError, TruthkeeperError
@@ -112,14 +113,17 @@ class Ledger:
         if self.journal.durable and not self.journal.readonly:
             self.pending.append((kind, bodies))
 
-    def erase_deferred(self, match: Callable[[Mapping[str, Any]], bool]) -> None:
-        """The deferred audit entries whose details an erasure ``match``es go before any
-        is journalled."""
+    def erase_deferred(self, match: Callable[[Mapping[str, Any]], bool],
+                       until: datetime | None = None) -> None:
+        """The deferred audit entries whose details an erasure ``match``es (of those
+        recorded up to ``until`` when given) go before any is journalled."""
         kept: collections.deque[tuple[str, Callable[[], list[dict[str, Any]]]]] = \
             collections.deque(maxlen=self.pending.maxlen)
         for kind, make in self.pending:
             if kind == "audit":
-                bodies = [b for b in make() if not match(b.get("details") or {})]
+                bodies = [b for b in make() if (
+                    until is not None and datetime.fromisoformat(b["at"]) > until)
+                    or not match(b.get("details") or {})]
                 if bodies:
                     kept.append((kind, functools.partial(list, bodies)))
             else:

@@ -72,7 +72,7 @@ def _erase(ap: Any, kind: str, b: Body, at: int) -> None:
     ap._check_erase(b, at)
     ap._nonce(None, b, f"erase:{next(_UNIQUE)}")
     ap._erased(b, at)
-    ap._reached(b)
+    ap._reached(b, at)
 
 
 def _rule(ap: Any, kind: str, b: Body, at: int) -> None:
