@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import uuid
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -71,14 +72,17 @@ def _add(mem: Memory, secret: str) -> None:
     mem.add("ana", "city", "lisbon", source="w1", valid_from="2026-01-01")
 
 
-def _read_and_erase(mem: Memory, secret: str, *, whole: bool = True) -> None:
+def _read_and_erase(mem: Memory, secret: str, *, whole: bool = True,
+                    meanwhile: Callable[[], object] | None = None) -> None:
     """Read and decide about the person's slots in every way (``whole``: with the calls
-    that read every slot in), then erase the person. Nothing of the secret stays in this
-    function's frame."""
+    that read every slot in; ``meanwhile``: called amid them), then erase the person.
+    Nothing of the secret stays in this function's frame."""
     who = "bob " + secret
     if whole:
         mem.learn_from_agreement()
         mem.beliefs()
+        if meanwhile is not None:
+            meanwhile()
         mem.graph()
     mem.decide(who, "mood")
     mem.decide(who, "city")
@@ -128,6 +132,27 @@ def test_an_erased_persons_data_stays_nowhere_in_the_process(where: str,
     # by a dead word of the local stack that atom collection scans (prolog/forget.pl)
     assert (atoms, clauses) == ([], [])
     assert mem.current("ana", "city").value == "lisbon" and mem.verify().ok
+    mem.close()
+
+
+def test_another_memory_closed_amid_the_reads_leaves_the_erasure_complete() -> None:
+    """Closing a memory retracts its clauses of the predicates every memory uses. Before,
+    when one was closed while this memory read the person's slots, SWI-Prolog's clause
+    collection left one of this memory's erased clauses in place for good, and with it
+    the subject's atom (every time; in the test suite, a memory another test left open,
+    closed by Python's collector amid this one's reads)."""
+    secret = uuid.uuid4().hex
+    other = Memory(categories={"mood": ["happy", "sad", "angry"]})
+    _add(other, uuid.uuid4().hex)
+    other.beliefs()
+    mem = Memory(categories={"mood": ["happy", "sad", "angry"]})
+    _add(mem, secret)
+    _read_and_erase(mem, secret, meanwhile=other.close)
+    part = secret[3:12]
+    for _ in range(3):
+        gc.collect()
+    assert _prolog_holding(part, secret) == ([], [])
+    assert mem.current("ana", "city").value == "lisbon"
     mem.close()
 
 

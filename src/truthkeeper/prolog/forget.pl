@@ -5,6 +5,9 @@
 :- use_module(tms, [forget_tables/1]).
 :- use_module(store, [fact/10, stale/3, touch/1]).
 :- use_module(dominance, [retract_fact/4]).
+:- use_module(library(lists), [member/2]).
+:- use_module(library(apply), [maplist/2]).
+
 
 /** <module> After an erasure, nothing of the erased data stays in SWI-Prolog
 
@@ -24,6 +27,14 @@ that refers to it. Atom collection also keeps (SWI-Prolog 9.2, pl-gc.c):
   - any atom in a term on the global stack that nothing uses any more but no
     stack collection has reclaimed yet (the terms of a process's first queries,
     say: an erased subject stayed there in the first memory of a process).
+
+Clause collection also leaves an erased clause in place, with its atoms, when
+its predicate is not dirty at the collection that could reclaim it (its
+reference lingering from an earlier pass): an erased subject stayed whenever
+another memory had been closed while this one read its slots (closing retracts
+that memory's clauses of the same predicates; measured: every time). Each pass
+therefore first asserts and retracts one clause of every predicate that holds a
+memory's data, so that each is dirty and collected.
 
 forget/1 stops the `gc` thread (SWI-Prolog starts it again at the next
 collection it needs), reclaims the clauses, makes a fresh atom the last one
@@ -51,12 +62,31 @@ forget(M) :-
 collect :-
     garbage_collect_clauses,
     atom_concat(tk_, forgotten, A),         % made here: no clause holds it
+    forall(data_predicate(P), dirty(P, A)),
     assertz(last_unregistered(A)),
     retract(last_unregistered(A)),
     garbage_collect_clauses,                % unregisters A, after the erased atoms
     garbage_collect,                        % the stacks' garbage, which atom collection
     overwrite_stack(2000),                  % scans as if live (a first memory's reads)
     garbage_collect_atoms.
+
+% data_predicate(-M:Head): each dynamic predicate that holds a memory's data.
+data_predicate(M:H) :-
+    member(M, [store, tms]),
+    current_predicate(M:N/Ar),
+    \+ sub_atom(N, 0, _, _, $),             % not a tabling wrapper
+    functor(H, N, Ar),
+    predicate_property(M:H, dynamic),
+    \+ predicate_property(M:H, imported_from(_)).
+
+% dirty(+M:Head, +A): assert and retract a clause of Head whose every argument is A
+% (no memory's handle: no table depends on it), so the predicate is dirty; first in
+% the clause list, where the collection that walks it to the erased clauses finds it.
+dirty(M:H, A) :-
+    H =.. [_|Args],
+    maplist(=(A), Args),
+    asserta(M:H),
+    retract(M:H).
 
 % overwrite_stack(+N): N nested frames holding integers only, above the caller's
 % top of the local stack (not a last call, so each frame stays: about 190 KB).
