@@ -375,6 +375,38 @@ def test_another_handles_erasure_reaches_what_this_one_holds_for_a_write(
         assert SECRET.encode() not in _raw(Path(journal_url))
 
 
+@pytest.mark.parametrize("what", ["scope", "subject"])
+def test_a_fact_another_handle_commits_while_an_erasure_is_chosen_is_erased_too(
+        journal_url: str, what: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An erasure of a scope or subject chooses its facts once caught up, then takes the
+    journal's lock. Before, a fact of the scope or subject that another handle committed
+    in between was left out: the person's new fact outlived the erasure."""
+    eraser, other = Memory(journal_url), Memory(journal_url)
+    eraser.scope("user:z").add("ana", "city", "Oslo", source="chat")
+    ledger, flush = eraser._ledger, eraser._ledger.flush
+    other_view = other.scope("user:z")
+
+    def meanwhile() -> None:  # after the choice, before the lock
+        other_view.add("ana", "phone", "555-0199", source="chat")
+        flush()
+
+    monkeypatch.setattr(ledger, "flush", meanwhile)
+    ids = (eraser.erase(scope="user:z") if what == "scope"
+           else eraser.scope("user:z").erase(subject="ana"))
+    monkeypatch.undo()
+    assert len(ids) == 2
+    for mem in (eraser, other):
+        view = mem.scope("user:z")
+        assert [f.status for a in ("city", "phone") for f in view.history("ana", a)] \
+            == ["erased", "erased"]
+    eraser.close()
+    other.close()
+    with Memory(journal_url) as again:
+        assert again.verify().ok and again.scope("user:z").current("ana", "phone").value is None
+        if not journal_url.startswith("postgresql"):
+            assert b"555-0199" not in _raw(Path(journal_url))
+
+
 def test_an_erasure_that_finds_nothing_here_reaches_another_handles_waiting_entries(
         journal_url: str) -> None:
     """A scope that only filtered through another handle holds nothing this handle sees

@@ -39,7 +39,11 @@ if TYPE_CHECKING:
     from .reliability.state import Reliability
     from .signing import Guard
 
-__all__ = ["Erasing"]
+__all__ = ["Erasing", "Selection"]
+
+Selection = tuple[list[str], "str | None", list[str]]
+"""What an erasure erases: the fact ids, the erased scope (or None), the erased subjects'
+store keys (``views.erase_selection``)."""
 
 
 class Erasing:
@@ -59,32 +63,36 @@ class Erasing:
     def _nonce(self, w: Write | None, body: Mapping[str, Any], owner: str) -> None:
         raise NotImplementedError
 
-    def erase(self, ledger: Ledger, ids: Sequence[str], reason: str,
-              signature: Mapping[str, str] | None = None, *, scope: str | None = None,
-              subjects: Sequence[str] = ()) -> None:
-        """Erase the content of facts for good, in one write: their journal events become
-        placeholders (the chain still verifies), so do the audit entries that name them,
-        were made in the erased ``scope`` or are about an erased subject (``subjects``:
-        store keys); an ``erase`` event records it, and the store and the audit log forget
-        them. An erasure of a scope or subject is written even when this handle finds
-        nothing of it: another handle may hold audit entries of it, waiting for its next
-        write, and follows the event (:meth:`_reached`). Erasing a protected fact needs
-        ``signature``: ``sign_action("erase", {"ids": [...], "reason": ...})``."""
-        match = _audit_match(ids, scope, subjects)
+    def erase(self, ledger: Ledger, select: Callable[[], Selection], reason: str,
+              signature: Mapping[str, str] | None = None) -> list[str]:
+        """Erase the content of facts for good, in one write; returns the erased ids.
+        ``select`` chooses them (the ids, the erased scope, the erased subjects' store
+        keys), caught up: chosen again under the write's lock when catching up there
+        applied another handle's commits, so that a fact of the scope or subject committed
+        meanwhile is erased too. Their journal events become placeholders (the chain still
+        verifies), so do the audit entries that name them, were made in the erased scope
+        or are about an erased subject; an ``erase`` event records it, and the store and
+        the audit log forget them. An erasure of a scope or subject is written even when
+        this handle finds nothing of it: another handle may hold audit entries of it,
+        waiting for its next write, and follows the event (:meth:`_reached`). Erasing a
+        protected fact needs ``signature``: ``sign_action("erase", {"ids": [...],
+        "reason": ...})``."""
+        ids, scope, subjects = select()
+        if not (ids or scope is not None or subjects):
+            return []
         ledger.flush()  # the audit entries still waiting reach the journal, to be blanked
-        body: dict[str, Any] = {"ids": list(ids), "reason": reason}
-        if scope is not None or subjects:  # digests: what other handles hold goes too
-            body["reaches"] = {"scope": None if scope is None else reach_digest(scope),
-                               "subjects": [reach_digest(s) for s in subjects]}
-        if signature is not None:
-            body["signature"] = check_signature(signature)
         if self.store.lazy is not None:  # its reader would keep the old pages in the log
             self.store.lazy.stop_check()
+        chosen_at = ledger.seq
         with ledger.write() as w:
             try:
+                if ledger.seq != chosen_at and (scope is not None or subjects):
+                    ids, scope, subjects = select()  # another handle committed meanwhile
+                body = _erase_body(ids, reason, signature, scope, subjects)
                 done = [f.id for f in self.store.facts(ids) if f.status == "erased"]
                 if done:
                     raise InvalidFact(f"facts {done} are erased already")
+                match = _audit_match(ids, scope, subjects)
                 at = self._erase_in(w, ledger.journal, body, match, scope)
             except TruthkeeperError as exc:
                 self.audit.rejected(exc, {"erase": list(ids)})
@@ -96,6 +104,7 @@ class Erasing:
         self.audit.erase(match)
         ledger.journal._purge()
         self.store.forget_now()  # after the audit's matching, which normalised the names
+        return list(ids)
 
     def _reached(self, body: Mapping[str, Any], at: int) -> None:
         """Another handle's erasure, caught up with: the audit entries it reached (those
@@ -255,6 +264,19 @@ def reach_digest(name: str) -> str:
     """How an erasure names an erased scope or subject (store key) to other handles: a
     SHA-256 digest, not the name."""
     return hashlib.sha256(f"erase\x1f{name}".encode()).hexdigest()[:40]
+
+
+def _erase_body(ids: Sequence[str], reason: str, signature: Mapping[str, str] | None,
+                scope: str | None, subjects: Sequence[str]) -> dict[str, Any]:
+    """An ``erase`` event's body; its ``reaches`` names the scope and subjects by digest,
+    so that what other handles hold of them goes too."""
+    body: dict[str, Any] = {"ids": list(ids), "reason": reason}
+    if scope is not None or subjects:
+        body["reaches"] = {"scope": None if scope is None else reach_digest(scope),
+                           "subjects": [reach_digest(s) for s in subjects]}
+    if signature is not None:
+        body["signature"] = check_signature(signature)
+    return body
 
 
 def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],

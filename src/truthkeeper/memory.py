@@ -1035,12 +1035,10 @@ class Memory:
         >>> mem.erase(subject="ana") == [f.id], mem.history("ana", "phone")[0].status
         (True, 'erased')
         """
-        with self._open():  # chosen once caught up with every commit before the call
-            ids, erased, subs = erase_selection(self, fact_ids, subject, attribute, scope)
-            if ids or erased is not None or subs:  # and what else is theirs
-                self._events.erase(self._ledger, ids, check_label(reason, "reason"),
-                                   signature, scope=erased, subjects=subs)
-        return ids
+        fact_ids, reason = id_list(fact_ids, "fact_ids"), check_label(reason, "reason")
+        with self._open():  # chosen once caught up (again under the write's lock if need be)
+            return self._events.erase(self._ledger, lambda: erase_selection(
+                self, fact_ids, subject, attribute, scope), reason, signature)
 
     def export_jsonl(self, path: str | os.PathLike[str]) -> int:
         """Write every event but the configuration as JSON Lines. The owner's act on the
