@@ -10,6 +10,7 @@ placeholder it made, so ``verify()`` can refuse one that no erasure names.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -30,7 +31,7 @@ from .journal.codec import (
 )
 from .journal.ledger import Ledger, Write
 from .validation import check_signature
-from .values import from_us, scoped, unscoped
+from .values import Fact, from_us, scoped, unscoped
 
 if TYPE_CHECKING:
     from .audit import AuditLog
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from .reliability.state import Reliability
     from .signing import Guard
 
-__all__ = ["Erasing", "Selection"]
+__all__ = ["Erasing", "Selection", "refused_subject"]
 
 Selection = tuple[list[str], "str | None", list[str]]
 """What an erasure erases: the fact ids, the erased scope (or None), the erased subjects'
@@ -121,10 +122,11 @@ class Erasing:
         ids = {x for x in body.get("ids") or () if isinstance(x, str)}
 
         def match(details: Mapping[str, Any]) -> bool:
-            sc, sub = details.get("scope"), details.get("subject")
+            sc = details.get("scope")
             if isinstance(sd, str) and isinstance(sc, str) and reach_digest(sc) == sd:
                 return True
-            if subs and isinstance(sub, str) and reach_digest(scoped(sc, sub)) in subs:
+            key = _about(details)
+            if subs and key is not None and reach_digest(key) in subs:
                 return True
             return bool(ids) and any(t in ids for t in _texts(details))
 
@@ -291,12 +293,44 @@ def _audit_match(ids: Sequence[str], scope: str | None, subjects: Sequence[str],
     def match(details: Mapping[str, Any]) -> bool:
         if scope is not None and details.get("scope") == scope:
             return True
-        if details.get("subject") is not None and scoped(
-                details.get("scope"), details["subject"]) in subs:
+        if subs and _about(details) in subs:
             return True
         return any(t in erased for t in _texts(details))
 
     return match
+
+
+def _about(details: Mapping[str, Any]) -> str | None:
+    """The store key of the subject an audit entry is about (a drop's, or a refused
+    write's, whose message may quote its item), if any."""
+    sc, sub = details.get("scope"), details.get("subject")
+    return scoped(sc if isinstance(sc, str) else None, sub) if isinstance(sub, str) else None
+
+
+def refused_subject(facts: Sequence[Fact], item: object = None,
+                    check: Callable[[list[Fact]], object] | None = None) -> str | None:
+    """The subject (normalised) a refused batch is about, for its audit entry (its message
+    may quote the item it refused): that of ``item``, the one being read when it was
+    refused; else the batch's only subject; else that of the first fact ``check`` refuses
+    alone (a second look, on the refusal's path only)."""
+    from .keys import normalise_key
+
+    raw = item.subject if isinstance(item, Fact) else (
+        item.get("subject") if isinstance(item, Mapping) else None)
+    if raw is not None:
+        with contextlib.suppress(TruthkeeperError):
+            return normalise_key(raw, "subject")
+        return None
+    if len({f.subject for f in facts}) == 1:
+        return facts[0].subject
+    if check is None:
+        return None
+    for f in facts:
+        try:
+            check([f])
+        except TruthkeeperError:
+            return f.subject
+    return None
 
 
 def _texts(x: Any) -> Iterator[str]:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from .audit import AuditLog, caller_scope, current_scope
-from .erasure import _UNIQUE, Erasing
+from .erasure import _UNIQUE, Erasing, refused_subject
 from .errors import (
     InvalidFact,
     JournalCorrupt,
@@ -69,14 +69,17 @@ class Applier(Erasing):
         ``drawn``. Not ``typed``: the declared value types and categories are left to the
         write, which applies them once caught up with other writers' declarations."""
         now = from_us(self.clock())
+        built: list[Fact] = []
+        reading: object = None  # the item being read, until it is built
         try:
-            built = []
             for i, item in enumerate(facts):
+                reading = item
                 f = self.builder.coerce(item, i, now)
                 f = self.declarer.coerce(f, self._guarded(item)) if typed else f
                 if drawn is not None and isinstance(item, Mapping) and item.get("id") is None:
                     drawn.add(f.id)
                 built.append(f)
+                reading = None
             if typed:
                 self.rel.check_values(built)
             for f in built:
@@ -86,8 +89,9 @@ class Applier(Erasing):
             err = InvalidFact(f"facts must be an iterable of dicts or Facts: {exc}")
             self.audit.rejected(err, {"batch": True})
             raise err from None
-        except TruthkeeperError as exc:
-            self.audit.rejected(exc, {"batch": True})
+        except TruthkeeperError as exc:  # its message may quote the item: erased with it
+            self.audit.rejected(exc, {"batch": True, "subject": refused_subject(
+                built, reading, self.rel.check_values)})
             raise
         return built
 
@@ -141,7 +145,8 @@ class Applier(Erasing):
         try:
             out = self.store.add(facts, w.times(len(facts)), self.clock(), drawn=drawn)
         except TruthkeeperError as exc:
-            self.audit.rejected(exc, {"facts": [f.id for f in facts]})
+            self.audit.rejected(exc, {"facts": [f.id for f in facts],
+                                      "subject": refused_subject(facts)})
             raise
         w.on_undo(lambda: self.store.undo_add([f.id for f in out]))
         w.on_retime(lambda moved: self.store.retime(out, moved))

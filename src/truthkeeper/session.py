@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from .audit import AuditLog, enter_scope, leave_scope
+from .erasure import refused_subject
 from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError, brief
 from .events import Applier
 from .journal import Journal, open_journal
@@ -132,7 +133,8 @@ class Parts:
             except InvalidFact as exc:
                 if fast:  # not caught up (a fast write does not): decided once it is
                     raise FastRefused from None
-                self.audit.rejected(exc, {"facts": [f.id for f in built]})
+                self.audit.rejected(exc, {"facts": [f.id for f in built], "subject":
+                                          refused_subject(built, check=self._refuses)})
                 raise
             return self.events.facts(w, built, drawn=drawn)
 
@@ -148,6 +150,11 @@ class Parts:
         cannot be): ``add_many`` validates a batch before the write catches up, and
         another writer may have declared or removed a type since."""
         return [self.events.declarer.coerce(f, f.tier in self.guard.guarded) for f in built]
+
+    def _refuses(self, built: list[Fact]) -> None:
+        """The checks a write makes once caught up (InvalidFact)."""
+        self.rel.check_values(self.typed(built))
+        self.no_links_to_erased(built)
 
     def no_links_to_erased(self, built: list[Fact]) -> None:
         """A new fact cannot supersede an erased one (it is gone; its placeholder is in no
