@@ -512,6 +512,33 @@ def test_rules_see_each_member_and_filter_keeps_members_apart() -> None:
     assert res.dropped == ()  # members of a set never make each other stale
 
 
+def test_filter_judges_a_retrieved_removal_from_a_set_as_one() -> None:
+    """A retrieved statement that a set no longer holds a member (``present=False``, as a
+    fact's) is judged on that member's chain: it agrees with a memory whose member was
+    removed, where the same member said present at the same time is stale. Before,
+    Candidate had no ``present``: a removal read as the member's presence, and was
+    dropped as stale."""
+    from truthkeeper.integrations.documents import judge_documents
+
+    mem = Memory(policy="temporal")
+    mem.declare("pet", cardinality="many")
+    mem.add("ana", "pet", "cat", source="u", valid_from=T(1))
+    mem.add("ana", "pet", "cat", source="u", valid_from=T(3), present=False)
+    res = mem.filter([Candidate("ana", "pet", "cat", T(2), present=False, text="gave it away"),
+                      Candidate("ana", "pet", "cat", T(2), text="has a cat")])
+    assert [c.text for c in res.kept] == ["gave it away"]
+    assert [d.item.text for d in res.dropped] == ["has a cat"]
+    report = judge_documents(mem, [{"subject": "ana", "attribute": "pet", "value": "cat",
+                                    "valid_from": T(2), "present": False},
+                                   {"subject": "ana", "attribute": "pet", "value": "cat",
+                                    "valid_from": T(2), "present": "no"}],
+                             ["gave it away", "odd"])
+    assert report.kept == (0,) and report.dropped == () and report.unjudged == (1,)
+    assert "present must be a bool" in dict(report.why_unjudged)[1]
+    with pytest.raises(InvalidFact, match=r"items\[0\]\.present must be a bool"):
+        mem.filter([Candidate("ana", "pet", "cat", T(2), present=0)])  # type: ignore[arg-type]
+
+
 @given(st.lists(st.sampled_from(["cat", "dog", "owl", "fish"]), min_size=1, max_size=8),
        st.sampled_from(["cat", "dog", "owl", "fish", "yak"]))
 def test_adding_a_member_never_drops_another(members: list[str], new: str) -> None:

@@ -188,6 +188,9 @@ class Candidate(ToDict):
     valid_to
         When it stopped being true: at or before the memory's clock, the candidate is
         stale (dropped with rule ``"ended"``).
+    present
+        False for a statement that the value is no longer a member of a set attribute
+        (as a fact's ``present``): it is judged on that member's chain.
 
     Examples
     --------
@@ -208,6 +211,7 @@ class Candidate(ToDict):
     source: str | None = None
     text: str | None = None
     valid_to: datetime | str | None = None
+    present: bool = True
 
 
 @quick_init

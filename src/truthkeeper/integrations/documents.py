@@ -6,7 +6,8 @@ A document is judged when its metadata names a ``fact_id`` of the memory, or a s
 ``valid_to`` may be ISO 8601 with or without an offset (without: UTC), a date, or epoch
 seconds or milliseconds; the value follows the attribute's declared type (``"135"`` is 135
 where ``price`` is a number). ``tier`` defaults to ``unverified`` (retrieved text) and
-``source`` to none. Everything else passes unjudged with its reason in the report (no slot,
+``source`` to none; ``present`` false says the value is no longer a member of a set
+attribute. Everything else passes unjudged with its reason in the report (no slot,
 no value: a document's text is never compared as a value, unusable metadata); a document
 never fails the retrieval. Verdicts go into metadata, never into the text.
 """
@@ -74,7 +75,7 @@ def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
                          tier=md.get("tier") or "unverified", source=md.get("source"),
                          text=text,
                          valid_to=None if vt in (None, "") else boundary_time(vt, "valid_to"),
-                         ), None
+                         present=md.get("present", True)), None
     except TruthkeeperError as exc:
         return None, f"unusable metadata: {exc}"
 

@@ -88,6 +88,8 @@ class ContextItem(BaseModel):
     valid_from: str | int | None = Field(None, description="when the item's claim became "
                                                            "true (ISO 8601, date, epoch)")
     valid_to: str | int | None = Field(None, description="when it stopped being true")
+    present: bool = Field(True, description="false: the item says the value is no longer "
+                                            "a member of a set attribute")
     tier: str = Field("unverified", description="the provenance class of its source")
     source: str | None = Field(None, description="who said it, e.g. web:example.org")
     text: str | None = Field(None, description="the retrieved passage")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InvalidFact, UnknownFact
+from ..errors import InvalidFact, UnknownFact, brief
 from ..journal.codec import row_fact
 from ..validation import check_list, check_source, from_us, time_us
 from ..values import (
@@ -174,7 +174,9 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
                f"({from_us(vf).isoformat()})")
         raise InvalidFact(msg)
     source = item.source if item.source is None else builder._memo(item.source, check_source)
-    return (i, key, member_key(value, many), vf, tier, None, source, vt)
+    if item.present is not True and item.present is not False:
+        raise InvalidFact(f"present must be a bool, got {brief(item.present)}")
+    return (i, key, member_key(value, many, item.present), vf, tier, None, source, vt)
 
 
 def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
