@@ -75,7 +75,7 @@ class Applier(Erasing):
             for i, item in enumerate(facts):
                 reading = item
                 f = self.builder.coerce(item, i, now)
-                f = self.declarer.coerce(f, self._guarded(item)) if typed else f
+                f = self.declarer.coerce(f, _guarded(self.guard, item)) if typed else f
                 if drawn is not None and isinstance(item, Mapping) and item.get("id") is None:
                     drawn.add(f.id)
                 built.append(f)
@@ -106,11 +106,6 @@ class Applier(Erasing):
                      for i, item in enumerate(items)]
         self.rel.check_values(built)
         return built
-
-    def _guarded(self, item: object) -> bool:
-        tier = item.tier if isinstance(item, Fact) else (
-            item.get("tier", "agent") if isinstance(item, Mapping) else None)
-        return tier in self.guard.guarded
 
     def declare(self, w: Write, d: Declaration, keep: tuple[bool, bool] = (False, False)) -> None:
         """Declare an attribute's cardinality and value type (see :class:`Declarer`; ``keep``:
@@ -451,6 +446,13 @@ class Applier(Erasing):
         from .journal.importer import import_lines
 
         import_lines(self, ledger, lines, where)
+
+
+def _guarded(guard: Guard, item: object) -> bool:
+    """Whether an item to add is at a tier whose writes need a signature."""
+    tier = item.tier if isinstance(item, Fact) else (
+        item.get("tier", "agent") if isinstance(item, Mapping) else None)
+    return tier in guard.guarded
 
 
 def _signed_fields(f: Fact) -> dict[str, Any]:
