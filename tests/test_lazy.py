@@ -9,11 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import truthkeeper.lazy
-from truthkeeper import Candidate, JournalCorrupt, Memory, TierNotAuthorized, TruthkeeperError
+from truthkeeper import (
+    Candidate,
+    JournalCorrupt,
+    Memory,
+    Signer,
+    TierNotAuthorized,
+    TruthkeeperError,
+)
 from truthkeeper.lazy import HELD_SLOTS
 from truthkeeper.testing import at, policies
 
@@ -436,6 +444,36 @@ def test_an_erased_fact_whose_slot_held_nul_opens_lazily_with_its_source_bound(j
             assert m.current("c", "city").value == "Porto" and m.verify().ok
             with pytest.raises(TierNotAuthorized, match="crm"):  # bound to agent still
                 m.add("d", "city", "Faro", source="crm", tier="verified")
+
+
+def test_a_signed_retraction_of_an_erased_fact_whose_slot_held_nul_keeps_the_index(
+        journal_url):
+    """A signed retraction's nonce is indexed with the slot of the fact it names; a fact
+    whose slot holds NUL has none (its events are applied at open). Erased, the fact moves
+    to a placeholder slot, and a rebuilt index has the nonce there too. Before, the
+    erasure only updated the nonce's row, which did not exist: the index differed from the
+    chain, and another handle's next write refused to go on (JournalCorrupt; found by the
+    stateful test's signed machine)."""
+    owner = Signer(Ed25519PrivateKey.generate())
+
+    def open_it() -> Memory:
+        return Memory(journal_url, trusted_keys=[owner.public_key], protected_tiers=("human",))
+
+    with open_it() as m:
+        f = m.add_many([owner.sign({"subject": "b\x00o", "attribute": "price", "value": 3,
+                                    "source": "owner", "tier": "human",
+                                    "valid_from": "2026-01-01"})])[0]
+        m.retract(f.id, reason="wrong", signature=owner.sign_action(
+            "retract", {"id": f.id, "reason": "wrong"}))
+        m.erase(f.id, signature=owner.sign_action(
+            "erase", {"ids": [f.id], "reason": "erasure request"}))
+        with open_it() as other:  # opened lazily: its index checked before its write
+            other.add("acme", "price", 4, source="crm")
+            assert other.current("acme", "price").value == 4 and other.verify().ok
+        assert m.verify().ok
+    with open_it() as again:
+        assert [x.status for x in again.history("b\x00o", "price")] == ["erased"]
+        assert again.verify().ok
 
 
 def test_a_rule_added_to_a_lazy_memory_sees_every_slot(tmp_path):

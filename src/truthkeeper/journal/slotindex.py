@@ -231,9 +231,10 @@ class SlotIndex:
                 self.db.rows("DELETE FROM tk_index_slot WHERE slot = ? AND seq = ?", (was, s))
                 self.db.rows("INSERT INTO tk_index_slot(slot, seq) VALUES (?, ?) "
                              "ON CONFLICT DO NOTHING", (now, s))
-            for _, b in naming_it:  # a signed one's nonce names the slot it moved to
-                for k, _ in entries("retract", b, lambda _k: now)[1]:
-                    self.db.rows("UPDATE tk_index_key SET slot = ? WHERE key = ?", (now, k))
+            for _, b in naming_it:  # a signed one's nonce names the slot it moved to (made
+                for k, _ in entries("retract", b, lambda _k: now)[1]:  # if its slot held NUL)
+                    self.db.rows("INSERT INTO tk_index_key(key, slot) VALUES (?, ?) ON "
+                                 "CONFLICT (key) DO UPDATE SET slot = excluded.slot", (k, now))
         for k, v in new:  # a fact whose slot held NUL had no keys (its event was applied
             if not old:   # at open; its placeholder's is not): made as a rebuild makes them
                 self.db.rows("INSERT INTO tk_index_key VALUES (?,?) ON CONFLICT DO NOTHING", (k, v))
