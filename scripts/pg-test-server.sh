@@ -2,10 +2,11 @@
 # A throw-away PostgreSQL server for the tests: `start` prints the DSN, `stop` removes it.
 # Installs the Debian package when no server binaries are present. The server refuses to run
 # as root, so the cluster lives in a temporary directory owned by the postgres user, on a
-# spare port, with its socket in that directory.
+# spare port, with its socket in that directory. TK_PG_STATE names another state folder:
+# a second server (a test that restarts its server uses one of its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STATE="$(pwd)/.pgtest"
+STATE="${TK_PG_STATE:-$(pwd)/.pgtest}"
 cmd=${1:-start}
 
 pg_bin() {

@@ -6,6 +6,7 @@ conftest.py); these are PostgreSQL's own.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -92,21 +93,32 @@ def test_a_connection_killed_mid_write_fails_clearly_and_reconnects(url: str,
         assert again.verify().ok
 
 
-def test_a_server_restart_loses_no_acknowledged_event(url: str) -> None:
-    mem = Memory(url)
-    written = [mem.add("acme", "n", i, source="s", valid_from=T(1 + i)).id for i in range(5)]
-    subprocess.run(["bash", str(ROOT / "scripts" / "pg-test-server.sh"), "restart"],
-                   check=True, cwd=ROOT, timeout=120)
-    deadline = time.monotonic() + 30
-    while True:  # the first call after the restart may fail; a later one reconnects
-        try:
-            written.append(mem.add("acme", "n", 99, source="s", valid_from=T(20)).id)
-            break
-        except JournalError:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-    mem.close()
-    assert sorted(_ids(url)) == sorted(written)
+def test_a_server_restart_loses_no_acknowledged_event(pg_admin: str, tmp_path: Path) -> None:
+    """On a server of its own: restarting the one the other tests share cut their
+    connections mid-test when they ran in parallel (``AdminShutdown`` in another worker's
+    eight writers)."""
+    server = ["bash", str(ROOT / "scripts" / "pg-test-server.sh")]
+    env = {**os.environ, "TK_PG_STATE": str(tmp_path / "pg")}
+    admin = subprocess.run([*server, "start"], check=True, cwd=ROOT, env=env, timeout=300,
+                           capture_output=True, text=True).stdout.strip()
+    try:
+        url = new_pg_database(admin)
+        mem = Memory(url)
+        written = [mem.add("acme", "n", i, source="s", valid_from=T(1 + i)).id
+                   for i in range(5)]
+        subprocess.run([*server, "restart"], check=True, cwd=ROOT, env=env, timeout=120)
+        deadline = time.monotonic() + 30
+        while True:  # the first call after the restart may fail; a later one reconnects
+            try:
+                written.append(mem.add("acme", "n", 99, source="s", valid_from=T(20)).id)
+                break
+            except JournalError:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        mem.close()
+        assert sorted(_ids(url)) == sorted(written)
+    finally:
+        subprocess.run([*server, "stop"], check=False, cwd=ROOT, env=env, timeout=120)
 
 
 def test_a_tampered_row_is_detected(url: str) -> None:
