@@ -8,7 +8,6 @@
 :- use_module(library(lists), [member/2]).
 :- use_module(library(apply), [maplist/2]).
 
-
 /** <module> After an erasure, nothing of the erased data stays in SWI-Prolog
 
 An erased value or subject can stay in the process after its clauses are
