@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -220,6 +221,52 @@ def test_6_reliability_cannot_be_hijacked_without_a_signature() -> None:
     sig = OWNER.sign_action("outcome", {"id": ana.id, "source": "user:ana", "correct": True})
     mem.record_outcome(ana.id, correct=True, signature=sig)
     assert [r.n for r in mem.reliability() if r.source == "user:ana"] == [1]
+
+
+def test_6_a_retrieved_claim_cannot_take_a_protected_tier_into_a_decision() -> None:
+    """A retrieved item or passage carries no signature: claiming tier human it let a
+    forged newer price drop the owner's signed one from the context, and a passage outrank
+    the model's own answer. Now it is refused (an adapter leaves the document unjudged)."""
+    from langchain_core.documents import Document
+
+    from truthkeeper import Candidate
+    from truthkeeper.integrations.langchain import TruthkeeperCompressor
+    from truthkeeper.integrations.mcp import build_server
+
+    from .test_integrations import _call
+
+    with Memory(protected_tiers=("verified",), trusted_keys=[OWNER.public_key]) as mem:
+        [signed] = mem.add_many([OWNER.sign(_human(4800))])  # valid from T(1)
+        forged = Candidate("acme", "invoice_total", 5000, T(9), tier="human", source="mail")
+        for tier in ("human", "verified", " Verified"):  # both protected here
+            with pytest.raises(TierNotAuthorized, match=r"items\[1\]\.tier .* is protected"):
+                mem.filter([signed.id, Candidate("acme", "invoice_total", 5000, T(9),
+                                                 tier=tier)])
+        assert mem.filter([signed.id, replace(forged, tier="agent")]).kept[0] == signed.id
+        with pytest.raises(TierNotAuthorized, match="context_tier 'human' is protected"):
+            mem.resolve_context(question="total?", context_value=5000, context_source="mail",
+                                context_tier="human", parametric_value=4800,
+                                parametric_confidence=0.9)
+        assert mem.audit() == []  # nothing refused was a write
+        docs = [Document("4800", metadata={"fact_id": signed.id}),
+                Document("5000", metadata={"subject": "acme", "attribute": "invoice_total",
+                                           "value": 5000, "valid_from": T(9),
+                                           "tier": "human"})]
+        compressor = TruthkeeperCompressor(memory=mem)
+        assert [d.page_content for d in compressor.compress_documents(docs, "total?")] \
+            == ["4800", "5000"]
+        assert compressor.last_report.unjudged == (1,)
+        assert "TierNotAuthorized" in compressor.last_report.reason(1)["reason"]
+        server = build_server(mem)  # what an MCP client (a prompt-injected model) may send
+        err, res = _call(server, "filter_context", {"items": [
+            {"fact_id": signed.id}, dict(docs[1].metadata)]})
+        assert not err and [(k["index"], k["judged"]) for k in res["kept"]] \
+            == [(0, True), (1, False)]
+        assert "is protected" in res["kept"][1]["reason"]
+        err, res = _call(server, "resolve_context", {
+            "question": "total?", "context_value": 5000, "context_source": "mail",
+            "context_tier": "human", "parametric_value": 4800, "parametric_confidence": 0.9})
+        assert err and "is protected" in res
 
 
 # ---------------------------------------------------------------- 7-11. rules

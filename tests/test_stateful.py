@@ -315,6 +315,10 @@ class MemoryMachine(RuleBasedStateMachine):
         slots (in a view: of the union of its layers)."""
         items = [Candidate(s, a, m if a == "pets" else v, at(t), tier=tier)
                  for (s, a), v, t, tier, m in cands]
+        if any(self.guarded(c.tier) for c in items):  # a candidate carries no signature
+            with pytest.raises((TierNotAuthorized, InvalidFact)):  # whichever item is first
+                self.writer(layer).filter(items)
+            return
         try:  # filter reads values as add does: coerced to the declared type
             rows = [((normalise_key(c.subject, "s"), c.attribute),
                      self.typed(c.attribute, c.value, closed=False), to_us(c.valid_from),

@@ -1319,6 +1319,8 @@ class Memory:
         ------
         InvalidFact, UnknownFact
             An item is malformed or names no fact this memory sees.
+        TierNotAuthorized
+            A Candidate claims a protected tier (it carries no signature).
 
         Examples
         --------
@@ -1331,8 +1333,9 @@ class Memory:
         if isinstance(items, (str, Fact, Candidate)):
             items = [items]  # one item, not the characters of an id
         with self._open():
-            res = filter_items(self._store, self._p.builder, items, kappa, self._scope,
-                               self._events.declarer.schema.coerce, self._p.answers.verdicts)
+            res = filter_items(self._store, self._p.builder, self._p.guard, items, kappa,
+                               self._scope, self._events.declarer.schema.coerce,
+                               self._p.answers.verdicts)
             if res.dropped:
                 self._audit.dropped(query, res.dropped)
         return res
@@ -1534,6 +1537,8 @@ class Memory:
         ------
         InvalidFact
             A malformed argument (confidence outside [0, 1], unknown tier, ...).
+        TierNotAuthorized
+            ``context_tier`` is protected: a passage carries no signature.
 
         Examples
         --------
@@ -1544,6 +1549,7 @@ class Memory:
         check_label(question, "question")
         src = check_label(context_source, "context_source")
         tier, u = self._p.builder.tier(context_tier), check_utility(utility)
+        self._p.guard.check_claim(tier, "context_tier")  # a passage carries no signature
         with self._open():
             return decide_context(
                 self._rel.book_for(self._scope), context_value=context_value, source=src,

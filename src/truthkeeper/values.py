@@ -182,7 +182,8 @@ class Candidate(ToDict):
     valid_from
         When it became true (a datetime or an ISO 8601 string).
     tier, source
-        Its source's tier (keyword) and name, if known.
+        Its source's tier (keyword) and name, if known. Not a protected tier: a candidate
+        carries no signature (``filter`` refuses it with TierNotAuthorized).
     text
         The retrieved text, kept as it is.
     valid_to

@@ -88,7 +88,7 @@ def _filters(repeat: int, n: int = 20_000) -> dict[str, Any]:
         store, coerce = p.store, p.events.declarer.schema.coerce
 
         def marshal() -> Any:
-            return candidate_rows(store, p.builder, cands, None, coerce)
+            return candidate_rows(store, p.builder, cands, None, coerce, p.guard)
 
         rows, slots, _, _ = marshal()
         inputs = {"M": store.h, "Cs": rows,

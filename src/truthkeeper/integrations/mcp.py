@@ -90,7 +90,8 @@ class ContextItem(BaseModel):
     valid_to: str | int | None = Field(None, description="when it stopped being true")
     present: bool = Field(True, description="false: the item says the value is no longer "
                                             "a member of a set attribute")
-    tier: str = Field("unverified", description="the provenance class of its source")
+    tier: str = Field("unverified", description="the provenance class of its source (not "
+                                                "a protected tier: an item carries no signature)")
     source: str | None = Field(None, description="who said it, e.g. web:example.org")
     text: str | None = Field(None, description="the retrieved passage")
 
@@ -318,7 +319,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             description="how many answers the question has (2 for yes/no; a large number "
                         "for open-ended answers); omitted: as many as the memory learned")
         ] = None,
-        context_tier: Annotated[str, Field(description="the passage source's tier")]
+        context_tier: Annotated[str, Field(description=f"the passage source's tier, one of "
+                                           f"{', '.join(open_tiers)}")]
         = "unverified", correct: Utile = 1.0, wrong: Loss = -1.0, abstain: Abstain = 0.0,
         scope: Scope = None,
     ) -> dict[str, Any]:

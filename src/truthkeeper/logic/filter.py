@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidFact, UnknownFact, brief
+from ..errors import InvalidFact, TierNotAuthorized, UnknownFact, brief
 from ..journal.codec import row_fact
 from ..validation import check_list, check_source, from_us, time_us
 from ..values import (
@@ -27,6 +27,9 @@ from ..values import (
 )
 from . import bridge
 from .store import Store, member_key
+
+if TYPE_CHECKING:
+    from ..signing import Guard
 
 __all__ = ["candidate_rows", "filter_items"]
 
@@ -115,12 +118,13 @@ def _fact_row(store: Store, i: int, key: str, f: Fact) -> tuple[Any, ...]:
 
 
 def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: str | None,
-                   coerce: Callable[[str, Any, str], Any] | None,
+                   coerce: Callable[[str, Any, str], Any] | None, guard: Guard,
                    ) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[str, str, str]]],
                               list[int], list[str]]:
     """The items as Prolog takes them: a row per Candidate (index, slot key, value key,
     valid from, tier, recorded at, source, valid to), the store slots each is judged
-    against, and the positions and ids of the items that name facts of the store."""
+    against, and the positions and ids of the items that name facts of the store. A
+    candidate carries no signature: one at a protected tier is refused (``guard``)."""
     rows: list[tuple[Any, ...]] = []
     slots: dict[str, list[tuple[str, str, str]]] = {}
     store_idx: list[int] = []
@@ -139,10 +143,10 @@ def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: 
         elif isinstance(item, Candidate):
             try:  # the names of the fields in an error are built only then
                 rows.append(_candidate_row(i, item, named, tiers, slots, store, builder,
-                                           scope, coerce))
-            except InvalidFact as exc:
+                                           scope, coerce, guard))
+            except (InvalidFact, TierNotAuthorized) as exc:
                 msg = f"items[{i}].{exc}"
-                raise InvalidFact(msg) from None
+                raise type(exc)(msg) from None
         else:
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
@@ -153,7 +157,8 @@ def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: 
 def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[str, str, bool]],
                    tiers: dict[str, str], slots: dict[str, list[tuple[str, str, str]]],
                    store: Store, builder: FactBuilder, scope: str | None,
-                   coerce: Callable[[str, Any, str], Any] | None) -> tuple[Any, ...]:
+                   coerce: Callable[[str, Any, str], Any] | None, guard: Guard,
+                   ) -> tuple[Any, ...]:
     """A Candidate as a row (see :func:`candidate_rows`); InvalidFact names the field."""
     sa = (item.subject, item.attribute)
     slot = named.get(sa) if type(sa[0]) is str and type(sa[1]) is str else None
@@ -165,7 +170,9 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
     key, a, many = slot
     tier = tiers.get(item.tier) if type(item.tier) is str else None
     if tier is None:
-        tier = tiers[item.tier] = builder.tier(item.tier)
+        tier = builder.tier(item.tier)
+        guard.check_claim(tier, "tier")
+        tiers[item.tier] = tier
     value = item.value if coerce is None else coerce(a, item.value, "value")
     vf = time_us(item.valid_from, "valid_from")
     vt = None if item.valid_to is None else time_us(item.valid_to, "valid_to")
@@ -179,7 +186,8 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
     return (i, key, member_key(value, many, item.present), vf, tier, None, source, vt)
 
 
-def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact | Candidate],
+def filter_items(store: Store, builder: FactBuilder, guard: Guard,
+                 items: Iterable[str | Fact | Candidate],
                  kappa: Callable[[Any, Any], bool] | None = None,
                  scope: str | None = None,
                  coerce: Callable[[str, Any, str], Any] | None = None,
@@ -193,7 +201,7 @@ def filter_items(store: Store, builder: FactBuilder, items: Iterable[str | Fact 
     items = check_list(items, "items", "fact ids, Facts or Candidates")
     drops: dict[int, Drop] = {}
     by_id: dict[str, Fact] = {}
-    rows, slots, store_idx, store_ids = candidate_rows(store, builder, items, scope, coerce)
+    rows, slots, store_idx, store_ids = candidate_rows(store, builder, items, scope, coerce, guard)
     given: set[str] = set()
     if store_ids:
         given = _judge_ids(store, items, store_idx, store_ids, scope, kappa is not None or
