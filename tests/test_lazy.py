@@ -296,7 +296,37 @@ def test_about_a_subject_reads_only_that_subjects_slots(loc):
                                                                      "phone": "555"}
         assert m.scope("u3").slots("x") == [("x", "city")]
         assert not m._store.lazy.done
-        assert len(m.slots()) == 32 and m._store.lazy.done
+        loaded = set(m._store.lazy.loaded)  # listing every slot reads none: the index's
+        assert len(m.slots()) == 32 and m._store.lazy.loaded == loaded
+        assert not m._store.lazy.done
+
+
+def test_listing_every_slot_lazily_reads_none_and_lists_what_a_full_replay_does(loc):
+    """``slots()`` read every slot in (6 s and 100 MB at 100,000 facts: an MCP client's
+    first ``slots`` call); it now lists them from the slot index, in every layer, with
+    the slots read in (a NUL-named one is never indexed), without erased ones."""
+    path = _memory(loc, 6)
+    with Memory(path, synchronous="NORMAL") as m:
+        m.scope("team").add("u1", "phone", "555", source="crm")
+        m.scope("team").add("desk", "floor", 3, source="crm")
+        m.add("u\x00x", "city", "Nul", source="crm")
+        gone = m.add("u7", "city", "Elvas", source="crm")
+        m.retract(m.add("u8", "city", "Beja", source="crm").id, reason="wrong")
+        m.erase(subject="u2")
+        m.scope("team").erase(subject="desk")
+        m.erase([gone.id])
+    def listing(lazy: bool) -> tuple[Any, ...]:
+        with Memory(path, lazy=lazy) as m:
+            at_open = set(m._store.lazy.loaded) if lazy else set()  # erasures', NUL's
+            got = (m.slots(), m.scope("team").slots(), m.scope("other").slots(), m.scopes())
+            assert not lazy or not m._store.lazy.done and \
+                m._store.lazy.loaded - {"$audit"} == at_open  # scopes() reads the audit
+            return got
+    full = listing(False)
+    assert listing(True) == full
+    assert ("u\x00x", "city") in full[0] and ("u8", "city") in full[0]
+    assert ("u2", "city") not in full[0] and ("u7", "city") not in full[0]
+    assert set(full[1]) - set(full[0]) == {("u1", "phone")} and full[3] == ["team"]
 
 
 def test_bringing_a_slot_in_keeps_the_answers_already_given(loc):

@@ -118,23 +118,23 @@ class LazyStore(Store):
         return super().status(fid)
 
     def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
-        if subject is None:
-            self.need_all()
-        elif self.lazy is not None and not self.lazy.done:
+        """Every slot: from the slot index, while not every slot is read in (reads none:
+        listing them read all in, 6 s at 100,000 facts), with the slots read in."""
+        if self.lazy is None or self.lazy.done:
+            return super().slots(subject)
+        if subject is not None:
             self.lazy.need_subject(subject)
-        return super().slots(subject)
+            return super().slots(subject)
+        got = set(super().slots(None))  # a slot whose name holds NUL is in, never indexed
+        for key in self.lazy.journal.index_slots(""):
+            s, sep, a = key.rpartition(SCOPE_SEP)  # no separator: the events of no slot
+            if sep and a != ERASED_ATTRIBUTE:      # (GLOBAL, AUDIT); an erased fact's
+                got.add((s, a))                    # placeholder slot holds no fact
+        return sorted(got)
 
     def scopes(self) -> set[str]:
-        """From the slot index, while not every slot is read in (an erased fact's
-        placeholder slot holds no fact), and the slots read in."""
-        if self.lazy is None or self.lazy.done:
-            return super().scopes()
-        subjects = {s for s, _ in super().slots(None)}
-        for key in self.lazy.journal.index_slots(""):
-            subject, _, attribute = key.rpartition(SCOPE_SEP)
-            if attribute != ERASED_ATTRIBUTE:
-                subjects.add(subject)
-        return {sc for s in subjects for sc in [unscoped(s)[0]] if sc}
+        """From the slot index, while not every slot is read in (see :meth:`slots`)."""
+        return {sc for s, _ in self.slots(None) for sc in [unscoped(s)[0]] if sc}
 
     def scope_slots(self, scope: str) -> list[tuple[str, str]]:
         """Those the slot index lists under the scope, read in (not every slot)."""
