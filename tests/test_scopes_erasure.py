@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,44 @@ def test_a_scopes_fact_cannot_link_to_a_shared_one_and_the_error_says_why() -> N
     assert ana.current("acme", "price").value == 1 and len(ana.history("acme", "price")) == 1
     ana.add("acme", "price", 2, source="s", valid_from="2026-02-01")  # newer: it dominates
     assert ana.current("acme", "price").value == 2 and mem.current("acme", "price").value == 1
+
+
+def test_a_view_keeps_its_memory_open_while_it_is_held(tmp_path: Path) -> None:
+    """``Memory(path).scope("user:ana")`` kept only the view: Python collected the memory
+    behind it and closed it, so the view's first call said "this Memory is closed"."""
+    import gc
+    import weakref
+
+    ana = Memory(tmp_path / "m.db", index_check="before-write").scope("user:ana")
+    gc.collect()  # (a check of the index in the background would hold the memory until done)
+    ana.add("me", "city", "Lisbon", source="chat")
+    assert ana.current("me", "city").value == "Lisbon"
+    owner = weakref.ref(ana._owner)
+    del ana
+    gc.collect()
+    assert owner() is None  # and with the last view goes the memory (closed: not leaked)
+    with Memory(tmp_path / "m.db") as mem:
+        assert mem.scope("user:ana").current("me", "city").value == "Lisbon"
+
+
+def test_a_views_write_that_names_another_scope_is_refused_not_moved() -> None:
+    """The owner writes an item that names a scope into that scope; a view moved it into
+    its own without a word (a what_if too). It is refused now, and nothing changes."""
+    mem = Memory()
+    ana, bob = mem.scope("user:ana"), mem.scope("user:bob")
+    item = {"subject": "me", "attribute": "city", "value": "Porto", "source": "chat",
+            "scope": "user:ana"}
+    with pytest.raises(ScopeError, match=r"facts\[1\] names scope 'user:ana'"):
+        bob.add_many([{**item, "scope": "user:bob"}, item])
+    with pytest.raises(ScopeError, match=r"add\[0\] names scope 'user:ana'"):
+        bob.what_if(add=[item])
+    with pytest.raises(ScopeError):
+        bob.add_many([replace(ana.add("me", "city", "Faro", source="chat"), id=None)])
+    with pytest.raises(InvalidFact, match="facts must be a list"):
+        bob.add_many(5)  # was a TypeError
+    assert bob.slots() == [] and len(mem) == 0
+    assert [f.scope for f in mem.add_many([item])] == ["user:ana"]  # the owner's act
+    assert [f.scope for f in ana.add_many([item, {**item, "scope": None}])] == ["user:ana"] * 2
 
 
 CALLS_WITH_AN_ID = {

@@ -114,6 +114,7 @@ class Memory:
 
     _scope: str | None = None
     _view = False
+    _owner: Memory | None = None
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  policy: str | Policy = "temporal_within_authority",
@@ -463,7 +464,7 @@ class Memory:
         >>> len(mem)
         2
         """
-        facts = facts if self._scope is None else [in_scope(f, self._scope) for f in facts]
+        facts = facts if self._scope is None else in_scope(facts, self._scope, "facts")
         with caller_scope(self._scope):  # the ids it draws at random go into ``drawn``
             built = self._events.validate(facts, drawn := set[str](), typed=False)
         # no poll first: the write catches up under the journal's lock (Ledger.write), then
@@ -908,7 +909,8 @@ class Memory:
         """
         scope = check_scope(name)  # before the copy: a discarded copy must not close us
         view = copy.copy(self)
-        view._view, view._scope = True, scope
+        # the memory lives while a view does (collected, it closes)
+        view._view, view._scope, view._owner = True, scope, self
         return view
 
     def scopes(self) -> list[str]:
@@ -1547,9 +1549,8 @@ class Memory:
         'Paris'
         """
         check_label(question, "question")
-        src = check_label(context_source, "context_source")
-        tier, u = self._p.builder.tier(context_tier), check_utility(utility)
-        self._p.guard.check_claim(tier, "context_tier")  # a passage carries no signature
+        src, u = check_label(context_source, "context_source"), check_utility(utility)
+        tier = self._p.guard.check_claim(self._p.builder.tier(context_tier), "context_tier")
         with self._open():
             return decide_context(
                 self._rel.book_for(self._scope), context_value=context_value, source=src,

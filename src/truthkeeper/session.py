@@ -38,7 +38,7 @@ from .validation import (
     check_schema,
     check_similarity,
 )
-from .values import Fact, FactBuilder, Resolution, check_tiers, parse_time, scoped, to_us
+from .values import Fact, FactBuilder, Resolution, check_tiers, in_scope, parse_time, scoped, to_us
 
 __all__ = ["CACHE_SIZE", "Answers", "CallContext", "Parts"]
 
@@ -141,7 +141,9 @@ class Parts:
     def hypothetical(self, items: Any, scope: str | None, now: int) -> list[Fact]:
         """The facts ``what_if`` supposes, built and checked as a write would (types,
         categories, links to erased facts); called caught up."""
-        facts = self.events.hypothetical(check_list(items, "add", "dicts or Facts"), scope, now)
+        items = check_list(items, "add", "dicts or Facts") if scope is None else \
+            in_scope(items, scope, "add")  # as a write in the view takes them
+        facts = self.events.hypothetical(items, scope, now)
         self.no_links_to_erased(facts)
         return facts
 

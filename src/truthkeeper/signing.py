@@ -281,15 +281,16 @@ class Guard:
                    f"refused: {problem}")
             raise TierNotAuthorized(msg)
 
-    def check_claim(self, tier: str, what: str) -> None:
-        """Raise TierNotAuthorized when an unsigned claim (a retrieved candidate, a passage)
-        names a protected tier: what carries no signature never has the owner's authority,
-        in a decision as in a write."""
+    def check_claim(self, tier: str, what: str) -> str:
+        """``tier``, or TierNotAuthorized when an unsigned claim (a retrieved candidate, a
+        passage) names a protected tier: what carries no signature never has the owner's
+        authority, in a decision as in a write."""
         if tier in self.guarded:
             msg = (f"{what} {tier!r} is protected ({', '.join(sorted(self.guarded))}): a "
                    "claim without a signature cannot hold it; give an unprotected tier, or "
                    "pass a stored signed fact by its id")
             raise TierNotAuthorized(msg)
+        return tier
 
     def check_action(self, action: str, payload: Mapping[str, Any], signature: object,
                      at: int | None = None, ring: KeyRing | None = None) -> None:

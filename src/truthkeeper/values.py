@@ -13,7 +13,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .errors import InvalidFact
+from .errors import InvalidFact, ScopeError, brief
 from .fastinit import quick_init
 
 __all__ = [
@@ -547,6 +547,7 @@ from .validation import (  # noqa: E402
     FactBuilder,
     OneFact,
     check_label,
+    check_list,
     check_meta,
     check_nesting,
     check_scope,
@@ -564,14 +565,22 @@ __all__ += ["EPOCH", "FACT_KEYS", "MAX_NESTING", "SCOPE_SEP", "FactBuilder", "ch
             "value_key", "OneFact", "in_scope"]
 
 
-def in_scope(item: Any, scope: str) -> Any:
-    """An item of ``add_many`` written in a scope's view, with the scope: a Fact, or the
-    fields of one (a :class:`OneFact` stays one); anything else as it is (refused later)."""
-    if isinstance(item, Fact):
-        return dataclasses.replace(item, scope=scope)
-    if isinstance(item, Mapping):
-        return (OneFact if type(item) is OneFact else dict)(item, scope=scope)
-    return item
+def in_scope(items: object, scope: str, name: str) -> list[Any]:
+    """The items of ``add_many`` (or ``what_if``'s ``add``, ``name``) in a scope's view,
+    each with the scope: a Fact, or the fields of one (a :class:`OneFact` stays one);
+    anything else as it is (refused later). One that names another scope is refused
+    (ScopeError): the owner's memory writes it there, a view would have moved it."""
+    out = []
+    for i, item in enumerate(check_list(items, name, "dicts or Facts")):
+        named = item.scope if isinstance(item, Fact) else \
+            item.get("scope") if isinstance(item, Mapping) else None
+        if named is not None and named != scope:
+            msg = f"{name}[{i}] names scope {brief(named)}: a view of {scope!r} writes in its own"
+            raise ScopeError(msg)
+        out.append(dataclasses.replace(item, scope=scope) if isinstance(item, Fact) else
+                   (OneFact if type(item) is OneFact else dict)(item, scope=scope)
+                   if isinstance(item, Mapping) else item)
+    return out
 
 
 _MOVED = frozenset({"Alternative", "AuditEntry", "Decision", "HeadChange", "SourceReliability",
