@@ -316,12 +316,12 @@ class SlotIndex:
         check (a forger cannot aim at it), a page of events at a time: memory stays
         bounded whatever the journal's size. A retraction's slot is read from the index's
         own id rows, which the key sum checks in turn. None when ``stop`` is set first."""
-        salt = os.urandom(16)
+        keyed = hashlib.blake2b(key=os.urandom(16), digest_size=8)  # copied: keyed once
 
         def h(a: object, b: object) -> int:
-            d = hashlib.blake2b(f"{a}\x00{b}".encode("utf-8", "surrogatepass"), key=salt,
-                                digest_size=8).digest()
-            return int.from_bytes(d, "little")
+            d = keyed.copy()
+            d.update(f"{a}\x00{b}".encode("utf-8", "surrogatepass"))
+            return int.from_bytes(d.digest(), "little")
 
         want, sources = [0, 0, 0, 0], {}  # slot sum, slot rows, key sum, key rows
         page: list[Row] = []
@@ -355,26 +355,29 @@ class SlotIndex:
     def _page_entries(self, page: list[Row]) -> Iterator[tuple[str, int, list[tuple[str, str]]]]:
         """(slot, seq, keys) of each event of a page: the facts' own keys first, then the
         ids retractions and ends name from the page or the index."""
-        parsed: list[tuple[int, str, Any]] = []
+        parsed: list[tuple[int, str, Any, tuple[str, list[tuple[str, str]]] | None]] = []
         local: dict[str, str] = {}
         for seq, kind, _ra, text, _p, _h in page:
             try:
                 body = json.loads(text)
             except ValueError:
                 body = None
-            parsed.append((seq, kind, body))
+            made = None  # a fact's entries look nothing up: made once
             if kind == "fact" and body is not None:
-                for k, v in body_entries(kind, body, local.get)[1]:
+                made = body_entries(kind, body, local.get)
+                for k, v in made[1]:
                     local.setdefault(k, v)
-        asked = [f"i:{b['id']}" for _, kind, b in parsed if kind in ("retract", "end")
+            parsed.append((seq, kind, body, made))
+        asked = [f"i:{b['id']}" for _, kind, b, _ in parsed if kind in ("retract", "end")
                  and isinstance(b, dict) and isinstance(b.get("id"), str)]
         found = self.lookup_many(k for k in asked if k not in local)
 
         def lookup(k: str) -> str | None:
             return local.get(k) or found.get(k)
 
-        for seq, kind, body in parsed:
-            slot, keys = (GLOBAL, []) if body is None else body_entries(kind, body, lookup)
+        for seq, kind, body, made in parsed:
+            slot, keys = made or ((GLOBAL, []) if body is None else
+                                  body_entries(kind, body, lookup))
             yield slot, seq, keys
 
     def events(self, slots: Sequence[str], upto: int) -> list[tuple[str, Event]]:
