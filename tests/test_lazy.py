@@ -810,6 +810,9 @@ def test_the_background_check_makes_a_read_after_a_forged_index_raise(loc, name:
         assert "slot index" in str(exc)
         with pytest.raises(JournalCorrupt):  # every later call too
             m.add("u9", "city", "Faro", source="crm")
+        for listing in (m.slots, m.scopes):  # (which read the index, not a slot)
+            with pytest.raises(JournalCorrupt):
+                listing()
     with Memory(path, lazy=True) as again:  # the index was rebuilt: the full replay's answer
         assert again.current("u4", "city").value == "Porto4"
         again.add("u9", "city", "Faro", source="crm")

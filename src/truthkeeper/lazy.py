@@ -306,6 +306,14 @@ class LazyLoad:
         if want:
             self._load(want)
 
+    def index_slots(self, prefix: str) -> list[str] | None:
+        """The slots the index lists whose name starts with ``prefix``, the index brought
+        up to the chain first; None when every slot is in the store (or being read in)."""
+        if not self._loading():
+            return None
+        self._sync()
+        return None if self.done else self.journal.index_slots(prefix)
+
     def _loading(self) -> bool:
         """Whether slots may still need loading now (not all in, not inside a load); a
         memory whose journal was found damaged keeps refusing."""

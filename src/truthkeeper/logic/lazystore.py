@@ -125,8 +125,9 @@ class LazyStore(Store):
         if subject is not None:
             self.lazy.need_subject(subject)
             return super().slots(subject)
+        keys = self.lazy.index_slots("")
         got = set(super().slots(None))  # a slot whose name holds NUL is in, never indexed
-        for key in self.lazy.journal.index_slots(""):
+        for key in keys or ():
             s, sep, a = key.rpartition(SCOPE_SEP)  # no separator: the events of no slot
             if sep and a != ERASED_ATTRIBUTE:      # (GLOBAL, AUDIT); an erased fact's
                 got.add((s, a))                    # placeholder slot holds no fact
@@ -139,7 +140,7 @@ class LazyStore(Store):
     def scope_slots(self, scope: str) -> list[tuple[str, str]]:
         """Those the slot index lists under the scope, read in (not every slot)."""
         if self.lazy is not None and not self.lazy.done:
-            self.lazy.need(self.lazy.journal.index_slots(scope + SCOPE_SEP))
+            self.lazy.need(self.lazy.index_slots(scope + SCOPE_SEP) or ())
         return [(s, a) for s, a in super().slots(None) if unscoped(s)[0] == scope]
 
     def forget(self, slots: Iterable[tuple[str, str]] = ()) -> None:
