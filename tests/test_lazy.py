@@ -820,6 +820,49 @@ def test_the_background_check_makes_a_read_after_a_forged_index_raise(loc, name:
         assert full.verify().ok and full.current("u9", "city").value == "Faro"
 
 
+def test_the_background_check_stops_when_nobody_waits_for_it(pg_admin: str) -> None:
+    """The memory keeps the check's stdin open; when it ends (the memory's process died
+    without closing it) the check stops at once, whatever it is blocked on. An orphaned
+    check ran to its end before: half a minute of a core at a million facts, after every
+    short-lived process that opened a memory. A locked table holds it here (a SQLite reader
+    is never blocked)."""
+    import json
+    import subprocess
+    import sys
+
+    import psycopg
+
+    from truthkeeper.lazy import _CHECK
+
+    from .conftest import drop_pg_database, new_pg_database
+
+    url = new_pg_database(pg_admin)
+    try:
+        with Memory(url, index_check="before-write") as m:
+            m.add("u1", "city", "Lisbon", source="crm")
+            spec = m._store.lazy.journal.reader_spec()
+        with psycopg.connect(url) as lock:
+            lock.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")  # until the end
+            proc = subprocess.Popen([sys.executable, "-c", _CHECK], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True)
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(json.dumps(spec) + "\n")
+                proc.stdin.flush()
+                with pytest.raises(subprocess.TimeoutExpired):
+                    proc.wait(timeout=1)  # blocked on the table
+                proc.stdin.close()        # as when the memory's process is gone
+                assert proc.wait(timeout=30) == 0
+            finally:
+                proc.kill()
+                proc.wait()
+                for pipe in (proc.stdin, proc.stdout):
+                    if pipe is not None:
+                        pipe.close()
+    finally:
+        drop_pg_database(pg_admin, url)
+
+
 def test_the_background_check_runs_in_another_process(loc):
     """The comparison runs outside the memory's process (as a thread it stalled the reads
     it overlapped), and the journal's location, which may hold a password, is not in its

@@ -172,11 +172,19 @@ class LazyLoad:
             self._thread = self._proc = None
 
     def _wait(self, proc: subprocess.Popen[str], spec: str) -> None:
-        try:
-            out, _ = proc.communicate(spec + "\n")
+        assert proc.stdin is not None and proc.stdout is not None
+        try:  # stdin stays open while the answer is awaited: the child ends with it
+            proc.stdin.write(spec + "\n")
+            proc.stdin.flush()
+            out = proc.stdout.read()
             answer = json.loads(out.strip().splitlines()[-1])
         except (OSError, ValueError, IndexError):
             return  # killed, or could not check: the first write compares
+        finally:
+            for pipe in (proc.stdin, proc.stdout):
+                with suppress(OSError):
+                    pipe.close()
+            proc.wait()
         if answer.get("result") == "corrupt":
             self.forged = f"journal {self.journal.path!r}: {answer.get('message')}"
         elif answer.get("result") == "differ":
