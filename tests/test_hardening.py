@@ -247,6 +247,10 @@ def test_6_a_retrieved_claim_cannot_take_a_protected_tier_into_a_decision() -> N
             mem.resolve_context(question="total?", context_value=5000, context_source="mail",
                                 context_tier="human", parametric_value=4800,
                                 parametric_confidence=0.9)
+        with pytest.raises(TierNotAuthorized, match="'user:ana' belongs to protected tier"):
+            mem.resolve_context(question="total?", context_value=5000,  # the owner's name:
+                                context_source="user:ana", parametric_value=4800,  # her
+                                parametric_confidence=0.9)  # reliability, borrowed
         assert mem.audit() == []  # nothing refused was a write
         docs = [Document("4800", metadata={"fact_id": signed.id}),
                 Document("5000", metadata={"subject": "acme", "attribute": "invoice_total",

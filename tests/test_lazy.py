@@ -871,7 +871,7 @@ def test_the_background_check_runs_in_another_process(loc):
 
     path = _memory(loc)
     with Memory(path, lazy=True) as m:
-        proc = m._store.lazy._proc
+        proc = m._store.lazy.check.proc
         assert proc is not None and proc.pid != os.getpid()
         assert not any(path in str(a) or "postgres" in str(a) for a in proc.args)
         assert m.current("u4", "city").value == "Porto4"

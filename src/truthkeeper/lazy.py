@@ -32,7 +32,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import JournalCorrupt, TruthkeeperError
 from .journal.base import Journal
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .journal.ledger import Ledger
     from .logic.store import Store
 
-__all__ = ["HELD_SLOTS", "INDEX_CHECKS", "LazyLoad"]
+__all__ = ["HELD_SLOTS", "INDEX_CHECKS", "IndexCheck", "LazyLoad"]
 
 HELD_SLOTS = 2_048
 """How many slots a lazily opened memory keeps read in: past that, before its next call,
@@ -78,6 +78,64 @@ main()
 the same with the whole package imported)."""
 
 
+class IndexCheck:
+    """The comparison of a journal's whole slot index with its chain, in another process
+    (its own read-only connection: :mod:`.journal.indexcheck`). A thread of the memory's
+    process did it before: the reads it overlapped waited on the interpreter (p99 of a
+    read 3-10 ms at 100,000 facts)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.thread: threading.Thread | None = None
+
+    def start(self, spec: dict[str, Any], report: Callable[[object, object], None]) -> None:
+        """Start it on the journal ``spec`` names; ``report(result, message)`` gets its
+        answer (not called when it is stopped, or could not check)."""
+        try:
+            # the child finds this package where this process found it (sys.path may have
+            # been extended at run time, which the environment does not say)
+            here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                [here, *filter(None, [os.environ.get("PYTHONPATH")])])}
+            proc = subprocess.Popen([sys.executable, "-c", _CHECK], env=env,
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            return  # no check now: the first write compares
+        self.proc = proc
+        self.thread = threading.Thread(target=self._wait, args=(proc, json.dumps(spec), report),
+                                       daemon=True, name="truthkeeper-index")
+        self.thread.start()
+
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def stop(self) -> None:
+        """Stop it, if it runs, and wait for its connection to close."""
+        if self.thread is not None:
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.kill()
+            self.thread.join()
+            self.thread = self.proc = None
+
+    @staticmethod
+    def _wait(proc: subprocess.Popen[str], spec: str,
+              report: Callable[[object, object], None]) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:  # stdin stays open while the answer is awaited: the child ends with it
+            proc.stdin.write(spec + "\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.read().strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            return  # killed, or could not check: the first write compares
+        finally:
+            for pipe in (proc.stdin, proc.stdout):
+                with suppress(OSError):
+                    pipe.close()
+            proc.wait()
+        report(answer.get("result"), answer.get("message"))
+
+
 class LazyLoad:
     """Which slots a lazily opened memory holds, and how it brings in the others."""
 
@@ -95,8 +153,7 @@ class LazyLoad:
         self.verified = False
         """The whole index was compared with the chain (before the first write)."""
         self.broken: str | None = None
-        self._thread: threading.Thread | None = None
-        self._proc: subprocess.Popen[str] | None = None
+        self.check = IndexCheck()
         self.erasures = False
         """The journal holds an erasure: a slot's supersedes links may reach another slot."""
         self.forged: str | None = None
@@ -138,58 +195,24 @@ class LazyLoad:
         return seq, h, last_ra
 
     def check_in_background(self) -> None:
-        """Compare the whole index with the chain in another process (its own read-only
-        connection: :mod:`.journal.indexcheck`); a mismatch (or a damaged chain) makes the
-        memory's next call raise. A thread of this process did it before: the reads it
-        overlapped waited on the interpreter (p99 of a read 3-10 ms at 100,000 facts)."""
+        """Compare the whole index with the chain in another process (:class:`IndexCheck`);
+        a mismatch (or a damaged chain) makes the memory's next call raise."""
         spec = self.journal.reader_spec()
-        if spec is None:
-            return
-        try:
-            # the child finds this package where this process found it (sys.path may have
-            # been extended at run time, which the environment does not say)
-            here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                [here, *filter(None, [os.environ.get("PYTHONPATH")])])}
-            proc = subprocess.Popen([sys.executable, "-c", _CHECK], env=env,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True)
-        except OSError:
-            return  # no check now: the first write compares
-        self._proc = proc
-        self._thread = threading.Thread(target=self._wait, args=(proc, json.dumps(spec)),
-                                        daemon=True, name="truthkeeper-index")
-        self._thread.start()
+        if spec is not None:
+            self.check.start(spec, self._checked)
 
     def stop_check(self) -> None:
         """Stop the background check, if it runs, and wait for its connection to close
         (closing the memory; an erasure, whose log truncation a reader would block). An
         unfinished check leaves the comparison to the first write."""
-        if self._thread is not None:
-            if self._proc is not None and self._proc.poll() is None:
-                self._proc.kill()
-            self._thread.join()
-            self._thread = self._proc = None
+        self.check.stop()
 
-    def _wait(self, proc: subprocess.Popen[str], spec: str) -> None:
-        assert proc.stdin is not None and proc.stdout is not None
-        try:  # stdin stays open while the answer is awaited: the child ends with it
-            proc.stdin.write(spec + "\n")
-            proc.stdin.flush()
-            out = proc.stdout.read()
-            answer = json.loads(out.strip().splitlines()[-1])
-        except (OSError, ValueError, IndexError):
-            return  # killed, or could not check: the first write compares
-        finally:
-            for pipe in (proc.stdin, proc.stdout):
-                with suppress(OSError):
-                    pipe.close()
-            proc.wait()
-        if answer.get("result") == "corrupt":
-            self.forged = f"journal {self.journal.path!r}: {answer.get('message')}"
-        elif answer.get("result") == "differ":
+    def _checked(self, result: object, message: object) -> None:
+        if result == "corrupt":
+            self.forged = f"journal {self.journal.path!r}: {message}"
+        elif result == "differ":
             self.forged = _FORGED.format(self.journal.path)
-        elif answer.get("result") == "match":
+        elif result == "match":
             self.verified = True
 
     def raise_if_broken(self) -> None:

@@ -1540,7 +1540,8 @@ class Memory:
         InvalidFact
             A malformed argument (confidence outside [0, 1], unknown tier, ...).
         TierNotAuthorized
-            ``context_tier`` is protected: a passage carries no signature.
+            ``context_tier`` is protected, or ``context_source`` is bound to a protected
+            tier (a passage carries no signature: it cannot borrow the owner's standing).
 
         Examples
         --------
@@ -1549,9 +1550,9 @@ class Memory:
         'Paris'
         """
         check_label(question, "question")
-        src, u = check_label(context_source, "context_source"), check_utility(utility)
-        tier = self._p.guard.check_claim(self._p.builder.tier(context_tier), "context_tier")
+        u = check_utility(utility)
         with self._open():
+            src, tier = self._p.passage(context_source, context_tier, self._scope)
             return decide_context(
                 self._rel.book_for(self._scope), context_value=context_value, source=src,
                 tier=tier, parametric_value=parametric_value, confidence=parametric_confidence, u=u,

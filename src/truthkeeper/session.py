@@ -14,7 +14,14 @@ from typing import Any
 
 from .audit import AuditLog, enter_scope, leave_scope
 from .erasure import refused_subject
-from .errors import InvalidFact, JournalError, PolicyError, TruthkeeperError, brief
+from .errors import (
+    InvalidFact,
+    JournalError,
+    PolicyError,
+    TierNotAuthorized,
+    TruthkeeperError,
+    brief,
+)
 from .events import Applier
 from .journal import Journal, open_journal
 from .journal.codec import ERASED_ATTRIBUTE
@@ -38,7 +45,17 @@ from .validation import (
     check_schema,
     check_similarity,
 )
-from .values import Fact, FactBuilder, Resolution, check_tiers, in_scope, parse_time, scoped, to_us
+from .values import (
+    Fact,
+    FactBuilder,
+    Resolution,
+    check_label,
+    check_tiers,
+    in_scope,
+    parse_time,
+    scoped,
+    to_us,
+)
 
 __all__ = ["CACHE_SIZE", "Answers", "CallContext", "Parts"]
 
@@ -137,6 +154,21 @@ class Parts:
                                           refused_subject(built, check=self._refuses)})
                 raise
             return self.events.facts(w, built, drawn=drawn)
+
+    def passage(self, source: object, tier: object, scope: str | None) -> tuple[str, str]:
+        """A retrieved passage's source and tier as ``resolve_context`` weighs them: a known
+        tier that needs no signature, and a source not bound to such a tier (a passage
+        carries no signature: naming the owner's source, it would borrow its reliability);
+        called caught up (the binding may be another writer's)."""
+        src = check_label(source, "context_source")
+        t = self.guard.check_claim(self.builder.tier(tier), "context_tier")
+        bound = self.store.source_tier(src, scope)
+        if bound in self.guard.guarded:
+            msg = (f"context_source {src!r} belongs to protected tier {bound!r}: a passage "
+                   "carries no signature, so it cannot speak as that source; name where it "
+                   "came from")
+            raise TierNotAuthorized(msg)
+        return src, t
 
     def hypothetical(self, items: Any, scope: str | None, now: int) -> list[Fact]:
         """The facts ``what_if`` supposes, built and checked as a write would (types,

@@ -63,7 +63,7 @@ out = {"startup_s": startup, "open_s": opened, "first_answer_s": first,
                          "p99": firsts[int(len(firsts) * 0.99)], "slots": len(firsts)}}
 if lazy:
     check = mem._store.lazy
-    while check._thread is not None and check._thread.is_alive():
+    while check.check.running():
         time.sleep(0.01)
     out.update(index_checked_s=time.perf_counter() - t, index_verified=check.verified)
     t = time.perf_counter()
