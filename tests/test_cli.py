@@ -483,4 +483,6 @@ def test_inspect_of_a_scope_shows_that_scopes_sources_and_rules(
     assert [s["source"] for s in out["sources"]] == ["crm"] and out["rules"] == []
     assert out["scopes"] == ["user:ana"]  # the owner's listing, whichever view is shown
     assert main(["inspect", str(db)]) == 0
-    assert "scopes in the file: 1\n  user:ana" in capsys.readouterr().out
+    text = capsys.readouterr().out  # what it counts, with scopes in the file: said
+    assert "1 facts in 1 slots about 1 subjects in the shared layer\n" in text
+    assert "scopes in the file: 1\n  user:ana" in text

@@ -128,7 +128,8 @@ def _inspect(args: argparse.Namespace) -> int:
                 "rules": view.rules(), "chain": v.to_dict(), "learned": _learned(mem),
                 "scopes": mem.scopes()}
     lines = [f"{data['file']}: {data['facts']} facts in {data['slots']} slots about "
-             f"{data['subjects']} subjects" + (f" (scope {args.scope})" if args.scope else ""),
+             f"{data['subjects']} subjects" + (f" (scope {args.scope})" if args.scope else
+                                               " in the shared layer" if data["scopes"] else ""),
              f"policy {data['policy']}; tiers {', '.join(mem.tiers)} "
              f"(protected: {', '.join(mem.protected_tiers) or 'none'})",
              f"chain: {'ok' if v.ok else 'BROKEN'}, {v.events} events"
