@@ -287,8 +287,8 @@ class Guard:
         authority, in a decision as in a write."""
         if tier in self.guarded:
             msg = (f"{what} {tier!r} is protected ({', '.join(sorted(self.guarded))}): a "
-                   "claim without a signature cannot hold it; give an unprotected tier, or "
-                   "pass a stored signed fact by its id")
+                   "claim without a signature cannot hold it; give an unprotected tier (a "
+                   "signed fact is weighed as stored, by its id)")
             raise TierNotAuthorized(msg)
         return tier
 
