@@ -110,6 +110,11 @@ class IndexCheck:
     def running(self) -> bool:
         return self.thread is not None and self.thread.is_alive()
 
+    def wait(self) -> None:
+        """Wait for its answer, if it runs (reported before this returns)."""
+        if self.thread is not None:
+            self.thread.join()
+
     def stop(self) -> None:
         """Stop it, if it runs, and wait for its connection to close."""
         if self.thread is not None:
@@ -228,7 +233,10 @@ class LazyLoad:
 
     def before_write(self) -> None:
         """Compare the whole index with the chain once, before the first write (a write
-        must not be decided on a row a forger edited): JournalCorrupt when they differ."""
+        must not be decided on a row a forger edited): JournalCorrupt when they differ. A
+        background check under way is waited for, not run a second time beside it."""
+        if not (self.done or self.verified or self.journal.readonly):
+            self.check.wait()
         self.raise_if_broken()
         if self.done or self.verified or self.journal.readonly:
             return

@@ -332,24 +332,28 @@ class SlotIndex:
                     continue
             if stop is not None and stop.is_set():
                 return None
+            slot_sum = key_sum = n_keys = 0
             for slot, seq, keys in self._page_entries(page):
-                want[0] = (want[0] + h(slot, seq)) & _MASK
-                want[1] += 1
+                slot_sum += h(slot, seq)
                 for k, v in keys:
-                    if k.startswith("s:"):
+                    if k[:2] == "s:":
                         if k in sources:
                             continue
                         sources[k] = v
-                    want[2] = (want[2] + h(k, v)) & _MASK
-                    want[3] += 1
+                    key_sum += h(k, v)
+                    n_keys += 1
+            want = [(want[0] + slot_sum) & _MASK, want[1] + len(page),
+                    (want[2] + key_sum) & _MASK, want[3] + n_keys]
             page = []
         got = [0, 0, 0, 0]
         for slot, seq in self.db.stream("SELECT slot, seq FROM tk_index_slot"):
-            got[0] = (got[0] + h(slot, int(seq))) & _MASK
+            got[0] += h(slot, int(seq))
             got[1] += 1
         for key, slot in self.db.stream("SELECT key, slot FROM tk_index_key"):
-            got[2] = (got[2] + h(key, slot)) & _MASK
+            got[2] += h(key, slot)
             got[3] += 1
+        got[0] &= _MASK
+        got[2] &= _MASK
         return got == want
 
     def _page_entries(self, page: list[Row]) -> Iterator[tuple[str, int, list[tuple[str, str]]]]:
