@@ -102,6 +102,35 @@ def test_2_rotating_a_key_keeps_history_and_a_revoked_key_signs_nothing(
         assert len(ro) == 2 and ro.corruption is None
 
 
+def test_2_a_key_another_writer_revoked_signs_nothing_here_and_one_it_added_does(
+        journal_url: str) -> None:
+    """Two memories on one journal: the second checked a signed write against the keys it
+    had read when it last caught up. A key the first revoked meanwhile was still accepted,
+    and the journal then refused to open ever after (replay: "not a trusted key ... or was
+    revoked"); a key the first added was refused."""
+    db = journal_url
+    deputy = Signer(Ed25519PrivateKey.generate())
+    a = Memory(db, trusted_keys=[OWNER.public_key])
+    b = Memory(db, trusted_keys=[OWNER.public_key])
+    assert b.current("acme", "invoice_total").status == "unknown"  # b has caught up
+    a.add_key(deputy.public_key, signature=OWNER.sign_action(
+        "key", {"key": deputy.public_key_hex, "action": "added"}))
+    assert b.add_many([deputy.sign(_human(4800))])[0].tier == "human"
+    a.revoke_key(deputy.public_key, signature=OWNER.sign_action(
+        "key", {"key": deputy.public_key_hex, "action": "revoked"}))
+    with pytest.raises(TierNotAuthorized, match="revoked"):
+        b.add_many([deputy.sign(_human(5000, day=2))])
+    with pytest.raises(TierNotAuthorized, match="revoked"):
+        b.confirm("acme", "invoice_total", 4800, signature=deputy.sign_action(
+            "confirm", {"subject": "acme", "attribute": "invoice_total", "value": 4800}))
+    assert [f.value for f in b.history("acme", "invoice_total")] == [4800]
+    a.close()
+    b.close()
+    with Memory(db, trusted_keys=[OWNER.public_key], lazy=False) as again:
+        assert again.verify().ok
+        assert [f.value for f in again.history("acme", "invoice_total")] == [4800]
+
+
 # ---------------------------------------------------------------- 3. lone surrogates
 
 @pytest.mark.parametrize("field", ["subject", "value", "text", "meta", "source"])

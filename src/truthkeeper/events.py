@@ -59,6 +59,9 @@ class Applier(Erasing):
         self.declarer = declarer or Declarer(store, Schema())
         self.erased_rules: set[str] = set()
         """Ids of rules erased with their scope (a later ``rule_removed`` names them)."""
+        self.key_news: Callable[[], bool] = lambda: False
+        """Catch up with other writers' commits: whether the trusted keys changed (set by
+        the session; a signed write's key may be one another writer added)."""
 
     # ------------------------------------------------------------------ live writes
 
@@ -82,9 +85,7 @@ class Applier(Erasing):
                 reading = None
             if typed:
                 self.rel.check_values(built)
-            for f in built:
-                if f.tier in self.guard.guarded:
-                    self.guard.check_fact(_signed_fields(f))
+            self._check_signed(built)
         except TypeError as exc:
             err = InvalidFact(f"facts must be an iterable of dicts or Facts: {exc}")
             self.audit.rejected(err, {"batch": True})
@@ -94,6 +95,19 @@ class Applier(Erasing):
                 built, reading, self.rel.check_values)})
             raise
         return built
+
+    def _check_signed(self, built: Sequence[Fact]) -> None:
+        """The signature of each fact at a protected tier, against the keys trusted now;
+        a key this memory does not trust may be one another writer added since it last
+        caught up: it catches up once and checks again."""
+        for f in built:
+            if f.tier in self.guard.guarded:
+                try:
+                    self.guard.check_fact(_signed_fields(f))
+                except TierNotAuthorized:
+                    if self.guard.key_active(f.signature) or not self.key_news():
+                        raise
+                    self.guard.check_fact(_signed_fields(f))
 
     def hypothetical(self, items: Iterable[Mapping[str, Any] | Fact], scope: str | None,
                      now: int) -> list[Fact]:
@@ -138,6 +152,9 @@ class Applier(Erasing):
         forbids. ``salts``: those of imported events, kept so a re-import matches;
         ``drawn``: the ids :meth:`validate` drew at random."""
         try:
+            for f in facts:  # caught up: another writer may have revoked a key since
+                if f.tier in self.guard.guarded and not self.guard.key_active(f.signature):
+                    self.guard.check_fact(_signed_fields(f))  # refused, as replay would
             out = self.store.add(facts, w.times(len(facts)), self.clock(), drawn=drawn)
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"facts": [f.id for f in facts],

@@ -124,6 +124,7 @@ class Parts:
         self.audit.sink = lambda body: self.ledger.defer("audit", body)
         self.audit.on_erase = self.ledger.erase_deferred
         self.events.opened = True  # an erasure caught up with from now is another handle's
+        self.events.key_news = self._key_news
 
     def now(self) -> int:
         """The memory's clock, in microseconds since the epoch."""
@@ -230,6 +231,16 @@ class Parts:
             self.answers.clear()
         if self.store.tick(self.now()):  # a fact began or ended since the last call
             self.answers.clear()
+
+    def _key_news(self) -> bool:
+        """Catch up with other connections' commits: whether the trusted keys changed
+        (``add_many`` checks signatures before its write catches up)."""
+        with self.lock:
+            if self.closed:
+                return False
+            before = dict(self.guard.ring.keys)
+            self.catch_up()
+            return self.guard.ring.keys != before
 
     def refresh(self, guard: Callable[[], Any]) -> int:
         """Catch up with other connections' commits (inside ``guard``, the memory's open

@@ -281,6 +281,11 @@ class Guard:
                    f"refused: {problem}")
             raise TierNotAuthorized(msg)
 
+    def key_active(self, signature: object) -> bool:
+        """Whether ``signature`` names a key trusted now (its bytes are not checked)."""
+        key = signature.get("key") if isinstance(signature, Mapping) else None
+        return isinstance(key, str) and self.ring.active(key, None) is not None
+
     def check_claim(self, tier: str, what: str) -> str:
         """``tier``, or TierNotAuthorized when an unsigned claim (a retrieved candidate, a
         passage) names a protected tier: what carries no signature never has the owner's
