@@ -83,6 +83,10 @@ class MemoryMachine(RuleBasedStateMachine):
         self.outcomes: Counter[str] = Counter()
         self.marks: list[tuple[int, Reference]] = []  # (a transaction time, what was known)
 
+    deputy = Signer(Ed25519PrivateKey.generate())
+    """A second key the owner adds and revokes (``deputy_key``), from either handle."""
+    deputy_trusted = False
+
     signer: Signer | None = None
     """The owner's key where the human tier is protected (``SignedMachine``): a human fact,
     and a retraction, end, erasure or outcome of one, must be signed by it."""
@@ -158,11 +162,12 @@ class MemoryMachine(RuleBasedStateMachine):
           source=SOURCES, sup=st.one_of(st.none(), st.integers(0, 50)),
           present=st.booleans(), member=st.sampled_from(["cat", "dog", 1]),
           ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS, elsewhere=st.booleans(),
-          sign=st.booleans())
+          sign=st.booleans(), by_deputy=st.booleans())
     def add(self, slot, value, t, tier, source, sup, present, member, ends, layer,
-            elsewhere, sign) -> None:
+            elsewhere, sign, by_deputy) -> None:
         """A write; of a protected tier, signed (``add_many`` of ``Signer.sign``'s dict,
-        whose value is never coerced) or refused."""
+        whose value is never coerced) or refused; ``by_deputy``: signed by the deputy's key,
+        refused unless it is trusted now (added, not revoked, by either handle)."""
         source = f"{source}:{tier}"  # a source name keeps one tier
         many = slot[1] == "pets"
         present = present or not many  # only a set's member leaves
@@ -186,11 +191,11 @@ class MemoryMachine(RuleBasedStateMachine):
         who = self.writer(layer, elsewhere)
         try:
             if signed and self.signer is not None:
-                f = who.add_many([self.signer.sign(item)])[0]
+                f = who.add_many([(self.deputy if by_deputy else self.signer).sign(item)])[0]
             else:
                 f = who.add(**{k: v for k, v in item.items() if k != "scope"})
         except TierNotAuthorized:
-            assert self.guarded(tier) and not signed
+            assert self.guarded(tier) and (not signed or (by_deputy and not self.deputy_trusted))
             return
         except SupersessionError as exc:
             assert problem in ("cross_slot", "lower_tier"), (problem, exc)
@@ -203,12 +208,31 @@ class MemoryMachine(RuleBasedStateMachine):
             return
         assert problem is None and typed is not InvalidFact
         assert signed or not self.guarded(tier), "a protected fact written unsigned"
+        assert not (signed and by_deputy) or self.deputy_trusted, "a revoked key signed"
         assert (type(f.value), f.value) == (type(typed), typed), (value, f.value)
         value = typed
         self.ref.facts[f.id] = RFact(f.id, slot, value, to_us(f.valid_from),
                                      to_us(f.recorded_at), tier, target, source, many,
                                      present, None if ends is None else to_us(at(t + ends)),
                                      layer)
+
+    @precondition(lambda self: hasattr(self, "mem") and self.signer is not None)
+    @rule(add=st.booleans(), elsewhere=st.booleans())
+    def deputy_key(self, add, elsewhere) -> None:
+        """The owner adds or revokes the deputy's key through either handle; the other
+        must honour it at its next signed write (it caught up with the key's event)."""
+        assert self.signer is not None
+        who, key = self.writer(None, elsewhere), self.deputy.public_key_hex
+        action = "added" if add else "revoked"
+        signature = self.signer.sign_action("key", {"key": key, "action": action})
+        try:
+            (who.add_key if add else who.revoke_key)(key, signature=signature)
+        except TierNotAuthorized:
+            assert not add and not self.ever_added, "a key event refused"
+            return
+        self.deputy_trusted, self.ever_added = add, self.ever_added or add
+
+    ever_added = False
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(slot=st.sampled_from(SLOTS), value=VALUES, member=st.sampled_from(["cat", "dog", 1]),
