@@ -541,8 +541,9 @@ async def _http_calls(url: str, calls: list[tuple[str, dict[str, Any]]],
         return [await session.call_tool(name, a) for name, a in calls]
 
 
-def _post_status(url: str, authorization: str | None) -> int:
-    """The HTTP status of an MCP initialize request."""
+def _post_status(url: str, authorization: str | None,
+                 extra: dict[str, str] | None = None) -> int:
+    """The HTTP status of an MCP initialize request (``extra``: more headers)."""
     import urllib.error
     import urllib.request
 
@@ -553,6 +554,7 @@ def _post_status(url: str, authorization: str | None) -> int:
                "Accept": "application/json, text/event-stream"}
     if authorization is not None:
         headers["Authorization"] = authorization
+    headers.update(extra or {})
     try:
         with urllib.request.urlopen(urllib.request.Request(url, body, headers),  # noqa: S310
                                     timeout=30) as resp:
@@ -581,6 +583,18 @@ def test_mcp_over_http_with_a_token_answers_only_its_bearer(tmp_path: Path) -> N
         assert _post_status(url, f"Bearer {token}") == 200
         [ok] = asyncio.run(_http_calls(url, recall, {"Authorization": f"Bearer {token}"}))
     assert not ok.is_error and ok.structured_content["status"] == "unknown"
+
+
+def test_mcp_over_http_without_a_token_answers_no_web_page(tmp_path: Path) -> None:
+    """Served on loopback without a token, the memory is not reachable from a web page the
+    user opens (DNS rebinding: a page of another site whose name resolves to 127.0.0.1, or
+    a request of a page's script): a foreign Host or Origin is refused."""
+    with _http_server(tmp_path) as url:
+        port = url.split(":")[2].split("/")[0]
+        assert _post_status(url, None) == 200
+        assert _post_status(url, None, {"Host": f"evil.example:{port}"}) == 421
+        assert _post_status(url, None, {"Origin": "http://evil.example"}) == 403
+        assert _post_status(url, None, {"Origin": f"http://localhost:{port}"}) == 200
 
 
 @pytest.mark.parametrize(("where", "token", "says"), [
