@@ -655,3 +655,28 @@ def test_an_export_holds_the_audit_entries_that_wait_for_a_write(tmp_path: Path)
     assert [(a["body"]["details"]["item"], a["body"]["details"]["query"]) for a in audit] == \
         [(old.id, "acme's price")]
     mem.close()
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_opening_a_journal_waits_for_no_other_connections_write(tmp_path: Path,
+                                                                lazy: bool) -> None:
+    """Opening wrote the schema again (in a write transaction), so it waited for any other
+    connection's write: a bulk load in another process held every open for as long, and
+    one past the busy timeout (30 s) failed it, "database is locked". A journal whose
+    schema is current is now opened by reads alone (a held write lock here: without the
+    change the open fails after 30 s)."""
+    path = str(tmp_path / "m.db")
+    with Memory(path) as m:
+        m.add("ana", "city", "Lisbon", source="crm")
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process's write under way
+        with Memory(path, lazy=lazy) as m:
+            assert m.current("ana", "city").value == "Lisbon"
+            assert m.verify().ok
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with Memory(path) as m:  # and writes as before
+        m.add("ana", "city", "Porto", source="crm")
+        assert m.current("ana", "city").value == "Porto"

@@ -9,6 +9,7 @@ blocked), triggers that abort UPDATE and DELETE.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import sqlite3
@@ -59,6 +60,17 @@ COMMIT;
 # the DROP and CREATE of the trigger. events_chained: the database itself refuses an event
 # that does not chain from the one before it (a writer whose idea of the tail is not the
 # journal's gets an error, and nothing is appended, instead of writing a broken link).
+
+
+@functools.cache
+def _schema_rows() -> frozenset[tuple[Any, ...]]:
+    """What :data:`_SCHEMA` puts in ``sqlite_master`` (made once, in a database in memory)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.executescript(_SCHEMA)
+        return frozenset(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    finally:
+        conn.close()
 
 
 PURGE_WAIT_MS = 2_000
@@ -114,8 +126,9 @@ class SqliteJournal(IndexedJournal):
                 self._conn.execute("PRAGMA secure_delete=ON")  # erased bodies are zeroed
                 self._conn.execute(f"PRAGMA synchronous={synchronous}")
                 new = not self._has_events()  # (made by _create: nobody else sees it)
-                self._conn.executescript(_SCHEMA)
-                self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                if new or not self._schema_current():  # else no write lock is waited for
+                    self._conn.executescript(_SCHEMA)
+                    self._conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
                 if new:  # a new journal is indexed from its first event on
                     self.index.rebuild(iter(()))
         except sqlite3.Error as exc:
@@ -124,6 +137,16 @@ class SqliteJournal(IndexedJournal):
         self._wal = walheader.attach(path)  # registered while the connection is open
         self._version: object = None
         self._closed = weakref.finalize(self, _close, self._conn, self._wal)
+
+    def _schema_current(self) -> bool:
+        """Whether the file's events table and triggers are exactly those :data:`_SCHEMA`
+        makes, and it is marked a journal: then opening it writes nothing, and so never
+        waits for another connection's write (a bulk load of several seconds held every
+        open that long, and past the busy timeout failed it: "database is locked")."""
+        rows = set(self._conn.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name = 'events'"))
+        app = self._conn.execute("PRAGMA application_id").fetchone()[0]
+        return app == APPLICATION_ID and rows == _schema_rows()
 
     def _check_schema(self) -> None:
         tables = {r[0] for r in self._conn.execute(
