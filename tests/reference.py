@@ -191,3 +191,24 @@ def phi_store_reference(ref: Reference, cands: list[tuple[tuple[str, str], objec
         if any(policy_dominates(ref.policy, r, c) for r in rivals):
             out.add(i)
     return out
+
+
+def disputes_reference(ref: Reference, cands: list[tuple[tuple[str, str], object, int, str]],
+                       now: int, layers: tuple[str | None, ...], kept: set[int],
+                       ) -> dict[int, set[str]]:
+    """``{candidate index: head ids}`` that ``filter`` reports disputed: a kept candidate
+    and the heads of its slot (as ``phi_store_reference`` reads them; of a set, about its
+    member) that no candidate of the context dominates, when none of those heads holds the
+    candidate's value."""
+    recs = [RFact(f"#{i}", slot, v, t, -1, tier, None, f"\x00candidate{i}", slot[1] == "pets")
+            for i, (slot, v, t, tier) in enumerate(cands)]
+    out: dict[int, set[str]] = {}
+    for i in kept:
+        c = recs[i]
+        free = [h for h in ref.heads(c.slot, now, layers)
+                if not (c.many and _vk(ref.facts[h].value) != _vk(c.value))
+                and not any(r.slot == c.slot and policy_dominates(ref.policy, r, ref.facts[h])
+                            for r in recs)]
+        if free and all(key(ref.facts[h]) != key(c) for h in free):
+            out[i] = set(free)
+    return out

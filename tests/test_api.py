@@ -30,7 +30,7 @@ T = "2026-11-{:02d}T10:00:00Z".format
 def test_public_surface() -> None:
     assert set(truthkeeper.__all__) == {
         "Alternative", "AuditEntry", "Belief", "Candidate", "CrossSlotSupersession",
-        "Decision", "Drop", "Fact",
+        "Decision", "Dispute", "Drop", "Fact",
         "FilterResult", "HeadChange", "InvalidFact", "JournalCorrupt", "JournalError",
         "Justification", "Memory", "Policy", "PolicyError", "PrologBridgeError", "Resolution",
         "RuleEvaluationError", "RuleWarning", "ScopeError", "Signer", "Similarity",
@@ -44,7 +44,7 @@ def test_public_surface() -> None:
 
 # what a call is about may be passed by position; a setting (a defaulted argument) may not
 PRIMARY = {"Memory.slots": {"subject"}, "Memory.erase": {"fact_ids"}}
-RECORDS = {"Alternative", "AuditEntry", "Decision", "Fact", "Justification",
+RECORDS = {"Alternative", "AuditEntry", "Decision", "Fact", "FilterResult", "Justification",
            "PrologBridgeError", "Resolution", "ValueSupport"}  # built by truthkeeper
 
 

@@ -250,7 +250,8 @@ def test_langchain_compressor_drops_stale_documents_against_the_memory() -> None
     assert [d.page_content for d in out] == [docs[1].page_content, docs[2].page_content,
                                              docs[3].page_content]
     assert out[0] is docs[1] and out[2] is docs[3]  # untouched
-    assert out[1].metadata["truthkeeper"] == {"status": "current"}
+    said = out[1].metadata["truthkeeper"]  # the newer rumour: kept, against a verified fact
+    assert said["status"] == "conflict" and [m["fact_id"] for m in said["memory"]] == [f.id]
     report = comp.last_report
     # a document without a value is not judged by its text
     assert report is not None and report.unjudged == (1, 3) and report.kept == (2,)
@@ -286,7 +287,7 @@ def test_llamaindex_postprocessor_drops_stale_nodes() -> None:
     out = pp.postprocess_nodes(nodes, QueryBundle("acme?"))
     assert [n.node.get_content() for n in out] == [n.node.get_content() for n in nodes[1:]]
     assert "truthkeeper" not in out[0].node.metadata
-    assert out[1].node.metadata["truthkeeper"] == {"status": "current"}
+    assert out[1].node.metadata["truthkeeper"]["status"] == "conflict"  # against f
     assert "truthkeeper" in out[1].node.excluded_llm_metadata_keys  # never in the text
     assert "truthkeeper" not in out[1].node.get_content(metadata_mode="llm")
     assert len(pp.postprocess_nodes(nodes[:2])) == 1
@@ -379,6 +380,43 @@ def test_a_kept_document_about_a_slot_the_memory_holds_nothing_of_is_not_called_
         {"subject": s, "attribute": "city", "value": v, "valid_from": "2026-01-01"}
         for s, v in about]})
     assert not err and [k.get("memory") for k in res["kept"]] == ["unknown", "unknown", None]
+
+
+def test_a_kept_document_the_memory_disagrees_with_is_called_a_conflict_not_current() -> None:
+    """A newer forum post (unverified) about a price the memory holds verified is not stale
+    under the default policy, so it is kept, and a copy of the verified price retrieved
+    without its tier is dropped as older. It was labelled "current": an agent's context
+    then held only the rumour, marked current. It is now a conflict naming the memory's
+    fact, in every adapter."""
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory()
+    held = mem.add("acme", "price", 120, source="catalog", tier="verified",
+                   valid_from="2026-03-01")
+    about = [(150, "2026-04-01", "forum"), (120, "2026-03-01", None)]
+    meta = [{"subject": "acme", "attribute": "price", "value": v, "valid_from": t,
+             **({"source": src} if src else {})} for v, t, src in about]
+    comp = TruthkeeperCompressor(memory=mem)
+    out = comp.compress_documents([Document(f"acme costs {m['value']}", metadata=m)
+                                   for m in meta], "price?")
+    assert [d.page_content for d in out] == ["acme costs 150"]
+    said = out[0].metadata["truthkeeper"]
+    assert said["status"] == "conflict"
+    assert [(m["fact_id"], m["value"], m["tier"]) for m in said["memory"]] == [
+        (held.id, 120, "verified")]
+    nodes = TruthkeeperPostprocessor(memory=mem).postprocess_nodes(
+        [NodeWithScore(node=TextNode(text="acme costs 150", metadata=meta[0]), score=1.0)],
+        query_bundle=QueryBundle("price?"))
+    assert nodes[0].node.metadata["truthkeeper"]["status"] == "conflict"
+    err, res = _call(build_server(mem), "filter_context", {"items": meta})
+    assert not err and [(k["index"], k.get("memory")) for k in res["kept"]] == [
+        (0, "conflict")]
+    assert res["kept"][0]["held"][0]["fact_id"] == held.id
+    # a document that agrees with the memory, or makes its fact obsolete, is current
+    newer = {**meta[0], "value": 130, "tier": "verified", "valid_from": "2026-05-01"}
+    for m in (meta[1], newer):
+        kept = comp.compress_documents([Document("x", metadata=m)], "price?")
+        assert kept[0].metadata["truthkeeper"] == {"status": "current"}
 
 
 # ---------------------------------------------------------------- CLI for memory files

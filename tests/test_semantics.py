@@ -512,6 +512,39 @@ def test_rules_see_each_member_and_filter_keeps_members_apart() -> None:
     assert res.dropped == ()  # members of a set never make each other stale
 
 
+def test_filter_reports_a_kept_candidate_that_disagrees_with_the_memorys_fact() -> None:
+    """``FilterResult.disputed``: a kept candidate whose value none of the memory's heads of
+    its slot holds, neither making the other obsolete (a head the context makes obsolete
+    takes no part). Of a set, only claims about the same member dispute."""
+    mem = Memory()
+    price = mem.add("acme", "price", 120, source="catalog", tier="verified",
+                    valid_from="2026-03-01")
+    mem.declare("office", cardinality="many")
+    lisbon = mem.add("acme", "office", "Lisbon", source="catalog", tier="verified",
+                     valid_from="2026-03-01")
+    rumour = Candidate("acme", "price", 150, "2026-04-01", tier="unverified", source="forum")
+    copy = Candidate("acme", "price", 120, "2026-04-02", tier="unverified")
+    res = mem.filter([rumour])
+    assert res.kept == (rumour,) and res.dropped == ()
+    assert [(d.item, d.heads) for d in res.disputed] == [(rumour, (price,))]
+    assert res.to_dict()["disputed"][0]["heads"][0]["id"] == price.id
+    res = mem.filter([rumour, copy])  # the copy, newer, drops the rumour: nothing disputed
+    assert res.kept == (copy,) and res.disputed == ()
+    newer = Candidate("acme", "price", 130, "2026-05-01", tier="verified")
+    res = mem.filter([rumour, newer])  # the context makes the memory's fact obsolete
+    assert res.kept == (newer,) and res.disputed == ()
+    older = Candidate("acme", "price", 100, "2026-01-01", tier="verified")
+    assert mem.filter([older]).disputed == ()  # stale: dropped, not disputed
+    porto = Candidate("acme", "office", "Porto", "2026-04-01", tier="unverified")
+    gone = Candidate("acme", "office", "Lisbon", "2026-04-01", tier="unverified",
+                     present=False)
+    res = mem.filter([porto, gone])
+    assert res.kept == (porto, gone)
+    assert [(d.item, d.heads) for d in res.disputed] == [(gone, (lisbon,))]
+    view = mem.scope("user:ana")  # a view's candidates against the shared layer's heads
+    assert [(d.item, d.heads) for d in view.filter([rumour]).disputed] == [(rumour, (price,))]
+
+
 def test_filter_judges_a_retrieved_removal_from_a_set_as_one() -> None:
     """A retrieved statement that a set no longer holds a member (``present=False``, as a
     fact's) is judged on that member's chain: it agrees with a memory whose member was

@@ -44,7 +44,14 @@ from truthkeeper.testing import at, policies, tiers
 from truthkeeper.values import from_us, normalise_key, to_us
 
 from .conftest import drop_pg_database, new_pg_database
-from .reference import SHARED, Reference, RFact, _vk, phi_store_reference
+from .reference import (
+    SHARED,
+    Reference,
+    RFact,
+    _vk,
+    disputes_reference,
+    phi_store_reference,
+)
 
 SLOTS = [("acme", "price"), ("acme", "owner"), ("ana", "city"), ("ana", "price"),
          ("ana", "pets"),  # pets: a set (declared many)
@@ -357,8 +364,12 @@ class MemoryMachine(RuleBasedStateMachine):
         got = self.writer(layer).filter(items)
         kept = {id(c) for c in got.kept}  # by identity: False == 0 to Python
         dropped = {i for i, c in enumerate(items) if id(c) not in kept}
-        assert dropped == phi_store_reference(self.ref, rows, self.now,
-                                              SHARED if layer is None else VIEW), rows
+        layers = SHARED if layer is None else VIEW
+        assert dropped == phi_store_reference(self.ref, rows, self.now, layers), rows
+        index = {id(c): i for i, c in enumerate(items)}
+        disputed = {index[id(d.item)]: {h.id for h in d.heads} for d in got.disputed}
+        assert disputed == disputes_reference(
+            self.ref, rows, self.now, layers, set(range(len(items))) - dropped), rows
 
     @precondition(lambda self: hasattr(self, "mem"))
     @rule(minute=st.integers(0, 16))

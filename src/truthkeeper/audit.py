@@ -18,8 +18,8 @@ from typing import Any
 
 from .errors import InvalidFact
 from .journal.codec import is_erased
-from .results import AuditEntry
-from .values import Candidate, Drop, Fact, normalise_key
+from .results import AuditEntry, Drop
+from .values import Candidate, Fact, normalise_key
 
 __all__ = ["AuditLog", "caller_scope", "current_scope", "enter_scope", "leave_scope"]
 

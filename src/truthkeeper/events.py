@@ -59,9 +59,7 @@ class Applier(Erasing):
         self.declarer = declarer or Declarer(store, Schema())
         self.erased_rules: set[str] = set()
         """Ids of rules erased with their scope (a later ``rule_removed`` names them)."""
-        self.key_news: Callable[[], bool] = lambda: False
-        """Catch up with other writers' commits: whether the trusted keys changed (set by
-        the session; a signed write's key may be one another writer added)."""
+        self.key_news: Callable[[], bool] = lambda: False  # (set by the session)
 
     # ------------------------------------------------------------------ live writes
 
@@ -85,7 +83,7 @@ class Applier(Erasing):
                 reading = None
             if typed:
                 self.rel.check_values(built)
-            self._check_signed(built)
+            self.guard.check_facts(built, self.key_news)
         except TypeError as exc:
             err = InvalidFact(f"facts must be an iterable of dicts or Facts: {exc}")
             self.audit.rejected(err, {"batch": True})
@@ -95,19 +93,6 @@ class Applier(Erasing):
                 built, reading, self.rel.check_values)})
             raise
         return built
-
-    def _check_signed(self, built: Sequence[Fact]) -> None:
-        """The signature of each fact at a protected tier, against the keys trusted now;
-        a key this memory does not trust may be one another writer added since it last
-        caught up: it catches up once and checks again."""
-        for f in built:
-            if f.tier in self.guard.guarded:
-                try:
-                    self.guard.check_fact(_signed_fields(f))
-                except TierNotAuthorized:
-                    if self.guard.key_active(f.signature) or not self.key_news():
-                        raise
-                    self.guard.check_fact(_signed_fields(f))
 
     def hypothetical(self, items: Iterable[Mapping[str, Any] | Fact], scope: str | None,
                      now: int) -> list[Fact]:
@@ -152,9 +137,7 @@ class Applier(Erasing):
         forbids. ``salts``: those of imported events, kept so a re-import matches;
         ``drawn``: the ids :meth:`validate` drew at random."""
         try:
-            for f in facts:  # caught up: another writer may have revoked a key since
-                if f.tier in self.guard.guarded and not self.guard.key_active(f.signature):
-                    self.guard.check_fact(_signed_fields(f))  # refused, as replay would
+            self.guard.check_keys(facts)  # caught up: another writer may have revoked one
             out = self.store.add(facts, w.times(len(facts)), self.clock(), drawn=drawn)
         except TruthkeeperError as exc:
             self.audit.rejected(exc, {"facts": [f.id for f in facts],
@@ -470,11 +453,6 @@ def _guarded(guard: Guard, item: object) -> bool:
     tier = item.tier if isinstance(item, Fact) else (
         item.get("tier", "agent") if isinstance(item, Mapping) else None)
     return tier in guard.guarded
-
-
-def _signed_fields(f: Fact) -> dict[str, Any]:
-    """A fact's fields as its signature covers them."""
-    return {**f.to_dict(), "valid_from": f.valid_from, "valid_to": f.valid_to}
 
 
 def _nonce_owner(body: Mapping[str, Any], kind: str = "outcome") -> str:

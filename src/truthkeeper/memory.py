@@ -23,7 +23,15 @@ from .logic.rules import undefined_message
 from .reliability.context import decide_context
 from .reliability.decision import decide_slot
 from .reliability.similarity import Similarity
-from .results import AuditEntry, Decision, SourceReliability, Utility, Verification, WhatIf
+from .results import (
+    AuditEntry,
+    Decision,
+    FilterResult,
+    SourceReliability,
+    Utility,
+    Verification,
+    WhatIf,
+)
 from .schema import UNCHANGED, Declaration, Unchanged, declaration
 from .session import CallContext, Parts, id_list, recorded_settings
 from .signing import public_key_hex
@@ -39,7 +47,6 @@ from .values import (
     Belief,
     Candidate,
     Fact,
-    FilterResult,
     Justification,
     OneFact,
     Resolution,

@@ -10,7 +10,7 @@ revoked key signs nothing new.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -186,6 +186,11 @@ class Signer:
         return {**payload, "signature": self.sign_action("checkpoint", payload)}
 
 
+def signed_fields(f: Any) -> dict[str, Any]:
+    """A fact's fields as its signature covers them."""
+    return {**f.to_dict(), "valid_from": f.valid_from, "valid_to": f.valid_to}
+
+
 class KeyRing:
     """The trusted keys with their lifecycle: when each was added and revoked."""
 
@@ -280,6 +285,29 @@ class Guard:
                    f"{', '.join(sorted(self.guarded))}) must be signed by a trusted key; "
                    f"refused: {problem}")
             raise TierNotAuthorized(msg)
+
+    def check_facts(self, facts: Iterable[Any], key_news: Callable[[], bool]) -> None:
+        """The signature of each fact at a protected tier, against the keys trusted now. A
+        key this memory does not trust may be one another writer added since it last
+        caught up: ``key_news()`` catches up and says whether the keys changed, and the
+        fact is checked once more."""
+        for f in facts:
+            if f.tier in self.guarded:
+                try:
+                    self.check_fact(signed_fields(f))
+                except TierNotAuthorized:
+                    if self.key_active(f.signature) or not key_news():
+                        raise
+                    self.check_fact(signed_fields(f))
+
+    def check_keys(self, facts: Iterable[Any]) -> None:
+        """Once a write has caught up with other writers: the key of each signed fact at a
+        protected tier is still trusted (another writer may have revoked it since its
+        signature was checked; appended, the fact would make every later replay refuse
+        the journal). TierNotAuthorized."""
+        for f in facts:
+            if f.tier in self.guarded and not self.key_active(f.signature):
+                self.check_fact(signed_fields(f))
 
     def key_active(self, signature: object) -> bool:
         """Whether ``signature`` names a key trusted now (its bytes are not checked)."""

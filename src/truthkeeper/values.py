@@ -21,14 +21,11 @@ __all__ = [
     "MAX_VALUE_BYTES",
     "Belief",
     "Candidate",
-    "Drop",
     "Fact",
-    "FilterResult",
     "Justification",
     "Resolution",
     "ValueSupport",
 ]
-
 
 
 class ToDict:
@@ -46,8 +43,8 @@ class ToDict:
 
 def jsonable(x: Any) -> Any:
     """``x`` as JSON-ready data: results and facts as dicts, times as ISO 8601 strings."""
-    if isinstance(x, (Fact, Drop)):
-        return x.to_dict()
+    if isinstance(x, Fact) or (isinstance(x, ToDict) and not dataclasses.is_dataclass(x)):
+        return x.to_dict()  # (a Drop: its own, whose winner is made when first asked for)
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: jsonable(getattr(x, f.name)) for f in dataclasses.fields(x)
                 if not f.name.startswith("_")}
@@ -323,122 +320,6 @@ class Resolution(ToDict):
             msg = "this Resolution carries no justification"
             raise InvalidFact(msg)
         return self._why()
-
-
-class Drop(ToDict):
-    """An item ``filter`` removed, the item that dominates it and the rule that applied.
-
-    Immutable, compared and hashed by ``(item, dominated_by, rule)``. A memory's fact
-    that dominates is made into a :class:`Fact` when ``dominated_by`` is first read, so a
-    caller that keeps only ``FilterResult.kept`` never pays for the winners' Facts.
-
-    Attributes
-    ----------
-    item
-        The dropped item, as given.
-    dominated_by
-        The item or fact that dominates it (None when it ended or was retracted).
-    rule
-        The policy, ``"supersedes"``, ``"kappa"``, ``"ended"`` or ``"retracted"``.
-
-    Examples
-    --------
-    >>> from truthkeeper import Candidate, Memory
-    >>> mem = Memory(policy="temporal")
-    >>> f = mem.add("ana", "city", "Porto", source="s", valid_from="2026-06-01")
-    >>> d = mem.filter([Candidate("ana", "city", "Lisbon", "2026-01-01")]).dropped[0]
-    >>> d.dominated_by == f, d.rule
-    (True, 'temporal')
-    """
-
-    __slots__ = ("_by", "_make", "item", "rule")
-    __match_args__ = ("item", "dominated_by", "rule")
-
-    item: Any
-    rule: str
-    _by: Any
-    _make: Callable[[], Any] | None
-
-    def __init__(self, item: Any, dominated_by: Any, rule: str, *,
-                 make: Callable[[], Any] | None = None) -> None:
-        put = object.__setattr__  # frozen: set once here (a filter makes one per drop)
-        put(self, "item", item)
-        put(self, "_by", dominated_by)
-        put(self, "rule", rule)
-        put(self, "_make", make)
-
-    @property
-    def dominated_by(self) -> Any:
-        """The item or fact that dominates ``item`` (None when it ended or was retracted)."""
-        make = self._make
-        if make is not None:
-            object.__setattr__(self, "_by", make())
-            object.__setattr__(self, "_make", None)
-        return self._by
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        msg = f"cannot assign to field {name!r}"
-        raise dataclasses.FrozenInstanceError(msg)
-
-    def __delattr__(self, name: str) -> None:
-        msg = f"cannot delete field {name!r}"
-        raise dataclasses.FrozenInstanceError(msg)
-
-    def _fields(self) -> tuple[Any, Any, str]:
-        return (self.item, self.dominated_by, self.rule)
-
-    def __eq__(self, other: object) -> bool:
-        return other._fields() == self._fields() if type(other) is Drop else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        return f"Drop(item={self.item!r}, dominated_by={self.dominated_by!r}, rule={self.rule!r})"
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of this drop.
-
-        Returns
-        -------
-        dict
-            ``item``, ``dominated_by`` (as dicts when they are results or facts) and ``rule``.
-
-        Examples
-        --------
-        >>> from truthkeeper import Candidate, Memory
-        >>> res = Memory(policy="temporal").filter([Candidate("a", "b", 1, "2026-01-01"),
-        ...                                         Candidate("a", "b", 2, "2026-02-01")])
-        >>> res.dropped[0].to_dict()["rule"]
-        'temporal'
-        """
-        return {"item": jsonable(self.item), "dominated_by": jsonable(self.dominated_by),
-                "rule": self.rule}
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class FilterResult(ToDict):
-    """What ``Memory.filter`` kept and dropped.
-
-    Attributes
-    ----------
-    kept
-        The kept items, in input order.
-    dropped
-        A :class:`Drop` for each removed item, in input order.
-
-    Examples
-    --------
-    >>> from truthkeeper import Candidate, Memory
-    >>> res = Memory(policy="temporal").filter([Candidate("a", "b", 1, "2026-01-01"),
-    ...                                         Candidate("a", "b", 2, "2026-02-01")])
-    >>> [c.value for c in res.kept], [d.item.value for d in res.dropped]
-    ([2], [1])
-    """
-
-    kept: tuple[Any, ...]
-    dropped: tuple[Drop, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,7 @@ def _filters(repeat: int, n: int = 20_000) -> dict[str, Any]:
         out["parts_of_candidates_50_slots_us"] = {
             "marshal_in_python": _median_us(marshal, times),
             "prolog_call": _median_us(
-                lambda: bridge.ask("tk_phi_store(M, Cs, Ss, Ds)", dict(inputs)), times),
+                lambda: bridge.ask("tk_phi_store(M, Cs, Ss, Ds, Dps)", dict(inputs)), times),
             "janus_round_trip_of_the_inputs": _median_us(
                 lambda: bridge.ask("true", dict(inputs)), times),
         }

@@ -31,13 +31,18 @@ class DocumentReport(ToDict):
     """By input position: kept (not dominated), dropped ``(position, rule, dominated_by)``
     and unjudged (passed through), with why each unjudged one was not judged. ``unknown``
     are the kept ones about a slot of which the memory holds no fact now (never told, or
-    erased): judged against the other documents only, so not known to be current."""
+    erased): judged against the other documents only, so not known to be current.
+    ``disputed``: ``(position, facts)``, a kept document whose value none of the facts the
+    memory holds on its slot has, neither making the other obsolete (under the default
+    policy, a newer document of a lower tier than the memory's fact): not stale, and not
+    what the memory holds either."""
 
     kept: tuple[int, ...]
     dropped: tuple[tuple[int, str, Any], ...]
     unjudged: tuple[int, ...]
     why_unjudged: tuple[tuple[int, str], ...] = ()
     unknown: tuple[int, ...] = ()
+    disputed: tuple[tuple[int, tuple[Any, ...]], ...] = ()
 
     def reason(self, position: int) -> dict[str, Any]:
         """What happened to the document at ``position``, as JSON-ready metadata."""
@@ -49,10 +54,23 @@ class DocumentReport(ToDict):
                 return {"status": "dropped", "rule": rule, "dominated_by": jsonable(by)}
         if position in self.unknown:
             return {"status": "unknown", "reason": _UNKNOWN}
+        for p, facts in self.disputed:
+            if p == position:
+                return {"status": "conflict", "reason": _CONFLICT,
+                        "memory": [_held(f) for f in facts]}
         return {"status": "current"}
 
 
 _UNKNOWN = "the memory holds no fact on this slot: judged against the other documents only"
+_CONFLICT = ("the memory holds facts on this slot that disagree with this document, and "
+             "neither makes the other obsolete under its policy (e.g. a newer claim of a "
+             "lower tier than the memory's fact)")
+
+
+def _held(f: Any) -> dict[str, Any]:
+    """What a document's metadata says of a fact the memory holds."""
+    return {"fact_id": f.id, "value": jsonable(f.value), "tier": f.tier, "source": f.source,
+            "valid_from": jsonable(f.valid_from)}
 
 
 def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
@@ -115,8 +133,10 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
                 != "unknown"
     unknown = tuple(p for p in report[0] if isinstance(c := item_at[p], Candidate)
                     and not held[c.subject, c.attribute])
+    at = {id(item): p for p, item in zip(where, items, strict=True)}
+    disputed = () if res is None else tuple((at[id(d.item)], d.heads) for d in res.disputed)
     return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged),
-                          unknown)
+                          unknown, disputed)
 
 
 def _first_refused(memory: Memory, items: list[Any]) -> tuple[int, str]:

@@ -71,6 +71,15 @@ Loss = Annotated[float, Field(description="utility of a wrong answer (negative)"
 Abstain = Annotated[float, Field(description="utility of abstaining")]
 
 
+def _memory_says(reason: dict[str, Any]) -> dict[str, Any]:
+    """What a kept item's entry says of the memory's facts on its slot (nothing: current)."""
+    if reason["status"] == "unknown":
+        return {"memory": "unknown"}
+    if reason["status"] == "conflict":
+        return {"memory": "conflict", "held": reason["memory"]}
+    return {}
+
+
 def _time(value: str | int | None, name: str) -> Any:
     from ..schema import boundary_time
 
@@ -274,7 +283,9 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
         """Drop the stale items of a retrieved context; each drop names what dominates it.
         Items the memory cannot judge (no slot, no value, unusable dates) are kept
         untouched, with the reason; a kept item about a slot of which the memory holds no
-        fact says ``"memory": "unknown"``."""
+        fact says ``"memory": "unknown"``, and one that disagrees with a fact the memory
+        holds, neither making the other obsolete (a newer claim of a lower tier, say),
+        says ``"memory": "conflict"`` with those facts under ``"held"``."""
         from .documents import judge_documents
 
         with _errors():
@@ -284,7 +295,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
             why = dict(report.why_unjudged)
             kept = [{"index": i, "judged": i not in why,
                      **({"reason": why[i]} if i in why else {}),
-                     **({"memory": "unknown"} if i in report.unknown else {})}
+                     **_memory_says(report.reason(i))}
                     for i in range(len(items)) if i in report.kept or i in why]
             dropped = [{"index": i, "rule": rule, "dominated_by": jsonable(by)}
                        for i, rule, by in report.dropped]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidFact, TruthkeeperError, UnknownRule, brief
-from ..events import _nonce_owner, _signed_fields
+from ..events import _nonce_owner
+from ..signing import signed_fields
 from ..validation import (
     check_categories,
     check_confusion_body,
@@ -90,7 +91,7 @@ def _import(ap: Any, w: Write, lines: list[tuple[int, str, dict[str, Any]]],
                 f = ap.builder.coerce(fact_fields(body), n, now)
                 f = ap.declarer.coerce(f, f.tier in ap.guard.guarded)
                 if f.tier in ap.guard.guarded:
-                    ap.guard.check_fact(_signed_fields(f))
+                    ap.guard.check_fact(signed_fields(f))
                 im.run.append((n, f, body.get("salt")))
                 continue
             im.flush()

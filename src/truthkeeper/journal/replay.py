@@ -13,8 +13,8 @@ from typing import Any
 
 from ..erasure import _UNIQUE
 from ..errors import JournalCorrupt, TruthkeeperError
-from ..events import _nonce_owner, _signed_fields
-from ..signing import apply_key_event
+from ..events import _nonce_owner
+from ..signing import apply_key_event, signed_fields
 from ..values import from_us
 from .codec import Event, fact_fields, is_erased
 
@@ -45,7 +45,7 @@ def _facts(ap: Any, run: list[Event]) -> None:
                 continue
             f = ap.builder.build(fact_fields(ev.body), now)
             if f.tier in ap.guard.guarded:
-                ap.guard.check_fact(_signed_fields(f), ev.recorded_at)
+                ap.guard.check_fact(signed_fields(f), ev.recorded_at)
         except (KeyError, TruthkeeperError) as exc:
             msg = f"journal event {ev.seq}: {exc}"
             raise JournalCorrupt(msg) from None

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidFact, TierNotAuthorized, UnknownFact, brief
 from ..journal.codec import row_fact
+from ..results import Dispute, Drop, FilterResult
 from ..validation import check_list, check_source, from_us, time_us
 from ..values import (
     Candidate,
-    Drop,
     Fact,
     FactBuilder,
-    FilterResult,
     normalise_key,
     scoped,
     to_us,
@@ -200,6 +199,7 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
     memory passes its cache of them)."""
     items = check_list(items, "items", "fact ids, Facts or Candidates")
     drops: dict[int, Drop] = {}
+    disputed: list[Dispute] = []
     by_id: dict[str, Fact] = {}
     rows, slots, store_idx, store_ids = candidate_rows(store, builder, items, scope, coerce, guard)
     given: set[str] = set()
@@ -214,8 +214,8 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
     foreign = len(store_idx) < len(items) or scope is not None
     if kappa is None:
         if foreign:  # candidates are judged against each other and the memory's heads
-            [pairs] = bridge.call("phi_store", store.h, rows,
-                                  [x for layers in slots.values() for x in layers])
+            pairs, disputes = bridge.call("phi_store", store.h, rows,
+                                          [x for layers in slots.values() for x in layers])
             for i, j in pairs:  # j: a candidate's index, ("head", the head's row), "ended"
                 if j == "ended":
                     drops[i] = Drop(items[i], None, "ended")
@@ -224,6 +224,11 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                     drops[i] = Drop(items[i], None, store.policy, make=_winner(by_id, j[1]))
                 else:
                     drops[i] = Drop(items[i], items[j], store.policy)
+            by_index: dict[int, Dispute] = {}
+            for indexes, rows_of_heads in disputes:  # the heads' Facts made once a slot
+                heads = tuple(_winner(by_id, row)() for row in rows_of_heads)
+                by_index.update((i, Dispute(items[i], heads)) for i in indexes)
+            disputed = [by_index[i] for i in sorted(by_index)]
     else:
         # the memory's heads of the candidates' slots take part, as Facts, after the items
         pool: list[Any] = list(items)
@@ -246,4 +251,5 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                         drops[i] = Drop(items[i], pool[j], "kappa")
                         break
     kept = tuple(items[i] for i in range(len(items)) if i not in drops)
-    return FilterResult(kept=kept, dropped=tuple(drops[i] for i in sorted(drops)))
+    return FilterResult(kept=kept, dropped=tuple(drops[i] for i in sorted(drops)),
+                        disputed=tuple(disputed))

@@ -48,7 +48,7 @@ goal(resolve_union, [M, Ss, A, K, V],
 goal(add, [M, Fs, C, D],
      truthkeeper:tk_add(M, Fs, C, D), []).
 goal(phi_store, [M, Cs, Ss],
-     truthkeeper:tk_phi_store(M, Cs, Ss, Ds), [Ds]).
+     truthkeeper:tk_phi_store(M, Cs, Ss, Ds, Dps), [Ds, Dps]).
 goal(facts, [M, Ids],
      truthkeeper:tk_facts(M, Ids, Rs), [Rs]).
 goal(filter_ids, [M, Sc, Ids],

@@ -1,6 +1,6 @@
 :- module(phi,
           [ phi_filter/3,         % +Policy, +Candidates, -Drops
-            phi_store/4,          % +M, +TimedCandidates, +Slots, -Drops
+            phi_store/5,          % +M, +TimedCandidates, +Slots, -Drops, -Disputes
             live_candidates/4,    % +M, +TimedCandidates, -Live, -Ended
             view_verdicts/4,      % +M, +Scope, +Ids, -Verdicts
             not_current/3,        % +M, +Id, -Why
@@ -26,6 +26,7 @@
                           may_dominate/3, front_index/2, front_dominator/4]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
 :- use_module(library(lists), [member/2, append/3, reverse/2]).
+:- use_module(library(ordsets), [ord_memberchk/2]).
 
 
 /** <module> The dominance filter over a retrieved context (Phi_T and its policy variants)
@@ -47,7 +48,7 @@ each slot.
 */
 
 :- det(phi_filter/3).
-:- det(phi_store/4).
+:- det(phi_store/5).
 :- det(live_candidates/4).
 :- det(view_verdicts/4).
 :- det(order_pairs/3).
@@ -108,10 +109,14 @@ newest_groups(confs(Cs, G0), confs(Cs, G)) :- newest_groups(G0, G).
 drops([], _, _, D, D).
 drops([G|Gs], Index, P, D0, D) :-
     arg(1, G, I),
-    (   I \= -(head, _),                         % a head of the store is never dropped
-        front_dominator(P, Index, G, F)
-    ->  arg(1, F, J),
-        D0 = [I-J|D1]
+    (   front_dominator(P, Index, G, F)
+    ->  (   I = -(head, _)                       % a head of the store is never dropped
+        ->  D0 = D1
+        ;   arg(1, F, J),
+            D0 = [I-J|D1]
+        )
+    ;   I = -(head, _)                           % one nothing in the context dominates
+    ->  D0 = [I-free|D1]
     ;   D0 = D1
     ),
     drops(Gs, Index, P, D1, D).
@@ -137,13 +142,17 @@ ended_drop(_-c(I, _, _), I-ended).
 ended_by(Now, VT-_) :-
     Now \== none, number(VT), VT =< Now.
 
-%!  phi_store(+M, +Timed, +Slots, -Drops) is det.
+%!  phi_store(+M, +Timed, +Slots, -Drops, -Disputes) is det.
 %
 %   Phi_T over the candidates and the memory's heads of their slots (Slots are
 %   -(SlotKey, S, A); a scope's view names its two layers under one key, and the
 %   view's heads are those of their union): a candidate that a head dominates is
-%   dropped with -(head, HeadId). Heads themselves are never dropped.
-phi_store(M, Timed, Slots, Drops) :-
+%   dropped with -(head, HeadId). Heads themselves are never dropped. Disputes are
+%   d(Indexes, HeadIds): kept candidates of a slot and the heads they disagree with,
+%   neither dominating the other (a newer claim of a lower tier than the memory's fact,
+%   under the default policy): the memory holds facts the candidates do not make
+%   obsolete, and none of them holds the candidates' value.
+phi_store(M, Timed, Slots, Drops, Disputes) :-
     once(mem_policy(M, Policy)),
     live_candidates(M, Timed, Cands, Ended),
     maplist(slot_keyed, Slots, Keyed),             % grouped in one sort, not a scan a slot
@@ -157,7 +166,56 @@ phi_store(M, Timed, Slots, Drops) :-
     append(Cands, Heads, All),
     phi_filter(Policy, All, Drops0),
     include(candidate_drop, Drops0, Drops1),
-    append(Ended, Drops1, Drops).
+    append(Ended, Drops1, Drops),
+    disputes(Cands, Heads, Drops0, Drops1, Disputes).
+
+% disputes(+Cands, +Heads, +Drops, +CandidateDrops, -Disputes): d(Indexes, HeadIds), the
+% kept candidates of a slot (of a set, of one member) whose value none of its heads that
+% no record of the context dominates (Drops: -(head, H)-free) holds, with those heads:
+% they do not dominate one another (the candidates were kept, the heads are free). One
+% entry a slot, however many candidates and heads (a poll's n x n pairs are not listed).
+disputes(Cands, Heads, Drops, CDrops, Disputes) :-
+    findall(H, member(-(head, H)-free, Drops), Free0),
+    (   Free0 == []
+    ->  Disputes = []
+    ;   sort(Free0, Free),
+        include(free_head(Free), Heads, FreeHeads),
+        maplist(by_group, FreeHeads, HK0), keysort(HK0, HK), group_pairs_by_key(HK, HG),
+        kept(Cands, CDrops, Kept),                % both by index, ascending
+        maplist(by_group, Kept, CK0), keysort(CK0, CK), group_pairs_by_key(CK, CG),
+        merge_groups(CG, HG, Disputes, [])
+    ).
+
+free_head(Free, c(-(head, H), _, _)) :- ord_memberchk(H, Free).
+
+% by_group(+Candidate, -Keyed): keyed by slot (of a set, by slot and member), as
+% slot_time_keyed/2 groups them, with its value key
+by_group(c(I, K, R), G-(I-V)) :-
+    arg(2, R, V),
+    ( V = m(M, _) -> G = K-M ; G = K ).
+
+kept([], _, []).
+kept([C|Cs], [D-_|Ds], Ks) :- arg(1, C, I), D < I, !, kept([C|Cs], Ds, Ks).
+kept([C|Cs], [D-_|Ds], Ks) :- arg(1, C, D), !, kept(Cs, Ds, Ks).
+kept([C|Cs], Ds, [C|Ks]) :- kept(Cs, Ds, Ks).
+
+merge_groups([], _, D, D) :- !.
+merge_groups(_, [], D, D) :- !.
+merge_groups([GC-Cs|CGs], [GH-Hs|HGs], D0, D) :-
+    compare(O, GC, GH),
+    (   O == (<)
+    ->  merge_groups(CGs, [GH-Hs|HGs], D0, D)
+    ;   O == (>)
+    ->  merge_groups([GC-Cs|CGs], HGs, D0, D)
+    ;   pairs_values(Hs, HVs0), sort(HVs0, HVs),
+        findall(I, ( member(I-V, Cs), \+ ord_memberchk(V, HVs) ), Is),
+        (   Is == []
+        ->  D0 = D1
+        ;   findall(H, member(-(head, H)-_, Hs), HIds),
+            D0 = [d(Is, HIds)|D1]
+        ),
+        merge_groups(CGs, HGs, D1, D)
+    ).
 
 candidate_drop(I-_) :- integer(I).
 

@@ -39,7 +39,7 @@
             tk_count/2,           % +M, -Count
             tk_links/4,           % +M, +Id, -Dominators, -Dominated
             tk_filter_ids/5,      % +M, +Scope, +Ids, -Verdicts, -ByRows
-            tk_phi_store/4,       % +M, +Candidates, +Slots, -Drops
+            tk_phi_store/5,       % +M, +Cands, +Slots, -Drops, -Disputes
             tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
             tk_same_value/3,      % +Key1, +Key2, -Same
@@ -66,7 +66,7 @@
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
 :- use_module(union, [heads_union/6]).
 :- use_module(clock, [advance/3, end_fact/4]).
-:- use_module(phi, [phi_store/4, dominance_rule/4, live_candidates/4, view_verdicts/4,
+:- use_module(phi, [phi_store/5, dominance_rule/4, live_candidates/4, view_verdicts/4,
                     not_current/4, slot_dominated/4, timed_dominated/2, slot_dominated_in/4,
                     order_pairs/3, dominators/3, dominated/3, dominance_pairs/3]).
 :- use_module(claims, [claims/3, match_heads/6]).
@@ -108,7 +108,7 @@ with tk_error/2 and maps it to the error family in one table.
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
         tk_source_tier/4, tk_sources/3, tk_use_nonce/3, tk_unuse_nonce/2, tk_resolve/5,
         tk_resolve_at/7, tk_facts/3, tk_slot_facts/4, tk_all_facts/2, tk_count/2, tk_links/4,
-        tk_filter_ids/5, tk_phi_store/4, tk_order_pairs/3, tk_conflicts/2,
+        tk_filter_ids/5, tk_phi_store/5, tk_order_pairs/3, tk_conflicts/2,
         tk_same_value/3, tk_match_heads/6, tk_claims/3, tk_add_rule/5, tk_load_rule/4,
         tk_drop_rule/2, tk_rules/3, tk_beliefs/3, tk_explain/4, tk_what_if/6, tk_error/3)).
 
@@ -466,23 +466,26 @@ tk_ended_rows(M, Rows, Is) :-
     maplist(cand_in(M), Rows, Timed), live_candidates(M, Timed, _, Ended),
     pairs_keys_values(Ended, Is, _).
 
-%!  tk_phi_store(+M, +Candidates, +Slots, -Drops) is det.
+%!  tk_phi_store(+M, +Candidates, +Slots, -Drops, -Disputes) is det.
 %
 %   Phi_T over the candidates and the memory's heads of their slots (Slots are
 %   -(SlotKey, S, A)): a candidate that a head dominates is dropped, the head
-%   given as -(head, Row), its tk_facts/3 row (one call answers the filter).
-%   Heads themselves are never dropped.
-tk_phi_store(M, Rows, Slots0, Drops) :-
+%   given as -(head, Row), its tk_facts/3 row (one call answers the filter); never a
+%   head. Disputes: -(Indexes, HeadRows) (phi:phi_store/5).
+tk_phi_store(M, Rows, Slots0, Drops, Disputes) :-
     maplist(cand_in(M), Rows, Timed),
     maplist(slot_in, Slots0, Slots),
-    phi_store(M, Timed, Slots, Drops0),
-    maplist(head_row(M), Drops0, Drops).
+    phi_store(M, Timed, Slots, Drops0, Disputes0),
+    maplist(head_row(M), Drops0, Drops),
+    maplist(dispute_row(M), Disputes0, Disputes).
 
 head_row(M, I-J, I-J1) :-
     (   J = -(head, H)
     ->  fact_row(M, H, Row), J1 = -(head, Row)
     ;   J1 = J
     ).
+
+dispute_row(M, d(Is, Hs), -(Is, Rows)) :- maplist(fact_row(M), Hs, Rows).
 
 %!  tk_order_pairs(+M, +Candidates, -Pairs) is det.
 %

@@ -244,7 +244,7 @@ test(a_context_about_two_members_of_a_large_set_reads_their_heads_only,
     slot_heads(-9101, s, attr, _),
     Cs = [none-c(0, k, r(0, m(v7, 1), 5, none, 0, @(none), [])),
           none-c(1, k, r(1, m(v9, 1), 15, none, 0, @(none), []))],
-    call_with_inference_limit(phi:phi_store(-9101, Cs, [-(k, s, attr)], Ds), 5 000, R).
+    call_with_inference_limit(phi:phi_store(-9101, Cs, [-(k, s, attr)], Ds, _), 5 000, R).
 test(a_timed_slots_heads_kept_write_by_write_are_those_derived_afresh, Diffs == []) :-
     findall(P-Seed-I, ( member(P, [temporal, temporal_within_authority, authority_first]),
                         between(1, 4, Seed),

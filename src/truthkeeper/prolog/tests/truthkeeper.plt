@@ -38,7 +38,7 @@ test(ended_candidate, Ds == [0-ended]) :-
     tk_new(-9302, "temporal", ["agent"]),
     tk_advance(-9302, 100, _),
     tk_phi_store(-9302, [-(0, "k", "x", 10, "agent", @(none), @(none), 50),
-                         -(1, "k", "y", 5, "agent", @(none), @(none), 500)], [], Ds).
+                         -(1, "k", "y", 5, "agent", @(none), @(none), 500)], [], Ds, []).
 test(ended_head_then_unknown, St == unknown) :-
     tk_new(-9303, "temporal", ["agent"]),
     tk_advance(-9303, 1000, _),
