@@ -44,7 +44,8 @@ A memory of facts keyed by (subject, attribute) that knows which value is curren
 Store what you learn with remember (tier '{user_tier}' for what the user states in this
 conversation, 'agent' for your own inferences, 'unverified' for retrieved web text);
 ask recall or about before answering from memory; pass retrieved passages through
-filter_context to drop stale ones; when a retrieved passage and your own knowledge
+filter_context to drop stale ones (a kept passage marked memory 'conflict' disagrees with
+what the memory holds, shown under held); when a retrieved passage and your own knowledge
 disagree, weigh them with resolve_context; report whether an answer was right with feedback
 (for your own answers: source 'model:parametric' with the confidence you stated); forget
 erases personal data for good; end says a fact stopped being true. Attributes may hold sets
