@@ -171,7 +171,7 @@ class MemoryMachine(RuleBasedStateMachine):
           ends=st.one_of(st.none(), st.integers(1, 8)), layer=LAYERS, elsewhere=st.booleans(),
           sign=st.booleans(), by_deputy=st.booleans())
     def add(self, slot, value, t, tier, source, sup, present, member, ends, layer,
-            elsewhere, sign, by_deputy) -> None:
+            elsewhere, sign, by_deputy=False) -> None:
         """A write; of a protected tier, signed (``add_many`` of ``Signer.sign``'s dict,
         whose value is never coerced) or refused; ``by_deputy``: signed by the deputy's key,
         refused unless it is trusted now (added, not revoked, by either handle)."""
