@@ -419,6 +419,25 @@ def test_a_kept_document_the_memory_disagrees_with_is_called_a_conflict_not_curr
         assert kept[0].metadata["truthkeeper"] == {"status": "current"}
 
 
+def test_mcp_slots_reads_a_prefix_as_the_subjects_are_folded() -> None:
+    """The prefix was only stripped and casefolded: a decomposed "CAFÉ" (as some keyboards
+    and clients send it) or a doubled space found nothing, though the subjects are kept
+    NFC with whitespace collapsed."""
+    import unicodedata
+
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory()
+    for s in ("Café Nuevo", "cafeteria", "new york office", "newark"):
+        mem.add(s, "city", "x", source="s")
+    server = build_server(mem)
+    for prefix, want in [(unicodedata.normalize("NFD", "CAFÉ"), ["café nuevo"]),
+                         ("new  york", ["new york office"]), ("New ", ["new york office"]),
+                         ("new", ["new york office", "newark"])]:
+        err, res = _call(server, "slots", {"prefix": prefix})
+        assert not err and [r["subject"] for r in res] == want, prefix
+
+
 # ---------------------------------------------------------------- CLI for memory files
 
 

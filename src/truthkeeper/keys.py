@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 
 from .errors import InvalidFact, brief
 
-__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP", "forget_keys",
-           "normalise_key", "random_hex", "remember", "scoped", "unscoped", "value_key"]
+__all__ = ["MAX_KEY_CHARS", "MAX_NESTING", "MAX_VALUE_BYTES", "SCOPE_SEP", "fold_prefix",
+           "forget_keys", "normalise_key", "random_hex", "remember", "scoped", "unscoped",
+           "value_key"]
 
 MAX_KEY_CHARS = 512
 """Longest subject, attribute, source or fact id accepted (characters, after normalisation)."""
@@ -72,6 +73,13 @@ def _fold(value: str, name: str) -> str:
         return " ".join(value.lower().split())
     _utf8(value, name)
     return _WS.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+
+
+def fold_prefix(value: str, name: str) -> str:
+    """A prefix of keys as the keys are folded (NFC, casefolded, whitespace collapsed); a
+    trailing space is kept, so ``"new "`` is not ``"new"``."""
+    folded = _fold(value, name)
+    return folded + " " if folded and value[-1:].isspace() else folded
 
 
 def _normalise_key(value: object, name: str) -> str:

@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidFact, ScopeError, TierNotAuthorized, TruthkeeperError
+from ..keys import fold_prefix
 from ..memory import Memory
 from ..results import Utility
 from ..schema import UNCHANGED
@@ -228,7 +229,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
               scope: Scope = None) -> list[dict[str, str]]:
         """Which subjects and attributes the memory holds facts about (sorted)."""
         with _errors():
-            want = None if prefix is None else prefix.strip().casefold()
+            want = None if prefix is None else fold_prefix(prefix, "prefix")
             return [{"subject": s, "attribute": a} for s, a in view(scope).slots(subject)
                     if want is None or s.startswith(want)][:1000]
 
