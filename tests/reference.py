@@ -180,8 +180,11 @@ def phi_store_reference(ref: Reference, cands: list[tuple[tuple[str, str], objec
                         now: int, layers: tuple[str | None, ...] = SHARED) -> set[int]:
     """Indices ``filter`` drops of retrieved candidates ``(slot, value, valid from, tier)``
     read in ``layers``: another candidate of the slot dominates it, or a head of the slot
-    (of the union of the layers, at ``now``) does. A candidate has no recording time, so
-    no tie in time dominates it (each is its own source)."""
+    (of the union of the layers, at ``now``) does, or its value ended: no head holds it,
+    and a live fact of the slot that held it ended at or before ``now`` and after the
+    candidate began, that end (a claim at the valid_to, by the fact's source and tier,
+    that the value left) dominating it. A candidate has no recording time, so no tie in
+    time dominates it (each is its own source)."""
     recs = [RFact(f"#{i}", slot, v, t, -1, tier, None, f"\x00candidate{i}", slot[1] == "pets")
             for i, (slot, v, t, tier) in enumerate(cands)]
     out = set()
@@ -190,6 +193,13 @@ def phi_store_reference(ref: Reference, cands: list[tuple[tuple[str, str], objec
         rivals += [ref.facts[h] for h in ref.heads(c.slot, now, layers)]
         if any(policy_dominates(ref.policy, r, c) for r in rivals):
             out.add(i)
+        elif key(c) not in {key(ref.facts[h]) for h in ref.heads(c.slot, now, layers)}:
+            ends = [RFact(f.id, f.slot, f.value, f.vt, f.ra, f.tier, None, f.source, True,
+                          present=False)
+                    for f in ref.live(c.slot, None, layers)
+                    if key(f) == key(c) and f.vt is not None and c.vf < f.vt <= now]
+            if any(policy_dominates(ref.policy, e, c) for e in ends):
+                out.add(i)
     return out
 
 

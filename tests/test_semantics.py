@@ -126,6 +126,39 @@ def test_filter_drops_ended_candidates_and_ended_facts() -> None:
     assert sorted(d.rule for d in res.dropped) == ["ended", "ended"]
 
 
+def test_filter_drops_a_retrieved_statement_of_a_value_the_memory_ended() -> None:
+    """An agent ended "Ana lives in Lisbon" (she left; where to is not known). A retrieved
+    chunk from before the end that says Lisbon is stale: it is dropped, naming the ended
+    fact, in a set as in a one-valued slot and in a scope's view of the shared fact. It is
+    kept when it is news (it began after the end), when a head still holds the value, and
+    under the default policy when the end came from a lower tier than the chunk."""
+    mem = Memory()
+    lisbon = mem.add("ana", "city", "Lisbon", source="crm", valid_from="2021-01-01")
+    mem.end(lisbon.id, valid_to="2023-01-01")
+    mem.declare("skill", cardinality="many")
+    rust = mem.add("ana", "skill", "rust", source="cv", valid_from="2020-01-01")
+    mem.end(rust.id, valid_to="2024-01-01")
+    stale = [Candidate("ana", "city", "Lisbon", "2021-06-01", text="Ana lives in Lisbon"),
+             Candidate("ana", "city", "lisbon", "2019-01-01"),
+             Candidate("ana", "skill", "rust", "2022-01-01")]
+    for view in (mem, mem.scope("user:ana")):
+        res = view.filter(stale)
+        assert res.kept == ()
+        assert [(d.rule, d.dominated_by.id, d.dominated_by.valid_to.year)
+                for d in res.dropped] == [("ended", lisbon.id, 2023), ("ended", lisbon.id, 2023),
+                                          ("ended", rust.id, 2024)]
+    fresh = [Candidate("ana", "city", "Lisbon", "2024-01-01"),      # news: after the end
+             Candidate("ana", "city", "Porto", "2021-06-01"),       # another value
+             Candidate("ana", "skill", "rust", "2022-01-01", present=False),
+             Candidate("ana", "city", "Lisbon", "2021-06-01", tier="verified")]  # outranks
+    assert [mem.filter([c]).kept for c in fresh] == [(c,) for c in fresh]
+    mem.add("ana", "city", "Lisbon", source="li", valid_from="2022-01-01")  # held again
+    assert mem.current("ana", "city").value == "Lisbon"
+    assert mem.filter(stale[:1]).kept == tuple(stale[:1])
+    mem.retract(rust.id, reason="a mistake")  # a retracted fact's end says nothing
+    assert mem.filter(stale[2:]).kept == tuple(stale[2:])
+
+
 @pytest.mark.parametrize("scope", [None, "user:ana"])
 def test_filter_of_many_ended_facts_of_one_slot_judges_each_as_alone(scope: str | None) -> None:
     """One filter call decides the ended facts of a slot from one sweep of it (each

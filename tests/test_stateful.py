@@ -807,6 +807,11 @@ FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
                  "sup": None, "t": 2, "tier": "agent", "value": False}),
         _price(elsewhere=False, ends=None, sign=False, sup=None, tier="unverified",
                source="t", t=5, value=1.0)],
+    "a candidate restating a value whose fact had ended was kept": [
+        ("move_clock", {"minute": 12}),
+        _price(elsewhere=False, ends=2, sign=False, sup=None, tier="agent"),
+        ("filter_candidates", {"cands": [(("acme", "price"), 0, 1, "agent", "cat")],
+                               "layer": None})],
 }
 
 

@@ -1322,7 +1322,10 @@ class Memory:
         Returns
         -------
         FilterResult
-            ``kept`` in order, and ``dropped`` with what dominated each and the rule.
+            ``kept`` in order, and ``dropped`` with what dominated each and the rule
+            (``"ended"`` with the memory's fact when a Candidate restates a value that
+            fact held until an end now past, from before that end, and no head holds
+            it: without a ``kappa``).
 
         Raises
         ------

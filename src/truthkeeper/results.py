@@ -266,7 +266,9 @@ class Drop(ToDict):
     item
         The dropped item, as given.
     dominated_by
-        The item or fact that dominates it (None when it ended or was retracted).
+        The item or fact that dominates it. For ``"ended"``: the memory's fact whose
+        value the item restates from before that fact's end (no head holds the value
+        now), or None when the item itself ended; None when it was retracted.
     rule
         The policy, ``"supersedes"``, ``"kappa"``, ``"ended"`` or ``"retracted"``.
 
@@ -298,7 +300,8 @@ class Drop(ToDict):
 
     @property
     def dominated_by(self) -> Any:
-        """The item or fact that dominates ``item`` (None when it ended or was retracted)."""
+        """The item or fact that dominates ``item`` (for ``"ended"``: the memory's fact whose
+        end it restates, or None; None when it was retracted)."""
         make = self._make
         if make is not None:
             object.__setattr__(self, "_by", make())

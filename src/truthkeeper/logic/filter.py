@@ -216,12 +216,13 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
         if foreign:  # candidates are judged against each other and the memory's heads
             pairs, disputes = bridge.call("phi_store", store.h, rows,
                                           [x for layers in slots.values() for x in layers])
-            for i, j in pairs:  # j: a candidate's index, ("head", the head's row), "ended"
+            for i, j in pairs:  # j: a candidate's index, "ended", ("head" | "ended", a row)
                 if j == "ended":
                     drops[i] = Drop(items[i], None, "ended")
                     continue
-                if isinstance(j, tuple):  # a head: its Fact is made when first asked for
-                    drops[i] = Drop(items[i], None, store.policy, make=_winner(by_id, j[1]))
+                if isinstance(j, tuple):  # a fact: its Fact is made when first asked for
+                    drops[i] = Drop(items[i], None, store.policy if j[0] == "head" else "ended",
+                                    make=_winner(by_id, j[1]))
                 else:
                     drops[i] = Drop(items[i], items[j], store.policy)
             by_index: dict[int, Dispute] = {}

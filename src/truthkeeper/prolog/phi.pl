@@ -20,13 +20,13 @@
                       sup/3, linked/3, timed/3, live_records/4, front/4]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3, put_assoc/4, empty_assoc/1]).
 :- use_module(union, [heads_union/6, member_heads_union/7]).
+:- use_module(context, [ended_values/7, disputes/5]).
 :- use_module(library(error), [existence_error/2]).
 :- use_module(library(apply), [partition/4, include/3, maplist/3, foldl/6]).
 :- use_module(policies, [policy_dominates/3, monotone/1, frontier/2, confirmation_source/1,
                           may_dominate/3, front_index/2, front_dominator/4]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
 :- use_module(library(lists), [member/2, append/3, reverse/2]).
-:- use_module(library(ordsets), [ord_memberchk/2]).
 
 
 /** <module> The dominance filter over a retrieved context (Phi_T and its policy variants)
@@ -166,56 +166,10 @@ phi_store(M, Timed, Slots, Drops, Disputes) :-
     append(Cands, Heads, All),
     phi_filter(Policy, All, Drops0),
     include(candidate_drop, Drops0, Drops1),
-    append(Ended, Drops1, Drops),
-    disputes(Cands, Heads, Drops0, Drops1, Disputes).
-
-% disputes(+Cands, +Heads, +Drops, +CandidateDrops, -Disputes): d(Indexes, HeadIds), the
-% kept candidates of a slot (of a set, of one member) whose value none of its heads that
-% no record of the context dominates (Drops: -(head, H)-free) holds, with those heads:
-% they do not dominate one another (the candidates were kept, the heads are free). One
-% entry a slot, however many candidates and heads (a poll's n x n pairs are not listed).
-disputes(Cands, Heads, Drops, CDrops, Disputes) :-
-    findall(H, member(-(head, H)-free, Drops), Free0),
-    (   Free0 == []
-    ->  Disputes = []
-    ;   sort(Free0, Free),
-        include(free_head(Free), Heads, FreeHeads),
-        maplist(by_group, FreeHeads, HK0), keysort(HK0, HK), group_pairs_by_key(HK, HG),
-        kept(Cands, CDrops, Kept),                % both by index, ascending
-        maplist(by_group, Kept, CK0), keysort(CK0, CK), group_pairs_by_key(CK, CG),
-        merge_groups(CG, HG, Disputes, [])
-    ).
-
-free_head(Free, c(-(head, H), _, _)) :- ord_memberchk(H, Free).
-
-% by_group(+Candidate, -Keyed): keyed by slot (of a set, by slot and member), as
-% slot_time_keyed/2 groups them, with its value key
-by_group(c(I, K, R), G-(I-V)) :-
-    arg(2, R, V),
-    ( V = m(M, _) -> G = K-M ; G = K ).
-
-kept([], _, []).
-kept([C|Cs], [D-_|Ds], Ks) :- arg(1, C, I), D < I, !, kept([C|Cs], Ds, Ks).
-kept([C|Cs], [D-_|Ds], Ks) :- arg(1, C, D), !, kept(Cs, Ds, Ks).
-kept([C|Cs], Ds, [C|Ks]) :- kept(Cs, Ds, Ks).
-
-merge_groups([], _, D, D) :- !.
-merge_groups(_, [], D, D) :- !.
-merge_groups([GC-Cs|CGs], [GH-Hs|HGs], D0, D) :-
-    compare(O, GC, GH),
-    (   O == (<)
-    ->  merge_groups(CGs, [GH-Hs|HGs], D0, D)
-    ;   O == (>)
-    ->  merge_groups([GC-Cs|CGs], HGs, D0, D)
-    ;   pairs_values(Hs, HVs0), sort(HVs0, HVs),
-        findall(I, ( member(I-V, Cs), \+ ord_memberchk(V, HVs) ), Is),
-        (   Is == []
-        ->  D0 = D1
-        ;   findall(H, member(-(head, H)-_, Hs), HIds),
-            D0 = [d(Is, HIds)|D1]
-        ),
-        merge_groups(CGs, HGs, D1, D)
-    ).
+    ended_values(M, Policy, Grouped, Cands, Heads, Drops1, Drops2),
+    append(Drops1, Drops2, Drops3), sort(1, @<, Drops3, Drops4),
+    append(Ended, Drops4, Drops),
+    disputes(Cands, Heads, Drops0, Drops4, Disputes).
 
 candidate_drop(I-_) :- integer(I).
 

@@ -479,9 +479,9 @@ tk_phi_store(M, Rows, Slots0, Drops, Disputes) :-
     maplist(head_row(M), Drops0, Drops),
     maplist(dispute_row(M), Disputes0, Disputes).
 
-head_row(M, I-J, I-J1) :-
-    (   J = -(head, H)
-    ->  fact_row(M, H, Row), J1 = -(head, Row)
+head_row(M, I-J, I-J1) :-                      % J: an index, ended, -(head | ended, Id)
+    (   J = -(Why, H)
+    ->  fact_row(M, H, Row), J1 = -(Why, Row)
     ;   J1 = J
     ).
 
