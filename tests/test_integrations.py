@@ -18,7 +18,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from truthkeeper import Fact, Memory
+from truthkeeper import Candidate, Fact, Memory
 from truthkeeper.cli import main
 from truthkeeper.integrations.langchain import TruthkeeperCompressor, TruthkeeperRetriever
 from truthkeeper.integrations.llamaindex import TruthkeeperPostprocessor
@@ -380,6 +380,32 @@ def test_a_kept_document_about_a_slot_the_memory_holds_nothing_of_is_not_called_
         {"subject": s, "attribute": "city", "value": v, "valid_from": "2026-01-01"}
         for s, v in about]})
     assert not err and [k.get("memory") for k in res["kept"]] == ["unknown", "unknown", None]
+
+
+def test_a_document_disputed_by_a_poll_names_its_strongest_few_facts_not_all() -> None:
+    """A slot where 40 sources answered at once (a poll: 40 heads, none obsolete) and a
+    newer rumour about it: the rumour is a conflict with every head, and its metadata
+    listed all 40 facts, in an agent's context, for each such document. It names five,
+    the highest tier and then the newest first, and counts the rest."""
+    from truthkeeper.integrations.mcp import build_server
+
+    mem = Memory()
+    mem.add_many([{"subject": "poll", "attribute": "answer", "value": f"v{i}",
+                   "source": f"s{i}", "tier": "verified" if i in (7, 30) else "agent",
+                   "valid_from": "2026-03-01" if i in (7, 30) else "2026-03-05"}
+                  for i in range(40)])
+    meta = {"subject": "poll", "attribute": "answer", "value": "rumour",
+            "valid_from": "2026-04-01"}
+    [doc] = TruthkeeperCompressor(memory=mem).compress_documents(
+        [Document("the answer is rumour", metadata=meta)], "answer?")
+    said = doc.metadata["truthkeeper"]
+    assert said["status"] == "conflict" and said["memory_omitted"] == 35
+    assert sorted(m["value"] for m in said["memory"][:2]) == ["v30", "v7"]  # verified first
+    assert len(said["memory"]) == 5 and {m["tier"] for m in said["memory"][2:]} == {"agent"}
+    err, res = _call(build_server(mem), "filter_context", {"items": [meta]})
+    assert not err and len(res["kept"][0]["held"]) == 5 and res["kept"][0]["held_omitted"] == 35
+    rumour = Candidate(**meta, tier="unverified")
+    assert len(mem.filter([rumour]).disputed[0].heads) == 40  # the API has them all
 
 
 def test_a_kept_document_the_memory_disagrees_with_is_called_a_conflict_not_current() -> None:

@@ -23,7 +23,7 @@ from ..memory import Memory
 from ..schema import boundary_time
 from ..values import Candidate, ToDict, jsonable
 
-__all__ = ["DocumentReport", "judge_documents"]
+__all__ = ["HELD_SHOWN", "DocumentReport", "judge_documents"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,8 @@ class DocumentReport(ToDict):
     ``disputed``: ``(position, facts)``, a kept document whose value none of the facts the
     memory holds on its slot has, neither making the other obsolete (under the default
     policy, a newer document of a lower tier than the memory's fact): not stale, and not
-    what the memory holds either."""
+    what the memory holds either. Its facts come the highest tier first, then the newest;
+    a document's metadata names the first :data:`HELD_SHOWN`."""
 
     kept: tuple[int, ...]
     dropped: tuple[tuple[int, str, Any], ...]
@@ -55,11 +56,17 @@ class DocumentReport(ToDict):
         if position in self.unknown:
             return {"status": "unknown", "reason": _UNKNOWN}
         for p, facts in self.disputed:
-            if p == position:
+            if p == position:  # the strongest few: a poll's hundreds would flood a context
+                more = len(facts) - HELD_SHOWN
                 return {"status": "conflict", "reason": _CONFLICT,
-                        "memory": [_held(f) for f in facts]}
+                        "memory": [_held(f) for f in facts[:HELD_SHOWN]],
+                        **({"memory_omitted": more} if more > 0 else {})}
         return {"status": "current"}
 
+
+HELD_SHOWN = 5
+"""How many of the memory's facts a disputed document's metadata names (the highest tier
+first, then the newest); ``memory_omitted`` counts the others."""
 
 _UNKNOWN = "the memory holds no fact on this slot: judged against the other documents only"
 _CONFLICT = ("the memory holds facts on this slot that disagree with this document, and "
@@ -134,7 +141,11 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
     unknown = tuple(p for p in report[0] if isinstance(c := item_at[p], Candidate)
                     and not held[c.subject, c.attribute])
     at = {id(item): p for p, item in zip(where, items, strict=True)}
-    disputed = () if res is None else tuple((at[id(d.item)], d.heads) for d in res.disputed)
+    rank = {t: i for i, t in enumerate(memory.tiers)}  # the highest tier first, then newest
+    disputed = () if res is None else tuple(
+        (at[id(d.item)], tuple(sorted(d.heads, key=lambda f: (rank.get(f.tier, len(rank)),
+                                                              -f.valid_from.timestamp(), f.id))))
+        for d in res.disputed)
     return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged),
                           unknown, disputed)
 

@@ -78,7 +78,9 @@ def _memory_says(reason: dict[str, Any]) -> dict[str, Any]:
     if reason["status"] == "unknown":
         return {"memory": "unknown"}
     if reason["status"] == "conflict":
-        return {"memory": "conflict", "held": reason["memory"]}
+        more = reason.get("memory_omitted")
+        return {"memory": "conflict", "held": reason["memory"],
+                **({"held_omitted": more} if more else {})}
     return {}
 
 
@@ -287,7 +289,8 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
         untouched, with the reason; a kept item about a slot of which the memory holds no
         fact says ``"memory": "unknown"``, and one that disagrees with a fact the memory
         holds, neither making the other obsolete (a newer claim of a lower tier, say),
-        says ``"memory": "conflict"`` with those facts under ``"held"``."""
+        says ``"memory": "conflict"`` with those facts under ``"held"`` (at most five, the
+        highest tier first; ``"held_omitted"`` counts the others)."""
         from .documents import judge_documents
 
         with _errors():
