@@ -408,6 +408,41 @@ def test_a_document_disputed_by_a_poll_names_its_strongest_few_facts_not_all() -
     assert len(mem.filter([rumour]).disputed[0].heads) == 40  # the API has them all
 
 
+def test_mcp_answers_on_a_slot_a_thousand_sources_answered_stay_small() -> None:
+    """A poll: 1,000 sources answer at once, 300 values. ``recall`` was 0.7 MB of JSON
+    (every head, every candidate with all its sources, a why() of every head, which alone
+    took 3.5 s), ``about`` and ``decide`` 50-60 KB. Each names at most ten of a list, the
+    most probable first, and counts the rest; why() spells out twenty heads."""
+    import json
+
+    from truthkeeper.integrations.mcp import SHOWN, build_server
+
+    mem = Memory()
+    mem.add_many([{"subject": "poll", "attribute": "answer", "value": f"v{i % 300}",
+                   "source": f"s{i}", "valid_from": "2026-03-01"} for i in range(999)]
+                 + [{"subject": "poll", "attribute": "answer", "value": "v7",
+                     "source": f"t{i}", "valid_from": "2026-03-01"} for i in range(30)])
+    server = build_server(mem)
+    slot = {"subject": "poll", "attribute": "answer"}
+    err, rec = _call(server, "recall", slot)
+    assert not err and rec["status"] == "conflict"
+    assert (len(rec["heads"]), rec["heads_omitted"]) == (SHOWN, 1029 - SHOWN)
+    assert (len(rec["candidates"]), rec["candidates_omitted"]) == (SHOWN, 300 - SHOWN)
+    top = rec["candidates"][0]
+    assert top["value"] == "v7" and top["sources_omitted"] == 34 - SHOWN  # 4 + 30 sources
+    assert [c["p"] for c in rec["candidates"]] == sorted((c["p"] for c in rec["candidates"]),
+                                                         reverse=True)
+    err, about = _call(server, "about", {"subject": "poll"})
+    assert not err and about["answer"]["candidates_omitted"] == 300 - SHOWN
+    err, dec = _call(server, "decide", slot)
+    assert not err and dec["alternatives"][0]["value"] == "v7"
+    assert dec["alternatives_omitted"] == 300 - SHOWN
+    assert max(len(json.dumps(x)) for x in (rec, about, dec)) < 20_000
+    why = mem.current("poll", "answer").why()
+    assert len(why.children) == 21 and len(why.details["heads"]) == 1029
+    assert why.children[-1].label.startswith("... and 1009 more heads")
+
+
 def test_a_kept_document_the_memory_disagrees_with_is_called_a_conflict_not_current() -> None:
     """A newer forum post (unverified) about a price the memory holds verified is not stale
     under the default policy, so it is kept, and a copy of the verified price retrieved

@@ -73,6 +73,28 @@ Loss = Annotated[float, Field(description="utility of a wrong answer (negative)"
 Abstain = Annotated[float, Field(description="utility of abstaining")]
 
 
+SHOWN = 10
+"""How many heads, candidates, alternatives, or a candidate's facts and sources, a tool's
+answer spells out (the most probable first); ``<key>_omitted`` counts the others. A slot
+a thousand sources answered at once (a poll) made one ``recall`` 0.7 MB of JSON, more than
+an agent's context holds."""
+
+
+def _shown(d: dict[str, Any], key: str) -> dict[str, Any]:
+    """``d`` with its list ``key`` cut to :data:`SHOWN` items and the rest counted."""
+    items = d.get(key)
+    if isinstance(items, list) and len(items) > SHOWN:
+        d[key], d[f"{key}_omitted"] = items[:SHOWN], len(items) - SHOWN
+    return d
+
+
+def _candidates(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A resolution's candidates, the most probable first, each with its first facts and
+    sources (see :data:`SHOWN`)."""
+    ranked = sorted(cands, key=lambda c: -(c["p"] if c.get("p") is not None else -1.0))
+    return [_shown(_shown(c, "fact_ids"), "sources") for c in ranked]
+
+
 def _memory_says(reason: dict[str, Any]) -> dict[str, Any]:
     """What a kept item's entry says of the memory's facts on its slot (nothing: current)."""
     if reason["status"] == "unknown":
@@ -255,22 +277,23 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
 
     @tool
     def recall(subject: Subject, attribute: Attribute, scope: Scope = None) -> dict[str, Any]:
-        """The current value of subject.attribute: resolved, conflict (every candidate with
-        its probability) or unknown, with the justification."""
+        """The current value of subject.attribute: resolved, conflict (the candidates with
+        their probabilities, most probable first) or unknown, with the justification. Lists
+        name at most ten items and count the rest (``candidates_omitted``, ...)."""
         with _errors():
             r = view(scope).current(subject, attribute)
             out: dict[str, Any] = r.to_dict()
+            out["candidates"] = _candidates(out["candidates"])
             out["why"] = str(r.why()) if r.heads else ""
-            return out
+            return _shown(_shown(out, "heads"), "candidates")
 
     @tool
     def about(subject: Subject, scope: Scope = None) -> dict[str, Any]:
         """Every current slot of a subject: attribute -> status, value, candidates."""
         with _errors():
-            return {a: {"status": r.status, "value": r.value,
-                        "candidates": [{"value": c.value, "p": c.p, "sources": list(c.sources)}
-                                       for c in r.candidates]}
-                    for a, r in view(scope).about(subject).items()}
+            return {a: _shown({"status": r.status, "value": r.value, "candidates": _candidates(
+                [{"value": c.value, "p": c.p, "sources": list(c.sources)} for c in r.candidates])},
+                "candidates") for a, r in view(scope).about(subject).items()}
 
     @tool
     def history(subject: Subject, attribute: Attribute, scope: Scope = None,
@@ -321,7 +344,7 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
         with _errors():
             d = view(scope).decide(subject, attribute,
                                    utility=Utility(correct=correct, wrong=wrong, abstain=abstain))
-            return d.to_dict()
+            return _shown(d.to_dict(), "alternatives")  # best first
 
     @tool
     def resolve_context(

@@ -162,11 +162,18 @@ class Reasoner:
 
     def why_resolution(self, subject: str, attribute: str, status: str, value: Any,
                        ids: Sequence[str]) -> Justification:
-        """The justification of a slot's resolution: its head facts."""
+        """The justification of a slot's resolution: its head facts (the first
+        :data:`WHY_LIMIT` spelled out: each is a read of its slot, and a poll's thousand
+        heads were a thousand such reads; every id is in details)."""
         label = f"{subject}.{attribute}: {status}" + (
             f" = {value!r}" if status == "resolved" else "")
-        return Justification("resolution", label, {"status": status},
-                             tuple(self.why_fact(i) for i in ids))
+        children = [self.why_fact(i) for i in ids[:WHY_LIMIT]]
+        if len(ids) > WHY_LIMIT:
+            children.append(Justification(
+                "more", f"... and {len(ids) - WHY_LIMIT} more heads (details['heads'] lists "
+                "every id)", {}))
+        return Justification("resolution", label, {"status": status, "heads": tuple(ids)},
+                             tuple(children))
 
     def with_why(self, guard: Callable[[], AbstractContextManager[None]],
                  r: Resolution, slot: tuple[str, str] | None = None) -> Resolution:
