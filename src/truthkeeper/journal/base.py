@@ -160,6 +160,11 @@ class Journal:
         """The slots the index lists whose name starts with ``prefix``."""
         raise NotImplementedError
 
+    def index_fact_count(self, upto: int, scope: str | None) -> int | None:
+        """How many facts up to event ``upto`` a view of ``scope`` sees, counted on the slot
+        index; None without one (or one that does not reach ``upto``)."""
+        return None
+
     def index_problem(self) -> str | None:
         """Why the slot index does not match the chain (it is then rebuilt), or None."""
         return None

@@ -23,6 +23,9 @@ class SqliteDb:
         one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL)
     """
 
+    find = "instr"
+    """The function that finds a text in another (1-based, 0 when absent)."""
+
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
@@ -55,6 +58,8 @@ class PostgresDb:
     CREATE TABLE IF NOT EXISTS tk_index_state2 (
         one INTEGER PRIMARY KEY CHECK (one = 1), seq BIGINT NOT NULL, hash TEXT NOT NULL)
     """
+
+    find = "strpos"
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn

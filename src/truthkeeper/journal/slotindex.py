@@ -207,6 +207,37 @@ class SlotIndex:
             "SELECT DISTINCT slot FROM tk_index_slot WHERE slot >= ? AND slot < ?",
             (prefix, high))]
 
+    def fact_count(self, upto: int, scope: str | None) -> int | None:
+        """How many facts up to event ``upto`` a view of ``scope`` sees (the shared layer's
+        and the scope's), counted on the index's id keys without reading a slot; None when
+        the index does not reach ``upto``. Run in one read snapshot: the facts another
+        writer appended after ``upto`` are taken off again, and those listed under no slot
+        (a key the index cannot hold) are read one by one."""
+        st = self.state()
+        if st is None or st[0] < upto:
+            return None
+        find, sep = self.db.find, SCOPE_SEP
+        layer = f"({find}(slot, ?) > 0 AND {find}(substr(slot, {find}(slot, ?) + 1), ?) = 0)"
+        args: list[Any] = [sep, sep, sep]
+        if scope is not None:  # the scope, the separator, then a slot of the shared form
+            prefix = scope + sep
+            layer = f"({layer} OR (substr(slot, 1, ?) = ? AND {find}(substr(slot, ?), ?) > 0))"
+            args += [len(prefix), prefix, len(prefix) + 1, sep]
+        n = int(self.db.rows("SELECT count(*) FROM tk_index_key WHERE key >= 'i:' AND "
+                             f"key < 'i;' AND {layer}", args)[0][0])
+
+        def seen(body: str, seq: int) -> bool:
+            b = parse_body(body, seq)
+            return isinstance(b, dict) and b.get("scope") in (None, scope)
+
+        n += sum(seen(body, seq) for seq, body in self._slot_rows([GLOBAL], "fact")
+                 if seq <= upto)
+        for seq, body in self.db.rows("SELECT seq, body FROM events WHERE seq > ? AND "
+                                      "seq <= ? AND kind = 'fact'", (upto, st[0])):
+            if entries("fact", str(body), self.lookup)[0] != GLOBAL and seen(str(body), seq):
+                n -= 1  # another writer's, since: counted above
+        return n
+
     def erased(self, seq: int, new_body: str,
                naming: dict[str, dict[str, list[tuple[int, str]]]] | None = None) -> None:
         """A fact event's body became its erased placeholder: the event moves to the
@@ -518,6 +549,10 @@ class IndexedJournal(Journal):
     def index_slots(self, prefix: str) -> list[str]:
         """The slots the index lists whose name starts with ``prefix``."""
         return self._index_read(lambda idx: idx.slots_with_prefix(prefix))
+
+    def index_fact_count(self, upto: int, scope: str | None) -> int | None:
+        with self.snapshot():
+            return self._index_read(lambda idx: idx.fact_count(upto, scope))
 
     def _index_check(self, idx: SlotIndex, stop: threading.Event | None = None) -> bool | None:
         if not idx.exists():

@@ -196,8 +196,11 @@ class LazyStore(Store):
         return super().__len__()
 
     def count(self, scope: str | None) -> int:
-        self.need_all()
-        return super().count(scope)
+        n: int | None = None if self.lazy is None else self.lazy.count(scope)
+        if n is None:
+            self.need_all()
+            return super().count(scope)
+        return n
 
     def all_facts(self) -> list[tuple[Fact, str]]:
         self.need_all()
