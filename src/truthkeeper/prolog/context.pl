@@ -40,7 +40,10 @@ candidates it kept:
 %   candidate's valid_from, the end dominating the candidate under Policy. Only the
 %   slots with a fact that ends are looked at (timed/3).
 ended_values(M, P, Slots, Cands, Heads, Drops, EndDrops) :-
-    include(ending(M), Slots, Timed),
+    (   timed(M, _, _)                            % a memory with no end pays one lookup
+    ->  include(ending(M), Slots, Timed)
+    ;   Timed = []
+    ),
     (   Timed == []
     ->  EndDrops = []
     ;   once(store_now(M, Now)),
