@@ -163,7 +163,9 @@ fact_out(M, Dom, Id, -(Id, S, A, VF, VT, RA, Tier, Src, Sup, Json, Status)) :-
     payload(M, Id, Json),
     opt_out(VT0, VT),
     ( sup(M, Id, Sup) -> true ; Sup = @(none) ),
-    (   retracted(M, Id, RRA, Reason)
+    (   Dom = status(Status)                       % known (an ended fact phi names)
+    ->  true
+    ;   retracted(M, Id, RRA, Reason)
     ->  Status = -(retracted, RRA, Reason)
     ;   head(M, S, A, Id)
     ->  Status = head
@@ -400,11 +402,8 @@ tk_facts(M, Ids0, Rows) :-
     maplist(atom_in, Ids0, Ids),
     maplist(fact_row(M), Ids, Rows).
 
-fact_row(M, Id, Row) :-
-    (   fact_out(M, none, Id, Row0)
-    ->  Row = Row0
-    ;   existence_error(fact, Id)
-    ).
+fact_row(M, Id, Row) :- fact_row(M, none, Id, Row).
+fact_row(M, Dom, Id, Row) :- ( fact_out(M, Dom, Id, Row0) -> Row = Row0 ; existence_error(fact, Id) ).
 
 %!  tk_known_ids(+M, +Ids, -Known) is det: the ids among Ids of facts the store holds.
 tk_known_ids(M, Ids0, Known) :-
@@ -480,8 +479,9 @@ tk_phi_store(M, Rows, Slots0, Drops, Disputes) :-
     maplist(dispute_row(M), Disputes0, Disputes).
 
 head_row(M, I-J, I-J1) :-                      % J: an index, ended, -(head | ended, Id)
-    (   J = -(Why, H)
-    ->  fact_row(M, H, Row), J1 = -(Why, Row)
+    (   J = -(Why, H)                           % an ended fact's status needs no sweep
+    ->  ( Why == ended -> fact_row(M, status(ended), H, Row) ; fact_row(M, H, Row) ),
+        J1 = -(Why, Row)
     ;   J1 = J
     ).
 
