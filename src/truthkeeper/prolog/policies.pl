@@ -21,11 +21,12 @@
             front_dominated/3,    % +Policy, +Index, +Record
             front_dominator/4     % +Policy, +Index, +Record, -Dominator
           ]).
-:- use_module(library(lists), [nth1/3, member/2]).
+:- use_module(library(lists), [nth1/3, member/2, reverse/2, clumped/2]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
 :- use_module(library(error), [domain_error/2, permission_error/3]).
 :- use_module(library(apply), [maplist/3, partition/4]).
-:- use_module(library(pairs), [pairs_values/2, map_list_to_pairs/3, group_pairs_by_key/2]).
+:- use_module(library(pairs), [pairs_keys/2, pairs_values/2, map_list_to_pairs/3,
+                                group_pairs_by_key/2]).
 
 :- det(register_policy/3).
 :- det(tier_ranks/2).
@@ -501,18 +502,57 @@ front_index(Front, Index) :-
 
 time_rank(r(_, _, T, _, Rank, _, _), T-Rank).
 
-% front_group(+Key-Records, -Group): g(BySource, ByValue) of the records of one valid time
-% and rank: the records of each source (an assoc), and of each value (Key-Records pairs)
-front_group(_-Rs, g(BySrc, ByVal)) :-
-    map_list_to_pairs(source_of, Rs, BySrc0),
-    keysort(BySrc0, BySrc1),
-    group_pairs_by_key(BySrc1, BySrc2),
-    list_to_assoc(BySrc2, BySrc),
-    map_list_to_pairs(value, Rs, ByVal0),
-    keysort(ByVal0, ByVal1),
-    group_pairs_by_key(ByVal1, ByVal).
+% front_group(+Key-Records, -Group): g(Own, Others, Count) of the records of one valid
+% time and rank: Own an assoc from each source to own(Newest, NewestOfAnotherValue) (or
+% none); Others the groups a record of another source and value is looked for in, by
+% value or by source, whichever are fewer (a source's thousand corrections at one time
+% looked through every value for another source, each: n^2, 5.4 s at 4,000); Count how
+% many records there are of each value, source and value-source pair, so that a record
+% none of another source and value stands against asks nothing more.
+front_group(_-Rs, g(Own, Others, c(N, VC, SC, PC))) :-
+    length(Rs, N),
+    map_list_to_pairs(source_of, Rs, BySrc0), keysort(BySrc0, BySrc1),
+    group_pairs_by_key(BySrc1, BySrc),
+    maplist(own_newest, BySrc, Owns), list_to_assoc(Owns, Own),
+    map_list_to_pairs(value, Rs, ByVal0), keysort(ByVal0, ByVal1),
+    group_pairs_by_key(ByVal1, ByVal),
+    length(BySrc, NS), length(ByVal, NV),
+    ( NV =< NS -> Others = by_value(ByVal) ; Others = by_source(Owns) ),
+    maplist(key_count, ByVal, VC0), list_to_assoc(VC0, VC),
+    maplist(key_count, BySrc, SC0), list_to_assoc(SC0, SC),
+    map_list_to_pairs(value_source, Rs, VS0), msort(VS0, VS1),
+    pairs_keys(VS1, VSs), clumped(VSs, PC0), list_to_assoc(PC0, PC).
 
 source_of(R, S) :- arg(6, R, S).
+value_source(R, K-S) :- arg(2, R, K), arg(6, R, S).
+key_count(K-Xs, K-C) :- length(Xs, C).
+
+% own_newest(+Source-Records, -Source-own(Newest, Other)): its record recorded last, and
+% its record recorded last of another value than that one's (none without)
+own_newest(S-Rs, S-own(N1, N2)) :-
+    map_list_to_pairs(ra_key, Rs, Keyed), keysort(Keyed, Asc), pairs_values(Asc, Up),
+    reverse(Up, [N1|Older]), arg(2, N1, K1),
+    ( member(N2, Older), arg(2, N2, K2), K2 \== K1 -> true ; N2 = none ).
+
+ra_key(R, RA) :- arg(4, R, RA0), ( integer(RA0) -> RA = RA0 ; RA = -1 ).
+
+% other_record(+Group, +KR, +SR, -F): a record of another value than KR and of another
+% source than SR (of any source when SR is none), when there is one
+other_record(g(_, Others, c(N, VC, SC, PC)), KR, SR, F) :-
+    counted(VC, KR, CV),
+    (   SR == @(none)
+    ->  N - CV > 0
+    ;   counted(SC, SR, CS), counted(PC, KR-SR, CP), N - CV - CS + CP > 0
+    ),
+    once(other_in(Others, KR, SR, F)).
+
+counted(A, K, C) :- ( get_assoc(K, A, C0) -> C = C0 ; C = 0 ).
+
+other_in(by_value(ByVal), KR, SR, F) :-
+    member(K-Rs, ByVal), K \== KR, member(F, Rs), arg(6, F, S), ( S \== SR ; SR == @(none) ).
+other_in(by_source(Owns), KR, SR, F) :-
+    member(S-own(N1, N2), Owns), ( S \== SR ; SR == @(none) ),
+    ( arg(2, N1, K1), K1 \== KR -> F = N1 ; N2 \== none, F = N2 ).
 
 %!  front_dominated(+P, +Index, +R) is semidet.
 %
@@ -527,9 +567,9 @@ front_dominated(P, Index, R) :-
 %   of the first group (in Index's order) that holds one. In a group of one valid time and
 %   rank (no confirmation, no set: front_index/2 groups none), every record of a source
 %   other than R's stands towards R as the others do, since an order reads a record's
-%   source only through newer/2's restatement by the same source and confirmation/1: the
-%   first of them that holds another value than R is asked; the records of R's own source
-%   are asked each.
+%   source only through newer/2's restatement by the same source and confirmation/1: one
+%   of them that holds another value than R is asked; of R's own source, the one recorded
+%   last of another value.
 front_dominator(P, confs(Confs, Groups), R, F) :-
     (   member(F, Confs), policy_dominates(P, F, R)
     ->  true
@@ -541,13 +581,13 @@ front_dominator(P, list(Front), R, F) :-
     !.
 front_dominator(P, groups(Gs), R, F) :-
     arg(2, R, KR), arg(6, R, SR),
-    member(g(BySrc, ByVal), Gs),
-    (   once(( member(K-Rs, ByVal), K \== KR,    % another value, of another source
-               member(F, Rs), arg(6, F, S), ( S \== SR ; SR == @(none) ) )),
+    member(G, Gs),
+    (   other_record(G, KR, SR, F),               % another value, of another source
         may_dominate(P, F, R)
-    ;   SR \== @(none),
-        get_assoc(SR, BySrc, Own),
-        member(F, Own),
+    ;   SR \== @(none),                          % of its own source: only a correction
+        G = g(Own, _, _),                         % recorded later (the tie rule), so the
+        get_assoc(SR, Own, own(N1, N2)),          % newest of another value, if any
+        ( arg(2, N1, K1), K1 \== KR -> F = N1 ; N2 \== none, F = N2 ),
         policy_dominates(P, F, R)
     ),
     !.
