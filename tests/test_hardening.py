@@ -669,6 +669,24 @@ def test_16_one_sources_corrections_at_one_time_cost_what_they_are() -> None:
     assert costs[2000] <= 2 * 4 * costs[500], costs  # linear in the facts, not n^2
 
 
+def test_16_a_poll_on_one_sets_member_costs_what_its_claims_do() -> None:
+    """Many sources saying at one time whether "cat" is one of a set's members: the
+    member's frontier holds them all (tied), and a set's records were never grouped (a
+    list might hold two members), so each was checked against every other: n^2, 3.1 s at
+    2,000. A list of one member's records is grouped as a slot's are."""
+    costs = {}
+    for n in (500, 2000):
+        mem = Memory()
+        mem.declare("pets", cardinality="many")
+        mem.add_many([{"subject": "ana", "attribute": "pets", "value": "cat",
+                       "present": bool(i % 2), "source": f"s{i}", "valid_from": T(1)}
+                      for i in range(n)])
+        costs[n] = _inferences(lambda m=mem: m._store.resolve("ana", "pets"))
+        assert len(mem.current("ana", "pets").heads) == n  # none makes another obsolete
+        mem.close()
+    assert costs[2000] <= 2 * 4 * costs[500], costs
+
+
 def test_16_a_filter_of_a_logs_ended_values_costs_what_its_candidates_do() -> None:
     """Candidates restating the values of a slot of facts that all ended (a log): each
     looked through the slot for the fact of its value, and each named fact's row swept

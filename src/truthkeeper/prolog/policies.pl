@@ -485,13 +485,13 @@ heads_by_frontier(P, Recs, Heads, Front) :-
 %
 %   A frontier made ready for front_dominated/3: as it is when small; grouped by valid
 %   time and tier rank when large, which only ties make it (n sources claiming n values
-%   at one time: each record checked against every other was n^2, 2.2 s at 2,000).
+%   at one time, or about one set's member: each record checked against every other).
 %   Confirmations (a scope's view over a poll, confirmed) are kept apart, asked first:
 %   they dominate by rank whatever the times, so no group stands for them.
 front_index(Front, Index) :-
     partition(confirmation, Front, Confs, Rest),
-    (   Rest = [_, _, _, _, _, _, _, _, _|_],
-        \+ ( member(R, Rest), arg(2, R, m(_, _)) )
+    (   Rest = [R0, _, _, _, _, _, _, _, _|_],   % of one set's member, or of no set
+        \+ ( arg(2, R0, K0), member(R, Rest), arg(2, R, K), \+ one_kind(K0, K) )
     ->  map_list_to_pairs(time_rank, Rest, Keyed),
         keysort(Keyed, Sorted),
         group_pairs_by_key(Sorted, Groups),
@@ -501,14 +501,14 @@ front_index(Front, Index) :-
     ).
 
 time_rank(r(_, _, T, _, Rank, _, _), T-Rank).
+one_kind(K0, K) :- ( K0 = m(V, _) -> K = m(W, _), V == W ; K \= m(_, _) ).
 
 % front_group(+Key-Records, -Group): g(Own, Others, Count) of the records of one valid
-% time and rank: Own an assoc from each source to own(Newest, NewestOfAnotherValue) (or
-% none); Others the groups a record of another source and value is looked for in, by
-% value or by source, whichever are fewer (a source's thousand corrections at one time
-% looked through every value for another source, each: n^2, 5.4 s at 4,000); Count how
-% many records there are of each value, source and value-source pair, so that a record
-% none of another source and value stands against asks nothing more.
+% time and rank: Own, each source's own(Newest, NewestOfAnotherValue or none); Others,
+% by value or by source (whichever are fewer) for a record of another source and value
+% (one source's thousand corrections at one time each looked through every value: n^2,
+% 5.4 s at 4,000); Count, the records of each value, source and pair: a record that no
+% record of another source and value stands against asks nothing more.
 front_group(_-Rs, g(Own, Others, c(N, VC, SC, PC))) :-
     length(Rs, N),
     map_list_to_pairs(source_of, Rs, BySrc0), keysort(BySrc0, BySrc1),
