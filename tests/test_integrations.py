@@ -331,9 +331,27 @@ def test_documents_as_vector_stores_hold_them_never_fail_the_retrieval() -> None
     assert [d.page_content for d in out] == ["acme: ???", "acme: lots", "acme: 1", "acme: 140"]
 
 
+def test_a_set_members_removal_kept_as_text_by_a_vector_store_is_judged() -> None:
+    """A vector store that keeps metadata as text hands back ``present: "false"``: the
+    document passed unjudged ("present must be a bool"). It is read as false, as MCP reads
+    that argument."""
+    mem = Memory()
+    mem.declare("pets", cardinality="many")
+    mem.add("ana", "pets", "cat", source="crm", valid_from="2026-01-01")
+    meta = {"subject": "ana", "attribute": "pets", "value": "cat", "valid_from": "2026-06-01"}
+    comp = TruthkeeperCompressor(memory=mem)
+    for present in ("false", "False ", False):
+        comp.compress_documents([Document("cat is gone", metadata={**meta,
+                                                                   "present": present})], "?")
+        assert comp.last_report is not None and comp.last_report.unjudged == ()
+        assert comp.last_report.kept == (0,) and comp.last_report.disputed  # judged
+    comp.compress_documents([Document("x", metadata={**meta, "present": "no"})], "?")
+    assert comp.last_report is not None and comp.last_report.unjudged == (0,)
+
+
 @settings(max_examples=60, deadline=None)
 @given(key=st.sampled_from(["fact_id", "subject", "attribute", "value", "valid_from",
-                            "valid_to", "tier", "source"]), bad=hostile_values)
+                            "valid_to", "tier", "source", "present"]), bad=hostile_values)
 @example(key="fact_id", bad=10**5000)
 def test_no_metadata_value_fails_the_retrieval(key: str, bad: Any) -> None:
     """Whatever a vector store hands back as one field of a document's metadata, the

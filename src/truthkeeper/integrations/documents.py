@@ -6,10 +6,11 @@ A document is judged when its metadata names a ``fact_id`` of the memory, or a s
 ``valid_to`` may be ISO 8601 with or without an offset (without: UTC), a date, or epoch
 seconds or milliseconds; the value follows the attribute's declared type (``"135"`` is 135
 where ``price`` is a number). ``tier`` defaults to ``unverified`` (retrieved text) and
-``source`` to none; ``present`` false says the value is no longer a member of a set
-attribute. Everything else passes unjudged with its reason in the report (no slot,
-no value: a document's text is never compared as a value, unusable metadata); a document
-never fails the retrieval. Verdicts go into metadata, never into the text.
+``source`` to none; ``present`` false (or ``"false"``, as a vector store may keep it)
+says the value is no longer a member of a set attribute. Everything else passes unjudged
+with its reason in the report (no slot, no value: a document's text is never compared as
+a value, unusable metadata); a document never fails the retrieval. Verdicts go into
+metadata, never into the text.
 """
 
 from __future__ import annotations
@@ -100,9 +101,18 @@ def _item(memory: Memory, md: Mapping[str, Any], text: str) -> Any:
                          tier=md.get("tier") or "unverified", source=md.get("source"),
                          text=text,
                          valid_to=None if vt in (None, "") else boundary_time(vt, "valid_to"),
-                         present=md.get("present", True)), None
+                         present=_flag(md.get("present", True))), None
     except TruthkeeperError as exc:
         return None, f"unusable metadata: {exc}"
+
+
+def _flag(value: Any) -> Any:
+    """A boolean as a vector store may keep it: ``"false"`` or ``"true"`` (any case) as
+    that boolean, as MCP's arguments read it; anything else as it is (``filter`` refuses
+    what is no bool, with its reason)."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value
 
 
 def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None],
