@@ -167,7 +167,7 @@ phi_store(M, Timed, Slots, Drops, Disputes) :-
     phi_filter(Policy, All, Drops0),
     include(candidate_drop, Drops0, Drops1),
     ended_values(M, Policy, Grouped, Cands, Heads, Drops1, Drops2),
-    append(Drops1, Drops2, Drops3), sort(1, @<, Drops3, Drops4),
+    ( Drops2 == [] -> Drops4 = Drops1 ; append(Drops1, Drops2, D3), sort(1, @<, D3, Drops4) ),
     append(Ended, Drops4, Drops),
     disputes(Cands, Heads, Drops0, Drops4, Disputes).
 
