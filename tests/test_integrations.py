@@ -104,7 +104,8 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     assert "Porto" in city["why"]
     assert out[8][1]["status"] == "unknown"
     assert set(out[9][1]) == {"city", "pet"} and out[9][1]["pet"]["status"] == "conflict"
-    assert [f["value"] for f in out[10][1]] == ["Lisbon", "Porto"]
+    assert [f["value"] for f in out[10][1]["facts"]] == ["Lisbon", "Porto"]
+    assert (out[10][1]["total"], out[10][1]["next_offset"]) == (2, None)
     filt = out[11][1]
     assert [d["index"] for d in filt["dropped"]] == [0]
     assert filt["dropped"][0]["dominated_by"]["value"] == "Porto"  # the memory's fact
@@ -189,9 +190,9 @@ def test_mcp_tools_for_sets_ends_slots_and_declarations() -> None:
     assert not err and ended["valid_to"].startswith("2026-03-01")
     assert _call(agent, "recall", {"subject": "ana", "attribute": "employer"})[1][
         "status"] == "unknown"
-    assert _call(agent, "slots", {"prefix": "an"})[1] == [
+    assert _call(agent, "slots", {"prefix": "an"})[1]["slots"] == [
         {"subject": "ana", "attribute": "employer"}, {"subject": "ana", "attribute": "pet"}]
-    assert _call(agent, "slots", {"subject": "acme"})[1] == [
+    assert _call(agent, "slots", {"subject": "acme"})[1]["slots"] == [
         {"subject": "acme", "attribute": "price"}]
     assert _call(agent, "declare", {"attribute": "employer", "cardinality": "many"})[0]
 
@@ -461,6 +462,56 @@ def test_mcp_answers_on_a_slot_a_thousand_sources_answered_stay_small() -> None:
     assert why.children[-1].label.startswith("... and 1009 more heads")
 
 
+def test_mcp_history_and_slots_come_a_page_at_a_time(tmp_path: Path) -> None:
+    """``history`` of a poll's slot returned all 1,029 facts, and ``slots`` listed every
+    slot, filtered by prefix afterwards and cut silently at 1,000: an agent took the page
+    for the whole. Both now return a page (by default 50; history's newest) with the total
+    and the next page's offset, and ``slots`` finds a prefix's slots on a lazily opened
+    memory's index without reading a slot in."""
+    from truthkeeper.integrations.mcp import PAGE, build_server
+
+    db = str(tmp_path / "m.db")
+    with Memory(db) as mem:
+        mem.add_many([{"subject": "poll", "attribute": "answer", "value": f"v{i % 300}",
+                       "source": f"s{i}", "valid_from": f"2026-03-01T00:{i // 60 % 60:02}:"
+                       f"{i % 60:02}Z"} for i in range(1029)]
+                     + [{"subject": f"acct-{i:04}", "attribute": "owner", "value": "x",
+                         "source": "s"} for i in range(1200)]
+                     + [{"subject": "ana", "attribute": "city", "value": "Porto",
+                         "source": "s"}])
+        mem.scope("user:ana").add("acct-0007", "plan", "pro", source="s")
+        mem.scope("user:bob").add("acct-0008", "plan", "free", source="s")
+        whole = [f.id for f in mem.history("poll", "answer")]
+    mem = Memory(db, lazy=True)
+    server = build_server(mem)
+    slot = {"subject": "poll", "attribute": "answer"}
+    err, page = _call(server, "history", slot)
+    assert not err and (page["total"], page["offset"], page["next_offset"]) == (
+        1029, 1029 - PAGE, None)
+    assert [f["id"] for f in page["facts"]] == whole[-PAGE:]  # the newest, oldest first
+    err, page = _call(server, "history", {**slot, "offset": 0, "limit": 7})
+    assert [f["id"] for f in page["facts"]] == whole[:7] and page["next_offset"] == 7
+    err, page = _call(server, "history", {**slot, "offset": 1025, "limit": 7})
+    assert [f["id"] for f in page["facts"]] == whole[1025:] and page["next_offset"] is None
+    assert _call(server, "history", {**slot, "limit": 501})[0]  # past the largest page
+    assert _call(server, "history", {**slot, "offset": -1})[0]
+    got, offset = [], 0
+    while offset is not None:
+        err, page = _call(server, "slots", {"prefix": "ACCT-", "offset": offset,
+                                            "limit": 500})
+        assert not err and page["total"] == 1200
+        got += page["slots"]
+        offset = page["next_offset"]
+    assert got == [{"subject": f"acct-{i:04}", "attribute": "owner"} for i in range(1200)]
+    assert mem._store.lazy.loaded == {"poll\x1fanswer"}  # on the index: no acct slot read
+    err, page = _call(server, "slots", {"prefix": "acct-000", "scope": "user:ana"})
+    assert page["total"] == 11 and {"subject": "acct-0007", "attribute": "plan"} in page[
+        "slots"] and {"subject": "acct-0008", "attribute": "plan"} not in page["slots"]
+    assert _call(server, "slots", {})[1]["total"] == 1202
+    assert mem.slots(prefix="acct-00") == Memory(db).slots(prefix="acct-00")
+    mem.close()
+
+
 def test_a_kept_document_the_memory_disagrees_with_is_called_a_conflict_not_current() -> None:
     """A newer forum post (unverified) about a price the memory holds verified is not stale
     under the default policy, so it is kept, and a copy of the verified price retrieved
@@ -514,7 +565,7 @@ def test_mcp_slots_reads_a_prefix_as_the_subjects_are_folded() -> None:
                          ("new  york", ["new york office"]), ("New ", ["new york office"]),
                          ("new", ["new york office", "newark"])]:
         err, res = _call(server, "slots", {"prefix": prefix})
-        assert not err and [r["subject"] for r in res] == want, prefix
+        assert not err and [r["subject"] for r in res["slots"]] == want, prefix
 
 
 # ---------------------------------------------------------------- CLI for memory files

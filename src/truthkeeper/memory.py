@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import os
 import warnings
@@ -17,6 +16,7 @@ from .errors import RuleWarning, ScopeError, TruthkeeperError, UnknownFact
 from .graph import memory_graph
 from .journal import Journal
 from .journal.jsonl import read_jsonl, write_jsonl
+from .keys import fold_prefix
 from .logic.filter import filter_items
 from .logic.policy import Policy
 from .logic.rules import undefined_message
@@ -33,7 +33,7 @@ from .results import (
     WhatIf,
 )
 from .schema import UNCHANGED, Declaration, Unchanged, declaration
-from .session import CallContext, Parts, id_list, recorded_settings
+from .session import CallContext, Closing, Parts, id_list, recorded_settings
 from .signing import public_key_hex
 from .validation import (
     check_bool,
@@ -76,7 +76,7 @@ DEFAULT_TIERS = ("human", "verified", "agent", "unverified")
 
 
 
-class Memory:
+class Memory(Closing):
     """An agent's memory of facts, with supersession, conflicts, beliefs and history.
 
     Parameters
@@ -208,16 +208,6 @@ class Memory:
         """
         if not self._view and "_p" in self.__dict__:  # a view shares its memory's parts
             self._p.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # never raise from a finaliser
-            self.close()
 
     def __len__(self) -> int:
         """The number of facts this memory sees (a scope's view: its scope's and the shared
@@ -946,7 +936,8 @@ class Memory:
         with self._open():
             return scope_names(self)
 
-    def slots(self, subject: str | None = None) -> list[tuple[str, str]]:
+    def slots(self, subject: str | None = None, *, prefix: str | None = None,
+              ) -> list[tuple[str, str]]:
         """Every slot holding a fact this memory sees (a scope's view: its scope's and the
         shared layer's), sorted.
 
@@ -954,6 +945,10 @@ class Memory:
         ----------
         subject
             Only this subject's slots (default: all).
+        prefix
+            Only the slots of subjects starting with this text, folded as subjects are
+            (case, Unicode form, spaces); a lazily opened memory finds them on its slot
+            index, reading no slot in.
 
         Returns
         -------
@@ -972,8 +967,9 @@ class Memory:
         [('ana', 'city')]
         """
         want = None if subject is None else normalise_key(subject, "subject")
+        start = None if prefix is None else fold_prefix(prefix, "prefix")
         with self._open():
-            return view_slots(self._store, self._scope, want)
+            return view_slots(self._store, self._scope, want, start)
 
     def about(self, subject: str) -> dict[str, Resolution]:
         """Every slot of a subject with its current resolution.

@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Self
 
 from .audit import AuditLog, enter_scope, leave_scope
 from .erasure import refused_subject
@@ -57,11 +57,28 @@ from .values import (
     to_us,
 )
 
-__all__ = ["CACHE_SIZE", "Answers", "CallContext", "Parts"]
+__all__ = ["CACHE_SIZE", "Answers", "CallContext", "Closing", "Parts"]
 
 CACHE_SIZE = 1024
 """How many ``current`` answers a Memory keeps (about 1-2 KB each): reading every slot of a
 large memory must not keep an answer per slot."""
+
+
+class Closing:
+    """A context manager that closes its object on exit, and when it is collected."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # never raise from a finaliser
+            self.close()
 
 
 class Parts:

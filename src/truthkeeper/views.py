@@ -41,14 +41,22 @@ def view_fact(store: Store, scope: str | None, fact_id: str, heads: Any) -> Fact
     return replace(f, status="head" if f.id in top else "superseded")
 
 
-def view_slots(store: Store, scope: str | None, subject: str | None) -> list[tuple[str, str]]:
-    """The slots a view sees (of ``subject``, normalised, or all), sorted."""
+def view_slots(store: Store, scope: str | None, subject: str | None,
+               prefix: str | None = None) -> list[tuple[str, str]]:
+    """The slots a view sees (of ``subject``, normalised, or of the subjects starting with
+    ``prefix``, folded, or all), sorted."""
     keys = None if subject is None else {scoped(scope, subject), subject}
+    if keys is not None:
+        found = [x for k in sorted(keys) for x in store.slots(k)]
+    elif prefix:
+        found = [x for p in sorted({scoped(scope, prefix), prefix})
+                 for x in store.slots_starting(p)]
+    else:
+        found = store.slots(None)
     out = set()
-    for s, a in (store.slots(None) if keys is None else
-                 [x for k in sorted(keys) for x in store.slots(k)]):
+    for s, a in found:
         sc, sub = unscoped(s)
-        if sc in (None, scope) and subject in (None, sub):
+        if sc in (None, scope) and subject in (None, sub) and sub.startswith(prefix or ""):
             out.add((sub, a))
     return sorted(out)
 

@@ -21,19 +21,20 @@ Needs the ``mcp`` extra: ``pip install 'truthkeeper[mcp]'``.
 import contextlib
 import hmac
 import os
-from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidFact, ScopeError, TierNotAuthorized, TruthkeeperError
-from ..keys import fold_prefix
 from ..memory import Memory
 from ..results import Utility
 from ..schema import UNCHANGED
-from ..values import jsonable
+from ..values import Fact, jsonable
 
 __all__ = ["TOKEN_ENV", "ContextItem", "build_server", "serve"]
+
+T = TypeVar("T")
 
 TOKEN_ENV = "TRUTHKEEPER_MCP_TOKEN"
 """The environment variable holding the bearer token of ``truthkeeper serve --http``."""
@@ -86,6 +87,23 @@ def _shown(d: dict[str, Any], key: str) -> dict[str, Any]:
     if isinstance(items, list) and len(items) > SHOWN:
         d[key], d[f"{key}_omitted"] = items[:SHOWN], len(items) - SHOWN
     return d
+
+
+PAGE = 50
+"""How many slots, or a slot's facts, ``slots`` and ``history`` return at a time (at most
+:data:`MAX_PAGE`): a slot a thousand sources answered holds a thousand facts."""
+MAX_PAGE = 500
+Offset = Annotated[int, Field(ge=0, description="how many to skip (a page's next_offset)")]
+Limit = Annotated[int, Field(ge=1, le=MAX_PAGE, description="how many to return at most")]
+
+
+def _page(key: str, items: Sequence[T], offset: int, limit: int,
+          show: Callable[[T], Any]) -> dict[str, Any]:
+    """One page of a listing, ``items[offset:offset + limit]`` each shown, with how many
+    there are and where the next page starts (None: this is the last)."""
+    end = min(len(items), offset + limit)
+    return {key: [show(x) for x in items[offset:end]], "total": len(items), "offset": offset,
+            "next_offset": end if end < len(items) else None}
 
 
 def _candidates(cands: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -250,12 +268,13 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                   description="only this subject's attributes")] = None,
               prefix: Annotated[str | None, Field(
                   description="only subjects starting with this text")] = None,
-              scope: Scope = None) -> list[dict[str, str]]:
-        """Which subjects and attributes the memory holds facts about (sorted)."""
+              offset: Offset = 0, limit: Limit = PAGE, scope: Scope = None) -> dict[str, Any]:
+        """Which subjects and attributes the memory holds facts about, sorted, a page at a
+        time: ``total`` counts them all, ``next_offset`` (null at the end) asks for more."""
         with _errors():
-            want = None if prefix is None else fold_prefix(prefix, "prefix")
-            return [{"subject": s, "attribute": a} for s, a in view(scope).slots(subject)
-                    if want is None or s.startswith(want)][:1000]
+            found = view(scope).slots(subject, prefix=prefix)
+            return _page("slots", found, offset, limit,
+                         lambda x: {"subject": x[0], "attribute": x[1]})
 
     if allow_declare:
         @tool
@@ -296,11 +315,17 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
                 "candidates") for a, r in view(scope).about(subject).items()}
 
     @tool
-    def history(subject: Subject, attribute: Attribute, scope: Scope = None,
-                ) -> list[dict[str, Any]]:
-        """Every fact of subject.attribute, oldest first, with its status."""
+    def history(subject: Subject, attribute: Attribute, offset: Annotated[
+                    int | None, Field(ge=0, description="the first fact to show, 0: the "
+                                      "oldest; omitted: the newest page")] = None,
+                limit: Limit = PAGE, scope: Scope = None) -> dict[str, Any]:
+        """The facts of subject.attribute, oldest first, with their status, a page at a
+        time (by default the newest): ``total`` counts them all, ``offset`` is the first
+        one shown, ``next_offset`` (null at the end) asks for the next page."""
         with _errors():
-            return [f.to_dict() for f in view(scope).history(subject, attribute)]
+            facts = view(scope).history(subject, attribute)
+            first = max(0, len(facts) - limit) if offset is None else offset
+            return _page("facts", facts, first, limit, Fact.to_dict)
 
     @tool
     def filter_context(

@@ -191,18 +191,17 @@ class SlotIndex:
         return self._slot_rows([AUDIT if kind == "audit" else GLOBAL], kind)
 
     def slots_with_prefix(self, prefix: str) -> list[str]:
-        """The distinct slots whose name starts with ``prefix``, which ends with the
-        separator: a range scan of the primary key, up to the separator's successor
-        (``""``: every slot)."""
+        """The distinct slots whose name starts with ``prefix`` (``""``: every slot): a
+        range scan of the primary key, up to the prefix's successor (slots compare by code
+        point, as UTF-8 bytes do)."""
         if not prefix:
             return [str(r[0]) for r in self.db.rows("SELECT DISTINCT slot FROM tk_index_slot",
                                                     ())]
-        if not prefix.endswith(SCOPE_SEP):
-            msg = "a slot prefix ends with the separator"
-            raise ValueError(msg)
         if "\x00" in prefix:
             return []
-        high = prefix[:-1] + chr(ord(SCOPE_SEP) + 1)
+        if ord(prefix[-1]) == 0x10FFFF:  # no successor: the range is cut one character
+            return [s for s in self.slots_with_prefix(prefix[:-1]) if s.startswith(prefix)]
+        high = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         return [str(r[0]) for r in self.db.rows(
             "SELECT DISTINCT slot FROM tk_index_slot WHERE slot >= ? AND slot < ?",
             (prefix, high))]

@@ -125,12 +125,20 @@ class LazyStore(Store):
         if subject is not None:
             self.lazy.need_subject(subject)
             return super().slots(subject)
-        keys = self.lazy.index_slots("")
-        got = set(super().slots(None))  # a slot whose name holds NUL is in, never indexed
-        for key in keys or ():
+        return self.slots_starting("")
+
+    def slots_starting(self, prefix: str) -> list[tuple[str, str]]:
+        """Those whose subject key starts with ``prefix``: a range of the slot index, while
+        not every slot is read in (see :meth:`slots`)."""
+        keys = None if self.lazy is None else self.lazy.index_slots(prefix)
+        if keys is None:
+            return super().slots_starting(prefix)
+        # a slot whose name holds NUL is in the store, never indexed
+        got = {x for x in super().slots(None) if x[0].startswith(prefix)}
+        for key in keys:
             s, sep, a = key.rpartition(SCOPE_SEP)  # no separator: the events of no slot
-            if sep and a != ERASED_ATTRIBUTE:      # (GLOBAL, AUDIT); an erased fact's
-                got.add((s, a))                    # placeholder slot holds no fact
+            if sep and a != ERASED_ATTRIBUTE and s.startswith(prefix):  # (GLOBAL, AUDIT);
+                got.add((s, a))  # an erased fact's placeholder slot holds no fact
         return sorted(got)
 
     def scopes(self) -> set[str]:
