@@ -486,3 +486,26 @@ def test_inspect_of_a_scope_shows_that_scopes_sources_and_rules(
     text = capsys.readouterr().out  # what it counts, with scopes in the file: said
     assert "1 facts in 1 slots about 1 subjects in the shared layer\n" in text
     assert "scopes in the file: 1\n  user:ana" in text
+
+
+def test_a_command_whose_reader_leaves_early_ends_quietly(tmp_path: Path) -> None:
+    """``truthkeeper query m.db poll answer --history | head -1``: the reader closes the
+    pipe before the output ends. The command died with a BrokenPipeError traceback; it now
+    ends as a shell's SIGPIPE does (141), saying nothing."""
+    import os
+    import subprocess
+    import sys
+
+    from truthkeeper import Memory
+
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add_many([{"subject": "poll", "attribute": "answer", "value": f"value {i}" * 5,
+                       "source": f"s{i}"} for i in range(3000)])
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: the first write that does not fit fails
+    out = subprocess.run([sys.executable, "-m", "truthkeeper", "query", str(db), "poll",
+                          "answer", "--history", "--json"], stdout=write,
+                         stderr=subprocess.PIPE, text=True, check=False, timeout=300)
+    os.close(write)
+    assert (out.returncode, out.stderr) == (141, "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -140,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TruthkeeperError as exc:  # e.g. a benchmark's database cannot be reached
         print(f"truthkeeper {args.command}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # ``truthkeeper inspect m.db | head``: the reader left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 141  # as a shell reports a process ended by SIGPIPE
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -121,7 +121,7 @@ def _inspect(args: argparse.Namespace) -> int:
         v = mem.verify()
         data = {"file": _redacted(args.file), "policy": mem.policy, "tiers": list(mem.tiers),
                 "protected_tiers": list(mem.protected_tiers), "scope": args.scope,
-                "facts": sum(len(view.history(s, a)) for s, a in slots),
+                "facts": len(view),  # erased and retracted ones too, as len counts
                 "slots": len(slots), "subjects": len({s for s, _ in slots}),
                 "conflicts": [list(c) for c in view.conflicts()],
                 "sources": [r.to_dict() for r in view.reliability()],
