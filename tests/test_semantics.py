@@ -796,6 +796,34 @@ def test_a_confirmation_settles_a_conflict_until_newer_evidence_of_its_standing(
     assert {r.source: r.n for r in mem.reliability()}["agent:planner"] == 1
 
 
+def test_a_confirmation_in_a_scope_labels_the_heads_its_view_shows(tmp_path: Path) -> None:
+    """Ana's view shows the shared layer's conflict (crm says Globex, web says Acme); she
+    confirms Globex. Only her own layer's heads were labelled (none here: 0), so her
+    view's reliability learnt nothing of crm and web. Every head her view shows is now
+    labelled, teaching her view's book, not the shared layer's; her own fact too, and a
+    shared head her own newer fact hides is not."""
+    db = tmp_path / "m.db"
+    with Memory(db) as mem:
+        mem.add("ana", "employer", "Globex", source="crm", tier="verified", valid_from=T(1))
+        mem.add("ana", "employer", "Acme", source="web", tier="verified", valid_from=T(1))
+        mem.add("ana", "city", "Lisbon", source="crm", tier="verified", valid_from=T(1))
+        view = mem.scope("user:ana")
+        view.add("ana", "city", "Porto", source="chat", tier="verified", valid_from=T(5))
+        assert view.current("ana", "employer").status == "conflict"
+        assert view.confirm("ana", "employer", "Globex") == 2
+        assert view.current("ana", "employer").value == "Globex"
+        mine = {r.source: (r.n, r.mean) for r in view.reliability()}
+        assert mine["crm"][0] == 1 and mine["web"][0] == 1 and mine["crm"][1] > mine["web"][1]
+        assert all(r.n == 0 for r in mem.reliability())  # the shared book learnt nothing
+        assert mem.current("ana", "employer").status == "conflict"  # nor settled
+        assert view.confirm("ana", "city", "Porto") == 1  # her Porto; Lisbon is no head
+        assert {r.source: r.n for r in view.reliability()}["chat"] == 1
+        want = {r.source: (r.n, r.mean) for r in view.reliability()}
+    with Memory(db) as mem:  # replayed: the same
+        assert {r.source: (r.n, r.mean) for r in mem.scope("user:ana").reliability()} == want
+        assert all(r.n == 0 for r in mem.reliability())
+
+
 def test_confirming_a_value_no_head_holds_records_it() -> None:
     mem = Memory()
     mem.add("ana", "city", "Lisbon", source="a", tier="agent", valid_from=T(1))

@@ -37,7 +37,7 @@ from .results import Verification
 from .schema import Declaration, Declarer, Schema
 from .signing import EVER, Guard, KeyRing, apply_key_event, nonce_owner
 from .validation import check_signature
-from .values import Fact, FactBuilder, from_us, parse_time, scoped, to_us
+from .values import Fact, FactBuilder, from_us, parse_time, scoped, to_us, unscoped
 
 __all__ = ["MAX_RULES", "Applier"]
 
@@ -469,12 +469,13 @@ def _restore(ring: KeyRing, keys: dict[str, Any]) -> None:
 
 def _heads_of_member(store: Store, schema: Schema, key: str, attribute: str,
                      value: Any) -> tuple[list[str], list[str]]:
-    """The heads a confirmation of ``value`` marks right and wrong (Prolog's match). In a
-    set a confirmation settles one member: a list, tuple or set that no member is was
-    most likely meant as several, so it is refused (InvalidFact), nothing written."""
+    """The heads a confirmation of ``value`` marks right and wrong (Prolog's match; in a
+    scope's view, the heads of the union it shows). In a set a confirmation settles one
+    member: a list, tuple or set that no member is was most likely meant as several, so
+    it is refused (InvalidFact), nothing written."""
     several = schema.many(attribute) and isinstance(value, (list, tuple, set, frozenset))
     right, wrong = ([], []) if several and not isinstance(value, list) \
-        else store.match_heads(key, attribute, value)
+        else store.match_heads(list(dict.fromkeys((key, unscoped(key)[1]))), attribute, value)
     if several and not right:
         msg = (f"confirm settles one member of the set {attribute!r}, and no member is "
                f"{brief(value)}: call confirm once for each member")

@@ -184,10 +184,10 @@ class LazyStore(Store):
         self.need(ids=ids)
         return super().verdicts(ids, scope)
 
-    def match_heads(self, subject: str, attribute: str, value: object,
+    def match_heads(self, layers: Sequence[str], attribute: str, value: object,
                     ) -> tuple[list[str], list[str]]:
-        self.need([(subject, attribute)])
-        return super().match_heads(subject, attribute, value)
+        self.need([(k, attribute) for k in layers])
+        return super().match_heads(layers, attribute, value)
 
     # ------------------------------------------------------------------ reads of every slot
 

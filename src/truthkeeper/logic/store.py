@@ -493,11 +493,12 @@ class Store(Forgetting, Layers):
         return bool(bridge.ask("tk_same_value(A, B, S)",
                                {"A": value_key(a), "B": value_key(b)})["S"])
 
-    def match_heads(self, subject: str, attribute: str, value: object,
+    def match_heads(self, layers: Sequence[str], attribute: str, value: object,
                     ) -> tuple[list[str], list[str]]:
-        """The heads of a slot that hold ``value`` and those that do not."""
-        r = bridge.ask("tk_match_heads(M, S, A, K, R, W)",
-                       {"M": self.h, "S": subject, "A": attribute,
+        """The heads of a slot that hold ``value`` and those that do not; ``layers``: the
+        slot's subject key, or a scope's and the shared one (their union's heads)."""
+        r = bridge.ask("tk_match_heads(M, Ss, A, K, R, W)",
+                       {"M": self.h, "Ss": list(layers), "A": attribute,
                         "K": self.key(attribute, value)})
         return list(r["R"]), list(r["W"])
 

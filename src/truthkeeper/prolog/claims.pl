@@ -1,9 +1,10 @@
 :- module(claims,
           [ claims/3,             % +M, +GoldIds, -Items
-            match_heads/6         % +M, +S, +A, +Key, -Right, -Wrong
+            match_heads/6         % +M, +Ss, +A, +Key, -Right, -Wrong
           ]).
 :- use_module(store, [fact/10, retracted/4, many_attr/2]).
 :- use_module(dominance, [slot_heads/4]).
+:- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(policies, [confirmation_source/1]).
 :- use_module(library(lists), [member/2, nth0/3, reverse/2, subtract/3]).
 :- use_module(library(apply), [foldl/4, maplist/3]).
@@ -85,17 +86,28 @@ index_key(K, Seen-Idx, Seen1-[I|Idx]) :-
     ;   length(Seen, I), Seen1 = [K|Seen]
     ).
 
-%!  match_heads(+M, +S, +A, +Key, -Right, -Wrong) is det.
+%!  match_heads(+M, +Ss, +A, +Key, -Right, -Wrong) is det.
 %
 %   The heads of a slot whose value is (Right) or is not (Wrong) Key: what a
 %   confirmation of Key teaches about their sources. In a set, only the heads
-%   about Key's member.
-match_heads(M, S, A, K, Right, Wrong) :-
+%   about Key's member. Ss is the slot's subject key, or a scope's view's two
+%   (its own and the shared layer's): the heads of their union, as the view
+%   shows them.
+match_heads(M, Ss, A, K, Right, Wrong) :-
+    view_heads(M, Ss, A, K, Heads),
+    findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
+    subtract(Heads, Right, Wrong).
+
+view_heads(M, [S], A, K, Heads) :-
+    !,
     slot_heads(M, S, A, Heads0),
     (   K = m(V, _)          % a set: the heads about this member only
     ->  findall(H, ( member(H, Heads0), fact(M, H, _, _, m(V1, _), _, _, _, _, _), V1 == V ),
                 Heads)
     ;   Heads = Heads0
-    ),
-    findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
-    subtract(Heads, Right, Wrong).
+    ).
+view_heads(M, Ss, A, K, Heads) :-
+    (   K = m(V, _)
+    ->  member_heads_union(M, Ss, A, V, none, none, Heads)
+    ;   heads_union(M, Ss, A, none, none, Heads)
+    ).

@@ -43,7 +43,7 @@
             tk_order_pairs/3,     % +M, +Candidates, -Pairs
             tk_conflicts/2,       % +M, -Slots
             tk_same_value/3,      % +Key1, +Key2, -Same
-            tk_match_heads/6,     % +M, +S, +A, +Key, -Right, -Wrong
+            tk_match_heads/6,     % +M, +Ss, +A, +Key, -Right, -Wrong
             tk_claims/3,          % +M, +GoldIds, -Items
             tk_add_rule/5,        % +M, +Scope, +RuleId, +Text, -UndefinedCalls
             tk_load_rule/4,       % +M, +Scope, +RuleId, +Text
@@ -507,12 +507,12 @@ tk_same_value(K10, K20, Same) :-
     key_in(K10, K1), key_in(K20, K2),
     ( K1 == K2 -> Same = @(true) ; Same = @(false) ).
 
-%!  tk_match_heads(+M, +S, +A, +Key, -Right, -Wrong) is det.
+%!  tk_match_heads(+M, +Ss, +A, +Key, -Right, -Wrong) is det.
 %
-%   The heads of a slot whose value is (Right) or is not (Wrong) Key.
-tk_match_heads(M, S0, A0, K0, Right, Wrong) :-
-    atom_in(S0, S), atom_in(A0, A), key_in(K0, K),
-    match_heads(M, S, A, K, Right, Wrong).
+%   The heads of a slot (of a view's union) whose value is (Right) or is not Key.
+tk_match_heads(M, Ss0, A0, K0, Right, Wrong) :-
+    maplist(atom_in, Ss0, Ss), atom_in(A0, A), key_in(K0, K),
+    match_heads(M, Ss, A, K, Right, Wrong).
 
 %!  tk_claims(+M, +GoldIds, -Items) is det.
 %
