@@ -818,6 +818,11 @@ def test_a_confirmation_in_a_scope_labels_the_heads_its_view_shows(tmp_path: Pat
         assert mem.current("ana", "employer").status == "conflict"  # nor settled
         assert view.confirm("ana", "city", "Porto") == 1  # her Porto; Lisbon is no head
         assert {r.source: r.n for r in view.reliability()}["chat"] == 1
+        job = mem.add("ana", "title", "CTO", source="hr", tier="verified", valid_from=T(1))
+        mem.end(job.id, valid_to=T(3))  # ended: no head of the view
+        view.add("ana", "title", "CEO", source="me", tier="agent", valid_from=T(4))
+        assert view.confirm("ana", "title", "CEO") == 1
+        assert {r.source: r.n for r in view.reliability()}.get("hr", 0) == 0
         want = {r.source: (r.n, r.mean) for r in view.reliability()}
     with Memory(db) as mem:  # replayed: the same
         assert {r.source: (r.n, r.mean) for r in mem.scope("user:ana").reliability()} == want

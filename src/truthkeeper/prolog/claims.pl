@@ -2,7 +2,7 @@
           [ claims/3,             % +M, +GoldIds, -Items
             match_heads/6         % +M, +Ss, +A, +Key, -Right, -Wrong
           ]).
-:- use_module(store, [fact/10, retracted/4, many_attr/2]).
+:- use_module(store, [fact/10, retracted/4, many_attr/2, store_now/2]).
 :- use_module(dominance, [slot_heads/4]).
 :- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(policies, [confirmation_source/1]).
@@ -106,8 +106,9 @@ view_heads(M, [S], A, K, Heads) :-
                 Heads)
     ;   Heads = Heads0
     ).
-view_heads(M, Ss, A, K, Heads) :-
+view_heads(M, Ss, A, K, Heads) :-               % at the clock, as the view's current
+    once(store_now(M, Now)),
     (   K = m(V, _)
-    ->  member_heads_union(M, Ss, A, V, none, none, Heads)
-    ;   heads_union(M, Ss, A, none, none, Heads)
+    ->  member_heads_union(M, Ss, A, V, none, Now, Heads)
+    ;   heads_union(M, Ss, A, none, Now, Heads)
     ).
