@@ -132,6 +132,35 @@ def test_2_a_key_another_writer_revoked_signs_nothing_here_and_one_it_added_does
         assert [f.value for f in again.history("acme", "invoice_total")] == [4800]
 
 
+def test_2_a_key_added_again_or_revoked_and_added_again_keeps_what_it_signed(
+        journal_url: str) -> None:
+    """A key ring kept one span a key: adding a trusted key again moved its start to the
+    second add, and adding a revoked key again dropped the span it was first trusted in.
+    A lazily opened memory (which checks a slot's signed facts when it reads the slot,
+    with every key event already applied) then refused the journal as corrupt for a fact
+    the key signed before: found by the state machine. Each key keeps every span."""
+    db = journal_url
+    deputy = Signer(Ed25519PrivateKey.generate())
+    added = {"key": deputy.public_key_hex, "action": "added"}
+    revoked = {"key": deputy.public_key_hex, "action": "revoked"}
+    with Memory(db, trusted_keys=[OWNER.public_key]) as mem:
+        mem.add_key(deputy.public_key, signature=OWNER.sign_action("key", added))
+        mem.add_many([deputy.sign(_human(4800))])
+        mem.add_key(deputy.public_key, signature=OWNER.sign_action("key", added))  # again
+        mem.add_many([deputy.sign({**_human(4900, day=2), "attribute": "paid"})])
+        mem.revoke_key(deputy.public_key, signature=OWNER.sign_action("key", revoked))
+        with pytest.raises(TierNotAuthorized, match="revoked"):
+            mem.add_many([deputy.sign({**_human(1, day=3), "attribute": "late"})])
+        mem.add_key(deputy.public_key, signature=OWNER.sign_action("key", added))
+        mem.add_many([deputy.sign({**_human(5000, day=4), "attribute": "due"})])
+    for lazy in (True, False):
+        with Memory(db, lazy=lazy) as again:
+            assert [again.current("acme", a).value
+                    for a in ("invoice_total", "paid", "due")] == [4800, 4900, 5000]
+            assert again.current("acme", "late").status == "unknown"
+            assert again.verify().ok
+
+
 # ---------------------------------------------------------------- 3. lone surrogates
 
 @pytest.mark.parametrize("field", ["subject", "value", "text", "meta", "source"])

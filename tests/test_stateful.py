@@ -247,7 +247,8 @@ class MemoryMachine(RuleBasedStateMachine):
     def confirm(self, slot, value, member, layer, elsewhere, sign) -> None:
         """A user's confirmation: a fact of the highest tier that dominates every fact of
         a lower rank whatever the times; each head (of a set: about that member) gets an
-        outcome (in the view: the view's own, which the shared book does not count)."""
+        outcome (in the view: each head the view shows, in the view's book, which the
+        shared book does not count)."""
         many = slot[1] == "pets"
         value = member if many else value
         key = (normalise_key(slot[0], "s"), slot[1])
@@ -264,8 +265,10 @@ class MemoryMachine(RuleBasedStateMachine):
             except InvalidFact:
                 return
             raise AssertionError(f"{value!r} confirmed against the declared type") from None
-        # the heads it labels right or wrong: its layer's (of a set: about that member)
-        labelled = [self.ref.facts[h] for h in self.ref.heads(key, self.now, (layer,))
+        # the heads it labels right or wrong: those its view shows (of a set: about that
+        # member)
+        labelled = [self.ref.facts[h] for h in self.ref.heads(
+                        key, self.now, SHARED if layer is None else VIEW)
                     if not many or _vk(self.ref.facts[h].value) == _vk(value)]
         before = {f.id for f in who.history(*slot)}
         try:
@@ -812,6 +815,13 @@ FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
         _price(elsewhere=False, ends=2, sign=False, sup=None, tier="agent"),
         ("filter_candidates", {"cands": [(("acme", "price"), 0, 1, "agent", "cat")],
                                "layer": None})],
+    "a key added twice lost the span it signed in, and a lazy read refused the journal": [
+        ("deputy_key", {"add": True, "elsewhere": True}),
+        ("add", {"by_deputy": True, "elsewhere": False, "ends": None, "layer": None,
+                 "member": "cat", "present": False, "sign": True, "slot": ("acme", "price"),
+                 "source": "s", "sup": None, "t": 0, "tier": "human", "value": 0}),
+        ("deputy_key", {"add": True, "elsewhere": False}),
+        ("reopen", {"lazy": True})],
 }
 
 

@@ -192,34 +192,39 @@ def signed_fields(f: Any) -> dict[str, Any]:
 
 
 class KeyRing:
-    """The trusted keys with their lifecycle: when each was added and revoked."""
+    """The trusted keys with their lifecycle: the spans of time each was trusted in (added
+    at their start, revoked at their end; a key revoked and added again has two)."""
 
     def __init__(self) -> None:
-        self.keys: dict[str, tuple[Ed25519PublicKey, int, int | None]] = {}
+        self.keys: dict[str, tuple[Ed25519PublicKey, tuple[tuple[int, int | None], ...]]] = {}
 
     def add(self, key_hex: str, at: int) -> None:
-        """A key becomes trusted from ``at`` (microseconds)."""
+        """A key becomes trusted from ``at`` (microseconds); adding a trusted key again
+        changes nothing (what it signed since it was first added stays valid)."""
         pub = Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex))
-        self.keys[key_hex] = (pub, at, None)
+        pub, spans = self.keys.get(key_hex, (pub, ()))
+        if not spans or spans[-1][1] is not None:
+            self.keys[key_hex] = (pub, (*spans, (at, None)))
 
     def revoke(self, key_hex: str, at: int) -> None:
-        """A key signs nothing from ``at`` on; what it signed before stays valid."""
-        pub, added, _ = self.keys[key_hex]
-        self.keys[key_hex] = (pub, added, at)
+        """A key signs nothing from ``at`` on; what it signed before stays valid (revoking
+        a revoked key changes nothing)."""
+        pub, spans = self.keys[key_hex]
+        if spans[-1][1] is None:
+            self.keys[key_hex] = (pub, (*spans[:-1], (spans[-1][0], at)))
 
     def active(self, key_hex: str, at: int | None) -> Ed25519PublicKey | None:
         """The key if it was trusted at ``at`` (None: now; EVER: at any time)."""
         entry = self.keys.get(key_hex.lower())
         if entry is None:
             return None
-        pub, added, revoked = entry
+        pub, spans = entry
         if at == EVER:
             return pub
-        if at is not None and (at < added or (revoked is not None and at >= revoked)):
-            return None
-        if at is None and revoked is not None:
-            return None
-        return pub
+        if at is None:
+            return pub if spans[-1][1] is None else None
+        return pub if any(added <= at and (revoked is None or at < revoked)
+                          for added, revoked in spans) else None
 
 
 def _check(ring: KeyRing, signature: object, message: Callable[[str], bytes],
