@@ -366,6 +366,24 @@ def test_8_a_rule_that_derives_without_end_is_bounded() -> None:
     assert r.stdout.split("\n")[:2] == ["refused True", "1 ['n(0)']"]
 
 
+def test_8_a_join_too_large_for_one_evaluation_is_refused_saying_so() -> None:
+    """A colleague rule over 3,000 people in 10 companies derives 900,000 beliefs, past one
+    evaluation's budget. It was refused as "a rule that derives without end?", which it is
+    not: the message now names the other cause (a join over many subjects) and nothing is
+    added."""
+    from truthkeeper import RuleEvaluationError
+
+    mem = Memory()
+    mem.add_many([{"subject": f"p{i}", "attribute": "employer", "value": f"e{i % 10}",
+                   "source": "hr"} for i in range(3000)])
+    with pytest.raises(RuleEvaluationError, match="join over many subjects"):
+        mem.add_rule("colleague(X, Y) :- holds(X, employer, E), holds(Y, employer, E), "
+                     "X \\== Y")
+    assert mem.rules() == [] and mem.beliefs() == []
+    mem.add_rule("employed(X) :- holds(X, employer, _)")  # the memory goes on
+    assert len(mem.beliefs()) == 3000
+
+
 def test_9_a_raising_rule_is_refused_and_a_rule_can_be_removed() -> None:
     mem = Memory()
     mem.add("ana", "employer", "acme", source="s")

@@ -257,8 +257,9 @@ limited(M, G) :-
         ;   nonvar(E)
         ->  message_to_codes(E, Msg),
             throw(error(rule_error(Msg), _))
-        ;   format(string(Msg), "evaluating the rules took more than ~D inferences \c
-                   (a rule that derives without end?); remove it with remove_rule", [L]),
+        ;   format(string(Msg), "evaluating the rules took more than ~D inferences: \c
+                   a rule derives without end, or more than one evaluation may (a join \c
+                   over many subjects: narrow it); remove it with remove_rule", [L]),
             throw(error(rule_error(Msg), _))
         )
     ).
