@@ -822,6 +822,12 @@ FOUND = {  # steps the machine found failing (2026-12-05), replayed on every run
                  "source": "s", "sup": None, "t": 0, "tier": "human", "value": 0}),
         ("deputy_key", {"add": True, "elsewhere": False}),
         ("reopen", {"lazy": True})],
+    "a view's signed confirmation could not label the shared protected head it shows": [
+        ("confirm", {"elsewhere": False, "layer": None, "member": "cat", "sign": True,
+                     "slot": ("acme", "price"), "value": 0}),
+        ("confirm", {"elsewhere": False, "layer": "u", "member": "cat", "sign": True,
+                     "slot": ("acme", "price"), "value": 0}),
+        ("reopen", {"lazy": False})],
 }
 
 

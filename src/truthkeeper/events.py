@@ -277,9 +277,9 @@ class Applier(Erasing):
             ok = payload == {"id": body["id"], "source": body["source"],
                              "correct": body["correct"]}
         elif action == "confirm" and body.get("id") is not None:
-            f = self.store.get(body["id"])  # the slot's keys; in a view, the scope's own
-            ok = (payload.get("subject"), payload.get("attribute")) == (
-                scoped(f.scope, f.subject), f.attribute)
+            f, scope = self.store.get(body["id"]), body.get("scope")  # a fact the view sees;
+            ok = f.scope in (None, scope) and (payload.get("subject"), payload.get(  # its slot
+                "attribute")) == (scoped(scope, f.subject), f.attribute)  # as the view names it
         else:
             ok = False
         if not ok:

@@ -78,6 +78,9 @@ def _fold(value: str, name: str) -> str:
 def fold_prefix(value: str, name: str) -> str:
     """A prefix of keys as the keys are folded (NFC, casefolded, whitespace collapsed); a
     trailing space is kept, so ``"new "`` is not ``"new"``."""
+    if not isinstance(value, str):
+        msg = f"{name} must be a str, got {brief(value)} ({type(value).__name__})"
+        raise InvalidFact(msg)
     folded = _fold(value, name)
     return folded + " " if folded and value[-1:].isspace() else folded
 

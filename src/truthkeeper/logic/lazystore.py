@@ -131,11 +131,10 @@ class LazyStore(Store):
         """Those whose subject key starts with ``prefix``: a range of the slot index, while
         not every slot is read in (see :meth:`slots`)."""
         keys = None if self.lazy is None else self.lazy.index_slots(prefix)
-        if keys is None:
-            return super().slots_starting(prefix)
-        # a slot whose name holds NUL is in the store, never indexed
+        # those read in (all, when the index is not asked: every slot is in, or being read
+        # in); a slot whose name holds NUL is in the store, never indexed
         got = {x for x in super().slots(None) if x[0].startswith(prefix)}
-        for key in keys:
+        for key in keys or ():
             s, sep, a = key.rpartition(SCOPE_SEP)  # no separator: the events of no slot
             if sep and a != ERASED_ATTRIBUTE and s.startswith(prefix):  # (GLOBAL, AUDIT);
                 got.add((s, a))  # an erased fact's placeholder slot holds no fact
