@@ -159,6 +159,34 @@ def test_filter_drops_a_retrieved_statement_of_a_value_the_memory_ended() -> Non
     assert mem.filter(stale[2:]).kept == tuple(stale[2:])
 
 
+def test_a_kappa_filter_drops_a_free_text_statement_of_a_value_the_memory_ended() -> None:
+    """The same rule on filter's kappa path, where kappa (here: whether the city the text
+    names differs) says whether two statements agree. "Ana lives in Lisbon" from 2021 was
+    kept though the memory ended Lisbon in 2023; it is dropped naming the ended fact. A
+    text naming another city, news from after the end, and a text a head still agrees
+    with are kept."""
+    def city(x: Any) -> str:
+        return next(w for w in str(x.value).replace(".", "").split() if w[0].isupper()
+                    and w not in ("Ana",))
+
+    def kappa(a: Any, b: Any) -> bool:
+        return city(a) != city(b)
+
+    mem = Memory()
+    lisbon = mem.add("ana", "city", "Lisbon", source="crm", valid_from="2021-01-01")
+    mem.end(lisbon.id, valid_to="2023-01-01")
+    stale = Candidate("ana", "city", "Ana lives in Lisbon.", "2021-06-01")
+    res = mem.filter([stale], kappa=kappa)
+    assert res.kept == () and [(d.rule, d.dominated_by.id) for d in res.dropped] == [
+        ("ended", lisbon.id)]
+    assert mem.filter([stale]).kept == (stale,)  # without kappa: no value key is Lisbon's
+    for kept in (Candidate("ana", "city", "Ana lives in Porto.", "2021-06-01"),
+                 Candidate("ana", "city", "Ana lives in Lisbon again.", "2024-01-01")):
+        assert mem.filter([kept], kappa=kappa).kept == (kept,)
+    mem.add("ana", "city", "Lisbon", source="li", valid_from="2022-01-01")  # held again
+    assert mem.filter([stale], kappa=kappa).kept == (stale,)
+
+
 @pytest.mark.parametrize("scope", [None, "user:ana"])
 def test_filter_of_many_ended_facts_of_one_slot_judges_each_as_alone(scope: str | None) -> None:
     """One filter call decides the ended facts of a slot from one sweep of it (each

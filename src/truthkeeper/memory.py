@@ -1321,7 +1321,7 @@ class Memory(Closing):
             ``kept`` in order, and ``dropped`` with what dominated each and the rule
             (``"ended"`` with the memory's fact when a Candidate restates a value that
             fact held until an end now past, from before that end, and no head holds
-            it: without a ``kappa``).
+            it; with a ``kappa``, "restates" and "holds" are kappa's: no conflict).
 
         Raises
         ------

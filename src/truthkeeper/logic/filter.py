@@ -7,7 +7,7 @@ items and builds the result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -185,6 +185,21 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
     return (i, key, member_key(value, many, item.present), vf, tier, None, source, vt)
 
 
+def _kappa_ended(store: Store, items: Sequence[Any], ends: list[tuple[int, list[str]]],
+                 key_of: dict[int, str], heads: dict[str, list[Fact]],
+                 kappa: Callable[[Any, Any], bool], drops: dict[int, Drop]) -> None:
+    """The ended-value rule of the kappa path: a kept candidate that a fact of its slot
+    stated until an end Prolog found dominating it (``ends``), by kappa the same statement
+    (no conflict), is dropped as ``"ended"`` unless a head of its slot still says it."""
+    for i, ids in ends:
+        if i in drops:
+            continue
+        item = items[i]
+        said = next((f for f in store.facts(ids) if not kappa(f, item)), None)
+        if said is not None and all(kappa(h, item) for h in heads.get(key_of[i], ())):
+            drops[i] = Drop(item, said, "ended")
+
+
 def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                  items: Iterable[str | Fact | Candidate],
                  kappa: Callable[[Any, Any], bool] | None = None,
@@ -233,12 +248,19 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
     else:
         # the memory's heads of the candidates' slots take part, as Facts, after the items
         pool: list[Any] = list(items)
+        ends: list[tuple[int, list[str]]] = []
         if rows:
-            for i in bridge.ask("tk_ended_rows(M, Cs, Is)", {"M": store.h, "Cs": rows})["Is"]:
+            out = bridge.ask("tk_ended_rows(M, Cs, Ss, Is, Es)", {
+                "M": store.h, "Cs": rows, "Ss": [x for ls in slots.values() for x in ls]})
+            for i in out["Is"]:
                 drops[i] = Drop(items[i], None, "ended")
+            ends = [(int(i), list(fs)) for i, fs in out["Es"]]
             rows = [r for r in rows if r[0] not in drops]
+        key_of = {r[0]: r[1] for r in rows}
+        slot_heads: dict[str, list[Fact]] = {}
         for key, s, a in (x for layers in slots.values() for x in layers):
             for h in store.resolve(s, a).heads:
+                slot_heads.setdefault(key, []).append(h)
                 if h.id not in given:
                     rows.append(_fact_row(store, len(pool), key, h))
                     pool.append(h)
@@ -251,6 +273,7 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                     if kappa(pool[j], pool[i]):
                         drops[i] = Drop(items[i], pool[j], "kappa")
                         break
+        _kappa_ended(store, items, ends, key_of, slot_heads, kappa, drops)
     kept = tuple(items[i] for i in range(len(items)) if i not in drops)
     return FilterResult(kept=kept, dropped=tuple(drops[i] for i in sorted(drops)),
                         disputed=tuple(disputed))

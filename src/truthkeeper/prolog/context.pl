@@ -1,8 +1,10 @@
 :- module(context,
           [ ended_values/7,       % +M, +Policy, +Slots, +Cands, +Heads, +Drops, -EndDrops
+            ended_claims/4,       % +M, +Slots, +Cands, -Ends
             disputes/5            % +Cands, +Heads, +Drops, +CandidateDrops, -Disputes
           ]).
-:- use_module(store, [store_now/2, fact/10, retracted/4, member_claim/5, timed/3, record/3]).
+:- use_module(store, [store_now/2, fact/10, retracted/4, member_claim/5, timed/3, record/3,
+                      mem_policy/2]).
 :- use_module(policies, [policy_dominates/3]).
 :- use_module(library(apply), [include/3, maplist/3, foldl/4]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
@@ -29,6 +31,7 @@ candidates it kept:
 */
 
 :- det(ended_values/7).
+:- det(ended_claims/4).
 :- det(disputes/5).
 
 %!  ended_values(+M, +Policy, +Slots, +Cands, +Heads, +Drops, -EndDrops) is det.
@@ -116,6 +119,42 @@ ended_fact(M, P, Now, Ends, A, Ss, R, F) :-
     once(record(M, F, r(_, _, _, RA, Rank, Src, Meta))),
     policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R),
     !.
+
+%!  ended_claims(+M, +Slots, +Cands, -Ends) is det.
+%
+%   For filter's kappa path, where the caller's kappa (not value keys) says whether two
+%   statements agree: Ends are I-Fs, a candidate c(I, K, R) of Cands (Slots as
+%   phi_store/5 takes them) and the live facts Fs of its slot (of a set, its member's
+%   claims that it is in) that ended at or before the clock and after the candidate's
+%   valid_from, each end dominating the candidate under the memory's policy as in
+%   ended_values/7, whatever their values. Only the slots with a fact that ends are read.
+ended_claims(M, Slots0, Cands, Ends) :-
+    (   timed(M, _, _)
+    ->  once(mem_policy(M, P)), once(store_now(M, Now)),
+        maplist(slot_pair, Slots0, Keyed), keysort(Keyed, Sorted),
+        group_pairs_by_key(Sorted, Slots),
+        findall(I-Fs, ( member(c(I, K, R), Cands), memberchk((K-A)-Ss, Slots),
+                        once(( member(S, Ss), timed(M, S, A) )),
+                        findall(F, claim_ended(M, P, Now, A, Ss, R, F), Fs), Fs \== [] ),
+                Ends)
+    ;   Ends = []
+    ).
+
+slot_pair(-(K, S, A), (K-A)-S).
+
+claim_ended(M, P, Now, A, Ss, R, F) :-
+    arg(2, R, V),
+    arg(3, R, T),
+    V \= m(_, 0),
+    member(S, Ss),
+    (   V = m(X, 1)
+    ->  member_claim(M, S, A, X, F), fact(M, F, S, A, m(_, 1), _, VT, _, _, _),
+        Left = m(X, 0)
+    ;   fact(M, F, S, A, FV, _, VT, _, _, _), Left = m(FV, 0)
+    ),
+    integer(VT), VT =< Now, T < VT, \+ retracted(M, F, _, _),
+    once(record(M, F, r(_, _, _, RA, Rank, Src, Meta))),
+    policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R).
 
 % disputes(+Cands, +Heads, +Drops, +CandidateDrops, -Disputes): d(Indexes, HeadIds), the
 % kept candidates of a slot (of a set, of one member) whose value none of its heads that

@@ -12,7 +12,7 @@
             tk_forget/1,          % +M (after erasures)
             tk_advance/3,         % +M, +Now, -Next
             tk_end/4,             % +M, +Id, +ValidTo, +RA (none: undo)
-            tk_ended_rows/3,      % +M, +Candidates, -Indexes
+            tk_ended_rows/5,      % +M, +Candidates, +Slots, -Indexes, -Ends
             tk_declare/3,         % +M, +Attribute, +Cardinality
             tk_resolve_union/7,   % +M, +Ss, +A, +KnownAt, +ValidAt, -Status, -RowGroups
             tk_count_scope/3,     % +M, +Scope, -Count
@@ -64,7 +64,7 @@
 :- use_module(policies, [policy/1, may_dominate/3, register_policy/3, policy_meta_keys/2]).
 :- use_module(dominance, [dominates/3, add_facts/3, retract_fact/4, undo_facts/2, unretract/2,
                           slot_heads/4, heads_at/6, ended/3, head/4, conflict/3]).
-:- use_module(union, [heads_union/6]).
+:- use_module(union, [heads_union/6]), use_module(context, [ended_claims/4]).
 :- use_module(clock, [advance/3, end_fact/4]).
 :- use_module(phi, [phi_store/5, dominance_rule/4, live_candidates/4, view_verdicts/4,
                     not_current/4, slot_dominated/4, timed_dominated/2, slot_dominated_in/4,
@@ -102,7 +102,7 @@ with tk_error/2 and maps it to the error family in one table.
 */
 
 :- det((tk_new/3, tk_close/1, tk_policies/1, tk_register_policy/3, tk_policy_meta_keys/2,
-        tk_add/4, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/4, tk_ended_rows/3, tk_declare/3,
+        tk_add/4, tk_commuting/5, tk_resolve_rows/5, tk_advance/3, tk_end/4, tk_ended_rows/5, tk_declare/3,
         tk_resolve_union/7, tk_count_scope/3, tk_dominance_pairs/3, tk_protect/2, tk_top_tier/3,
         tk_guarded_tiers/2, tk_tiers/2, tk_attribute_used/3, tk_resolve_rows_at/7, tk_retract/4,
         tk_undo_facts/2, tk_erase/6, tk_slots/3, tk_quote/2, tk_unretract/2, tk_bind_source/5,
@@ -458,12 +458,12 @@ slot_in(-(K0, S0, A0), -(K, S, A)) :-
 %!  tk_unload_slots(+M, +Slots, -Unloaded) is det (store:unload_slots/3).
 tk_unload_slots(M, Ss0, Us) :- maplist(slot_in, Ss0, Ss), unload_slots(M, Ss, Us).
 
-%!  tk_ended_rows(+M, +Candidates, -Indexes) is det.
+%!  tk_ended_rows(+M, +Candidates, +Slots, -Indexes, -Ends) is det.
 %
-%   The indexes of the candidates whose valid_to has passed at the memory's clock.
-tk_ended_rows(M, Rows, Is) :-
-    maplist(cand_in(M), Rows, Timed), live_candidates(M, Timed, _, Ended),
-    pairs_keys_values(Ended, Is, _).
+%   The candidates whose valid_to passed at the clock; Ends: context:ended_claims/4.
+tk_ended_rows(M, Rows, Slots, Is, Ends) :-
+    maplist(cand_in(M), Rows, Timed), live_candidates(M, Timed, Live, Ended),
+    pairs_keys_values(Ended, Is, _), maplist(slot_in, Slots, Ss), ended_claims(M, Ss, Live, Ends).
 
 %!  tk_phi_store(+M, +Candidates, +Slots, -Drops, -Disputes) is det.
 %
