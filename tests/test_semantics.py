@@ -169,16 +169,22 @@ def test_a_kappa_filter_drops_a_free_text_statement_of_a_value_the_memory_ended(
         return next(w for w in str(x.value).replace(".", "").split() if w[0].isupper()
                     and w not in ("Ana",))
 
+    asked = []
+
     def kappa(a: Any, b: Any) -> bool:
+        asked.append((a.id if isinstance(a, Fact) else a.value, b.value))
         return city(a) != city(b)
 
     mem = Memory()
     lisbon = mem.add("ana", "city", "Lisbon", source="crm", valid_from="2021-01-01")
     mem.end(lisbon.id, valid_to="2023-01-01")
     stale = Candidate("ana", "city", "Ana lives in Lisbon.", "2021-06-01")
-    res = mem.filter([stale], kappa=kappa)
-    assert res.kept == () and [(d.rule, d.dominated_by.id) for d in res.dropped] == [
-        ("ended", lisbon.id)]
+    for view in (mem, mem.scope("user:ana")):
+        asked.clear()
+        res = view.filter([stale], kappa=kappa)
+        assert res.kept == () and [(d.rule, d.dominated_by.id) for d in res.dropped] == [
+            ("ended", lisbon.id)]
+        assert asked == [(lisbon.id, stale.value)]  # the end and the candidate: ordered
     assert mem.filter([stale]).kept == (stale,)  # without kappa: no value key is Lisbon's
     for kept in (Candidate("ana", "city", "Ana lives in Porto.", "2021-06-01"),
                  Candidate("ana", "city", "Ana lives in Lisbon again.", "2024-01-01")):

@@ -186,18 +186,17 @@ def _candidate_row(i: int, item: Candidate, named: dict[tuple[str, str], tuple[s
 
 
 def _kappa_ended(store: Store, items: Sequence[Any], ends: list[tuple[int, list[str]]],
-                 key_of: dict[int, str], heads: dict[str, list[Fact]],
                  kappa: Callable[[Any, Any], bool], drops: dict[int, Drop]) -> None:
     """The ended-value rule of the kappa path: a kept candidate that a fact of its slot
-    stated until an end Prolog found dominating it (``ends``), by kappa the same statement
-    (no conflict), is dropped as ``"ended"`` unless a head of its slot still says it."""
+    stated until an end that Prolog found dominating it, its value held by no head
+    (``ends``), is dropped as ``"ended"`` when kappa finds no conflict between that fact
+    and the candidate (kappa is asked of the end and the candidate: a pair the policy
+    orders)."""
     for i, ids in ends:
-        if i in drops:
-            continue
-        item = items[i]
-        said = next((f for f in store.facts(ids) if not kappa(f, item)), None)
-        if said is not None and all(kappa(h, item) for h in heads.get(key_of[i], ())):
-            drops[i] = Drop(item, said, "ended")
+        if i not in drops:
+            said = next((f for f in store.facts(ids) if not kappa(f, items[i])), None)
+            if said is not None:
+                drops[i] = Drop(items[i], said, "ended")
 
 
 def filter_items(store: Store, builder: FactBuilder, guard: Guard,
@@ -256,11 +255,8 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                 drops[i] = Drop(items[i], None, "ended")
             ends = [(int(i), list(fs)) for i, fs in out["Es"]]
             rows = [r for r in rows if r[0] not in drops]
-        key_of = {r[0]: r[1] for r in rows}
-        slot_heads: dict[str, list[Fact]] = {}
         for key, s, a in (x for layers in slots.values() for x in layers):
             for h in store.resolve(s, a).heads:
-                slot_heads.setdefault(key, []).append(h)
                 if h.id not in given:
                     rows.append(_fact_row(store, len(pool), key, h))
                     pool.append(h)
@@ -273,7 +269,7 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                     if kappa(pool[j], pool[i]):
                         drops[i] = Drop(items[i], pool[j], "kappa")
                         break
-        _kappa_ended(store, items, ends, key_of, slot_heads, kappa, drops)
+        _kappa_ended(store, items, ends, kappa, drops)
     kept = tuple(items[i] for i in range(len(items)) if i not in drops)
     return FilterResult(kept=kept, dropped=tuple(drops[i] for i in sorted(drops)),
                         disputed=tuple(disputed))

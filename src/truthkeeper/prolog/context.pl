@@ -6,6 +6,8 @@
 :- use_module(store, [store_now/2, fact/10, retracted/4, member_claim/5, timed/3, record/3,
                       mem_policy/2]).
 :- use_module(policies, [policy_dominates/3]).
+:- use_module(dominance, [slot_heads/4]).
+:- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(library(apply), [include/3, maplist/3, foldl/4]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
@@ -127,7 +129,8 @@ ended_fact(M, P, Now, Ends, A, Ss, R, F) :-
 %   phi_store/5 takes them) and the live facts Fs of its slot (of a set, its member's
 %   claims that it is in) that ended at or before the clock and after the candidate's
 %   valid_from, each end dominating the candidate under the memory's policy as in
-%   ended_values/7, whatever their values. Only the slots with a fact that ends are read.
+%   ended_values/7, and no head of the slot holding its value (whatever the candidate's
+%   value: whether they agree is kappa's). Only the slots with a fact that ends are read.
 ended_claims(M, Slots0, Cands, Ends) :-
     (   timed(M, _, _)
     ->  once(mem_policy(M, P)), once(store_now(M, Now)),
@@ -153,8 +156,22 @@ claim_ended(M, P, Now, A, Ss, R, F) :-
     ;   fact(M, F, S, A, FV, _, VT, _, _, _), Left = m(FV, 0)
     ),
     integer(VT), VT =< Now, T < VT, \+ retracted(M, F, _, _),
-    once(record(M, F, r(_, _, _, RA, Rank, Src, Meta))),
-    policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R).
+    once(record(M, F, r(_, FV1, _, RA, Rank, Src, Meta))),
+    policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R),
+    \+ value_held(M, Ss, A, Now, FV1).
+
+% value_held(+M, +Layers, +A, +Now, +V): a head of the slot (of a view's union, at the
+% clock; of a set, about V's member) holds the value key V
+value_held(M, [S], A, _, V) :-
+    !,
+    slot_heads(M, S, A, Hs),
+    member(H, Hs), fact(M, H, _, _, V1, _, _, _, _, _), V1 == V, !.
+value_held(M, Ss, A, Now, V) :-
+    (   V = m(X, _)
+    ->  member_heads_union(M, Ss, A, X, none, Now, Hs)
+    ;   heads_union(M, Ss, A, none, Now, Hs)
+    ),
+    member(H, Hs), fact(M, H, _, _, V1, _, _, _, _, _), V1 == V, !.
 
 % disputes(+Cands, +Heads, +Drops, +CandidateDrops, -Disputes): d(Indexes, HeadIds), the
 % kept candidates of a slot (of a set, of one member) whose value none of its heads that
