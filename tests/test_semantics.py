@@ -191,6 +191,15 @@ def test_a_kappa_filter_drops_a_free_text_statement_of_a_value_the_memory_ended(
         assert mem.filter([kept], kappa=kappa).kept == (kept,)
     mem.add("ana", "city", "Lisbon", source="li", valid_from="2022-01-01")  # held again
     assert mem.filter([stale], kappa=kappa).kept == (stale,)
+    # a view's heads are its layers' union: the shared Faro that Ana's own newer Porto
+    # hides in her view drops nothing there (it was read as a head of its own layer)
+    mem.add("ana", "city", "Faro", source="crm", valid_from="2024-06-01")
+    ana = mem.scope("user:ana")
+    ana.add("ana", "city", "Porto", source="chat", tier="verified", valid_from="2025-01-01")
+    porto = Candidate("ana", "city", "Ana lives in Porto.", "2024-03-01")
+    assert mem.filter([porto], kappa=kappa).dropped[0].dominated_by.value == "Faro"
+    assert ana.current("ana", "city").value == "Porto"
+    assert ana.filter([porto], kappa=kappa).kept == (porto,)
 
 
 @pytest.mark.parametrize("scope", [None, "user:ana"])

@@ -255,8 +255,11 @@ def filter_items(store: Store, builder: FactBuilder, guard: Guard,
                 drops[i] = Drop(items[i], None, "ended")
             ends = [(int(i), list(fs)) for i, fs in out["Es"]]
             rows = [r for r in rows if r[0] not in drops]
-        for key, s, a in (x for layers in slots.values() for x in layers):
-            for h in store.resolve(s, a).heads:
+        for key, layers in slots.items():  # a view's heads: of its two layers' union
+            _, s, a = layers[0]
+            for h in (store.resolve(s, a) if len(layers) == 1 else store.resolve(
+                    s, a, valid_at=store.clock_at, as_of=True,
+                    layers=[x[1] for x in layers])).heads:
                 if h.id not in given:
                     rows.append(_fact_row(store, len(pool), key, h))
                     pool.append(h)
