@@ -1,6 +1,7 @@
 :- module(claims,
           [ claims/3,             % +M, +GoldIds, -Items
-            match_heads/6         % +M, +Ss, +A, +Key, -Right, -Wrong
+            match_heads/6,        % +M, +Ss, +A, +Key, -Right, -Wrong
+            view_heads/5          % +M, +Ss, +A, +Key, -Heads
           ]).
 :- use_module(store, [fact/10, retracted/4, many_attr/2, store_now/2]).
 :- use_module(dominance, [slot_heads/4]).
@@ -20,6 +21,7 @@ the label, not a witness, so it is no claim (its slot's gold index says it).
 
 :- det(claims/3).
 :- det(match_heads/6).
+:- det(view_heads/5).
 
 %!  claims(+M, +GoldIds, -Items) is det.
 %
@@ -98,6 +100,10 @@ match_heads(M, Ss, A, K, Right, Wrong) :-
     findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
     subtract(Heads, Right, Wrong).
 
+%!  view_heads(+M, +Ss, +A, +Key, -Heads) is det.
+%
+%   The heads of a slot (Ss: its subject key, or a view's two layers: their union at
+%   the clock, as the view's current shows them); of a set, those about Key's member.
 view_heads(M, [S], A, K, Heads) :-
     !,
     slot_heads(M, S, A, Heads0),

@@ -6,8 +6,7 @@
 :- use_module(store, [store_now/2, fact/10, retracted/4, member_claim/5, timed/3, record/3,
                       mem_policy/2]).
 :- use_module(policies, [policy_dominates/3]).
-:- use_module(dominance, [slot_heads/4]).
-:- use_module(union, [heads_union/6, member_heads_union/7]).
+:- use_module(claims, [view_heads/5]).
 :- use_module(library(apply), [include/3, maplist/3, foldl/4]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
@@ -158,19 +157,12 @@ claim_ended(M, P, Now, A, Ss, R, F) :-
     integer(VT), VT =< Now, T < VT, \+ retracted(M, F, _, _),
     once(record(M, F, r(_, FV1, _, RA, Rank, Src, Meta))),
     policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R),
-    \+ value_held(M, Ss, A, Now, FV1).
+    \+ value_held(M, Ss, A, FV1).
 
-% value_held(+M, +Layers, +A, +Now, +V): a head of the slot (of a view's union, at the
-% clock; of a set, about V's member) holds the value key V
-value_held(M, [S], A, _, V) :-
-    !,
-    slot_heads(M, S, A, Hs),
-    member(H, Hs), fact(M, H, _, _, V1, _, _, _, _, _), V1 == V, !.
-value_held(M, Ss, A, Now, V) :-
-    (   V = m(X, _)
-    ->  member_heads_union(M, Ss, A, X, none, Now, Hs)
-    ;   heads_union(M, Ss, A, none, Now, Hs)
-    ),
+% value_held(+M, +Layers, +A, +V): a head the slot shows (claims:view_heads/5) holds the
+% value key V
+value_held(M, Ss, A, V) :-
+    view_heads(M, Ss, A, V, Hs),
     member(H, Hs), fact(M, H, _, _, V1, _, _, _, _, _), V1 == V, !.
 
 % disputes(+Cands, +Heads, +Drops, +CandidateDrops, -Disputes): d(Indexes, HeadIds), the
