@@ -819,6 +819,38 @@ def test_a_forged_index_never_decides_a_write(loc, name: str) -> None:
         again.add("u7", "city", "Faro", source="crm")
 
 
+@pytest.mark.parametrize("hash_seed", [None, "0"])
+def test_the_index_check_finds_each_forgery_whichever_hash_it_keys(tmp_path, hash_seed) -> None:
+    """The check sums both sides under the interpreter's string hash when its key is random
+    and under keyed BLAKE2b when ``PYTHONHASHSEED`` fixes it: each finds every forgery."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    if hash_seed is not None:
+        env["PYTHONHASHSEED"] = hash_seed
+
+    def check(path: str) -> str:
+        with subprocess.Popen([sys.executable, "-m", "truthkeeper.journal.indexcheck"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=env) as child:  # (it stops when its stdin ends)
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(json.dumps({"path": path, "busy_ms": 5000}) + "\n")
+            child.stdin.flush()
+            line = child.stdout.readline()
+            child.stdin.close()
+        return str(json.loads(line)["result"])
+
+    assert check(_memory(str(tmp_path))) == "match"
+    for i, (sql, params, _fact) in enumerate(_FORGERIES.values()):
+        (tmp_path / str(i)).mkdir()
+        path = _memory(str(tmp_path / str(i)))
+        _sql(path, sql, params)
+        assert check(path) == "differ"
+
+
 def _raises_soon(call: Any, seconds: float = 30.0) -> JournalCorrupt:
     """Call until JournalCorrupt is raised (the background check has finished)."""
     import time

@@ -228,20 +228,25 @@ def score_set(book: ReliabilityBook, r: Resolution,
         by_member.setdefault(repr(c.value), []).append(c)
     scored: dict[int, tuple[float, tuple[float, float]]] = {}
     members, joint = [], 1.0
-    for group in by_member.values():
+    weighed: dict[Any, list[tuple[float, tuple[float, float]]]] = {}  # members claimed alike
+    chosen: set[str] = set()  # the members' keys (a list's ``in`` was quadratic: 10,000
+    for name, group in by_member.items():  # members took 1.9 s)
         claims = [("in" if c.present else "out",
                    sorted({(heads[i].source, heads[i].tier) for i in c.fact_ids}))
                   for c in group]
-        probs = claim_probabilities(book, claims, attribute=r.attribute)
+        key = tuple((side, tuple(who)) for side, who in claims)
+        if (probs := weighed.get(key)) is None:
+            probs = weighed[key] = claim_probabilities(book, claims, attribute=r.attribute)
         for c, pv in zip(group, probs, strict=True):
             scored[id(c)] = pv
         p_in = sum(p for c, (p, _) in zip(group, probs, strict=True) if c.present)
         p_out = sum(p for c, (p, _) in zip(group, probs, strict=True) if not c.present)
         if p_in > p_out:
             members.append(group[0].value)
+            chosen.add(name)
         joint *= max(p_in, p_out)
     cands = tuple(ValueSupport(c.value, c.fact_ids, c.sources, scored[id(c)][0],
-                               scored[id(c)][1], (c.present and c.value in members) or
-                               (not c.present and c.value not in members), c.present)
+                               scored[id(c)][1], c.present == (repr(c.value) in chosen),
+                               c.present)
                   for c in r.candidates)
     return cands, tuple(members), joint
