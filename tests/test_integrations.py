@@ -332,6 +332,32 @@ def test_documents_as_vector_stores_hold_them_never_fail_the_retrieval() -> None
     assert [d.page_content for d in out] == ["acme: ???", "acme: lots", "acme: 1", "acme: 140"]
 
 
+def test_documents_the_memory_refuses_leave_one_drop_each_in_the_audit_log() -> None:
+    """Each refused document was found by filtering every document again, and then each
+    alone: every call logged its drops, so 40 stale documents among 10 refused ones left
+    220 drops in the audit log. One call decides now; an error names its item."""
+    mem = Memory(schema={"price": {"value_type": "number"}})
+    for i in range(50):
+        mem.add(f"p{i}", "price", 100 + i, source="shop", valid_from="2026-06-01")
+    mds: list[dict[str, Any]] = [
+        {"subject": f"p{i}", "attribute": "price", "value": "lots" if i % 5 == 0 else i,
+         "valid_from": "2026-01-01"} for i in range(50)]
+    mds[1] = {"fact_id": "no-such-fact"}
+    mds[2] = {**mds[2], "tier": "human"}  # protected: a document cannot claim it
+    from truthkeeper.integrations.documents import judge_documents
+
+    report = judge_documents(mem, mds, [""] * 50, "prices?")
+    assert report.unjudged == (0, 1, 2, 5, 10, 15, 20, 25, 30, 35, 40, 45)
+    why = dict(report.why_unjudged)
+    assert why[5] == ("refused by the memory: InvalidFact: value must be a number (declared "
+                      "value_type 'number'), got 'lots'")
+    assert why[1].endswith("UnknownFact: it is not a fact of this memory: 'no-such-fact'")
+    assert "TierNotAuthorized: tier 'human' is protected" in why[2]
+    assert len(report.dropped) == 38 and report.kept == ()
+    drops = [e for e in mem.audit() if e.kind == "drop"]
+    assert len(drops) == 38 and {e.details["query"] for e in drops} == {"prices?"}
+
+
 def test_a_set_members_removal_kept_as_text_by_a_vector_store_is_judged() -> None:
     """A vector store that keeps metadata as text hands back ``present: "false"``: the
     document passed unjudged ("present must be a bool"). It is read as false, as MCP reads

@@ -30,6 +30,10 @@ __all__ = [
 class TruthkeeperError(Exception):
     """Base class of every error raised by truthkeeper."""
 
+    item: int | None = None
+    """The position of the input item the error is about, where a call takes many
+    (``filter``'s items: the document adapters leave that one out and ask again), or None."""
+
 
 class InvalidFact(TruthkeeperError, ValueError):
     """An argument (key, value, time, tier, source, ...) is of the wrong type or out of range."""

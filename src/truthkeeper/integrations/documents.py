@@ -15,6 +15,7 @@ metadata, never into the text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,8 @@ HELD_SHOWN = 5
 """How many of the memory's facts a disputed document's metadata names (the highest tier
 first, then the newest); ``memory_omitted`` counts the others."""
 
+_ITEM = re.compile(r"^items\[\d+\]\.?")
+"""How ``filter`` names an item in an error: its position in the call, not the document's."""
 _UNKNOWN = "the memory holds no fact on this slot: judged against the other documents only"
 _CONFLICT = ("the memory holds facts on this slot that disagree with this document, and "
              "neither makes the other obsolete under its policy (e.g. a newer claim of a "
@@ -120,7 +123,7 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
     """Filter retrieved documents through ``memory`` (Phi_T against each other and against
     what the memory knows of their slots); the drops go to the memory's audit log. A
     document the memory cannot judge passes with its reason: this never raises for a
-    document's metadata."""
+    document's metadata (an error about none of them, a damaged journal say, is raised)."""
     items: list[Any] = []
     where: list[int] = []
     why: dict[int, str] = {}
@@ -132,14 +135,16 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
         items.append(item)
         where.append(pos)
     res = None
-    while items:
-        try:
+    while items:  # each refused item is left out and the rest asked again: one call decides
+        try:      # (and writes the audit log's drops: only once)
             res = memory.filter(items, query=query)
             break
-        except TruthkeeperError:  # find the item the memory refuses; the others are judged
-            bad, reason = _first_refused(memory, items)
-            why[where[bad]] = f"refused by the memory: {reason}"
-            del items[bad], where[bad]
+        except TruthkeeperError as exc:
+            if exc.item is None or not 0 <= exc.item < len(items):
+                raise  # about no document (a damaged journal, say): the memory's to report
+            text = _ITEM.sub(lambda m: "" if m[0].endswith(".") else "it", str(exc))
+            why[where[exc.item]] = f"refused by the memory: {type(exc).__name__}: {text}"
+            del items[exc.item], where[exc.item]
     report = _report(res, where, items)
     unjudged = tuple(sorted(why))
     item_at = dict(zip(where, items, strict=True))
@@ -158,16 +163,6 @@ def judge_documents(memory: Memory, metadatas: Sequence[Mapping[str, Any] | None
         for d in res.disputed)
     return DocumentReport(report[0], report[1], unjudged, tuple((p, why[p]) for p in unjudged),
                           unknown, disputed)
-
-
-def _first_refused(memory: Memory, items: list[Any]) -> tuple[int, str]:
-    """The first item the memory refuses on its own, and why."""
-    for i, item in enumerate(items):
-        try:
-            memory.filter([item])
-        except TruthkeeperError as exc:
-            return i, f"{type(exc).__name__}: {exc}"
-    return 0, "refused with the other documents"  # only together: leave the first out
 
 
 def _report(res: Any, where: list[int], items: list[Any],

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import InvalidFact, TierNotAuthorized, UnknownFact, brief
+from ..errors import InvalidFact, TierNotAuthorized, TruthkeeperError, UnknownFact, brief
 from ..journal.codec import row_fact
 from ..results import Dispute, Drop, FilterResult
 from ..validation import check_list, check_source, from_us, time_us
@@ -51,8 +51,17 @@ def _winner(made: dict[str, Fact], row: tuple[Any, ...]) -> Callable[[], Fact]:
     return make
 
 
+E = TypeVar("E", bound=TruthkeeperError)
+
+
+def _at(i: int, exc: E) -> E:
+    """``exc``, about the item at position ``i`` (:attr:`TruthkeeperError.item`)."""
+    exc.item = i
+    return exc
+
+
 def _not_ours(i: int, fid: str) -> UnknownFact:
-    return UnknownFact(f"items[{i}] is not a fact of this memory: {fid!r}")
+    return _at(i, UnknownFact(f"items[{i}] is not a fact of this memory: {fid!r}"))
 
 
 def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: list[str],
@@ -79,7 +88,7 @@ def _judge_ids(store: Store, items: list[Any], store_idx: list[int], store_ids: 
         for (i, item), f in zip(given, store.facts([f.id for _, f in given]), strict=True):
             if replace(item, status=None) != f:
                 msg = f"items[{i}] is not a fact of this memory: {item!r}"
-                raise UnknownFact(msg)
+                raise _at(i, UnknownFact(msg))
     live: list[tuple[int, str, str]] = []
     seen = set(store_ids)
     for i, fid, (s, a, status, by, rule) in zip(store_idx, store_ids, verdicts, strict=True):
@@ -136,7 +145,7 @@ def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: 
             fid = item if isinstance(item, str) else item.id
             if not isinstance(fid, str) or not fid:
                 msg = f"items[{i}] is not a fact of this memory: {item!r}"
-                raise UnknownFact(msg)
+                raise _at(i, UnknownFact(msg))
             store_idx.append(i)
             store_ids.append(fid)
         elif isinstance(item, Candidate):
@@ -145,11 +154,11 @@ def candidate_rows(store: Store, builder: FactBuilder, items: list[Any], scope: 
                                            scope, coerce, guard))
             except (InvalidFact, TierNotAuthorized) as exc:
                 msg = f"items[{i}].{exc}"
-                raise type(exc)(msg) from None
+                raise _at(i, type(exc)(msg)) from None
         else:
             msg = (f"items[{i}] must be a fact id, a Fact or a Candidate, got "
                    f"{type(item).__name__}")
-            raise InvalidFact(msg)
+            raise _at(i, InvalidFact(msg))
     return rows, slots, store_idx, store_ids
 
 
