@@ -103,7 +103,10 @@ def test_mcp_server_every_tool_over_stdio(tmp_path: Path) -> None:
     assert not err and city["status"] == "resolved" and city["value"] == "Porto"
     assert "Porto" in city["why"]
     assert out[8][1]["status"] == "unknown"
-    assert set(out[9][1]) == {"city", "pet"} and out[9][1]["pet"]["status"] == "conflict"
+    about = out[9][1]
+    assert set(about["attributes"]) == {"city", "pet"} and (about["total"], about["offset"],
+                                                            about["next_offset"]) == (2, 0, None)
+    assert about["attributes"]["pet"]["status"] == "conflict"
     assert [f["value"] for f in out[10][1]["facts"]] == ["Lisbon", "Porto"]
     assert (out[10][1]["total"], out[10][1]["next_offset"]) == (2, None)
     filt = out[11][1]
@@ -478,7 +481,7 @@ def test_mcp_answers_on_a_slot_a_thousand_sources_answered_stay_small() -> None:
     assert [c["p"] for c in rec["candidates"]] == sorted((c["p"] for c in rec["candidates"]),
                                                          reverse=True)
     err, about = _call(server, "about", {"subject": "poll"})
-    assert not err and about["answer"]["candidates_omitted"] == 300 - SHOWN
+    assert not err and about["attributes"]["answer"]["candidates_omitted"] == 300 - SHOWN
     err, dec = _call(server, "decide", slot)
     assert not err and dec["alternatives"][0]["value"] == "v7"
     assert dec["alternatives_omitted"] == 300 - SHOWN
@@ -486,6 +489,54 @@ def test_mcp_answers_on_a_slot_a_thousand_sources_answered_stay_small() -> None:
     why = mem.current("poll", "answer").why()
     assert len(why.children) == 21 and len(why.details["heads"]) == 1029
     assert why.children[-1].label.startswith("... and 1009 more heads")
+
+
+def test_mcp_answers_about_a_large_set_name_a_page_of_its_members() -> None:
+    """A team of 2,000 members: ``recall`` was 94 KB of JSON (every member in ``value``, and
+    again in the justification's first line), ``decide`` 86 KB, ``about`` 81 KB with 300
+    attributes. Members and attributes now come a page at a time."""
+    from truthkeeper.integrations.mcp import PAGE, SHOWN, build_server
+
+    mem = Memory()
+    mem.declare("member", cardinality="many")
+    team = sorted(f"person number {i}" for i in range(2000))
+    mem.add_many([{"subject": "team", "attribute": "member", "value": v, "source": "hr",
+                   "valid_from": "2026-01-01"} for v in team])
+    for a in range(300):
+        mem.add("team", f"attr{a:03}", f"value {a}", source="hr")
+    server = build_server(mem)
+    slot = {"subject": "team", "attribute": "member"}
+    err, rec = _call(server, "recall", slot)
+    assert not err and rec["status"] == "resolved"
+    assert (rec["value"], rec["value_omitted"], rec["next_offset"]) == (
+        team[:PAGE], 2000 - PAGE, PAGE)
+    assert "... and 1980 more members)" in rec["why"].splitlines()[0]
+    shown: list[str] = []
+    offset: int | None = 0
+    while offset is not None:  # every member, once, in order
+        err, page = _call(server, "recall", {**slot, "offset": offset, "limit": 500})
+        shown += page["value"]
+        offset = page["next_offset"]
+    assert shown == team
+    err, last = _call(server, "recall", {**slot, "offset": 1990})
+    assert (len(last["value"]), last["value_omitted"], last["next_offset"]) == (10, 1990, None)
+    assert _call(server, "recall", {**slot, "limit": 501})[0]  # past the largest page
+    err, about = _call(server, "about", {"subject": "team"})
+    assert (about["total"], about["next_offset"], len(about["attributes"])) == (301, PAGE, PAGE)
+    err, rest = _call(server, "about", {"subject": "team", "offset": 300})
+    assert list(rest["attributes"]) == ["member"] and rest["next_offset"] is None
+    assert rest["attributes"]["member"]["value"] == team[:SHOWN]
+    assert rest["attributes"]["member"]["value_omitted"] == 2000 - SHOWN
+    err, dec = _call(server, "decide", slot)
+    assert (dec["value"], dec["value_omitted"]) == (team[:PAGE], 2000 - PAGE)
+    assert dec["alternatives"][0]["value_omitted"] == 2000 - PAGE
+    assert max(len(json.dumps(x)) for x in (rec, about, dec)) < 20_000
+    err, plain = _call(server, "recall", {"subject": "team", "attribute": "attr007"})
+    assert plain["value"] == "value 7" and "next_offset" not in plain
+    mem.add("team", "coords", [1, 2, 3], source="hr")  # a list value is no set: not cut
+    err, coords = _call(server, "recall", {"subject": "team", "attribute": "coords",
+                                           "limit": 1})
+    assert coords["value"] == [1, 2, 3] and "value_omitted" not in coords
 
 
 def test_mcp_history_and_slots_come_a_page_at_a_time(tmp_path: Path) -> None:

@@ -165,8 +165,12 @@ class Reasoner:
         """The justification of a slot's resolution: its head facts (the first
         :data:`WHY_LIMIT` spelled out: each is a read of its slot, and a poll's thousand
         heads were a thousand such reads; every id is in details)."""
-        label = f"{subject}.{attribute}: {status}" + (
-            f" = {value!r}" if status == "resolved" else "")
+        text = repr(value)  # a set's first members (a team of 2,000 made a 46 KB label)
+        if isinstance(value, tuple) and len(value) > WHY_LIMIT:
+            text = (f"({', '.join(map(repr, value[:WHY_LIMIT]))}, ... and "
+                    f"{len(value) - WHY_LIMIT} more members)")
+        label = f"{subject}.{attribute}: {status}" + (f" = {text}" if status == "resolved"
+                                                      else "")
         children = [self.why_fact(i) for i in ids[:WHY_LIMIT]]
         if len(ids) > WHY_LIMIT:
             children.append(Justification(
