@@ -14,7 +14,7 @@ from typing import Any
 
 from ..memory import Memory
 from ..values import Candidate
-from . import median_time
+from . import median_time, shapes
 
 
 def _fact(i: int, slots: int) -> dict[str, Any]:
@@ -581,4 +581,5 @@ def run(*, n: int = 100_000, repeat: int = 5) -> dict[str, Any]:
         "reads_while_one_slots_facts_end_us": _ending_slot(),
         "decide_conflict_ms": {"open_values": _decide_ms(False, repeat),
                                "categorical": _decide_ms(True, repeat), "sources": 9},
+        "shapes": shapes.run(),
     }

@@ -1,0 +1,69 @@
+"""Shapes of memory an agent builds whose calls were quadratic in their size, for ``bench
+perf`` (``"shapes"``): each call's milliseconds at two sizes, so that a call that grows
+faster than its input shows it (the ratio of the two).
+
+- ``decide`` of a set: members were looked up in a list (10,000 members 7.7 s).
+- ``what_if`` of a rule joining every pair of people in a company: the beliefs before and
+  after were compared list against list (89,700 beliefs, 400 s).
+- ``learn_from_agreement`` over a poll of distinct answers: each claim's value was looked
+  for among the slot's values in a list (6,000 values, 4 s).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..memory import Memory
+
+__all__ = ["run"]
+
+
+def _ms(call: Any) -> float:
+    t = time.perf_counter()
+    call()
+    return (time.perf_counter() - t) * 1e3
+
+
+def _set_decide(n: int) -> float:
+    with Memory() as mem:
+        mem.declare("member", cardinality="many")
+        mem.add_many([{"subject": "team", "attribute": "member", "value": f"p{i}",
+                       "source": "hr", "valid_from": "2026-01-01"} for i in range(n)])
+        mem.current("team", "member")
+        return _ms(lambda: mem.decide("team", "member"))
+
+
+def _join_what_if(n: int) -> float:
+    with Memory() as mem:
+        facts = mem.add_many([{"subject": f"p{i}", "attribute": "employer", "value": "acme",
+                               "source": "hr", "valid_from": "2026-01-01"} for i in range(n)])
+        mem.add_rule("colleague(X, Y) :- holds(X, employer, E), holds(Y, employer, E), "
+                     "X \\== Y")
+        mem.beliefs()
+        return _ms(lambda: mem.what_if(retract=[facts[0].id]))
+
+
+def _poll_learning(n: int) -> float:
+    with Memory() as mem:
+        mem.add_many([{"subject": "poll", "attribute": "answer", "value": f"v{i}",
+                       "source": f"s{i}", "valid_from": "2026-01-01"} for i in range(n)])
+        return _ms(lambda: mem.learn_from_agreement())
+
+
+def run(small: bool = False) -> dict[str, Any]:
+    """Each shape at two sizes (``small``: a tenth of them, for a quick look), after a
+    call at a small size (a process's first call fits the reliability model's code). The
+    join's size is its beliefs: n people make n(n - 1)."""
+    k = 10 if small else 1
+    out: dict[str, Any] = {}
+    for name, call, sizes, size_of in (
+            ("set_decide_ms", _set_decide, (1_000, 10_000), lambda n: n),
+            ("join_what_if_ms", _join_what_if, (100, 300), lambda n: n * (n - 1)),
+            ("poll_learning_ms", _poll_learning, (2_000, 6_000), lambda n: n)):
+        call(10)
+        a, b = (max(s // k, 10) for s in sizes)
+        ta, tb = call(a), call(b)
+        out[name] = {str(size_of(a)): ta, str(size_of(b)): tb,
+                     "size_ratio": size_of(b) / size_of(a), "time_ratio": tb / ta}
+    return out
