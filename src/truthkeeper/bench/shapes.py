@@ -12,6 +12,7 @@ faster than its input shows it (the ratio of the two).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..memory import Memory
@@ -57,10 +58,11 @@ def run(small: bool = False) -> dict[str, Any]:
     join's size is its beliefs: n people make n(n - 1)."""
     k = 10 if small else 1
     out: dict[str, Any] = {}
-    for name, call, sizes, size_of in (
-            ("set_decide_ms", _set_decide, (1_000, 10_000), lambda n: n),
-            ("join_what_if_ms", _join_what_if, (100, 300), lambda n: n * (n - 1)),
-            ("poll_learning_ms", _poll_learning, (2_000, 6_000), lambda n: n)):
+    shapes: list[tuple[str, Callable[[int], float], tuple[int, int], Callable[[int], int]]] = [
+        ("set_decide_ms", _set_decide, (1_000, 10_000), lambda n: n),
+        ("join_what_if_ms", _join_what_if, (100, 300), lambda n: n * (n - 1)),
+        ("poll_learning_ms", _poll_learning, (2_000, 6_000), lambda n: n)]
+    for name, call, sizes, size_of in shapes:
         call(10)
         a, b = (max(s // k, 10) for s in sizes)
         ta, tb = call(a), call(b)
