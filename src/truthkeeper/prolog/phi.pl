@@ -497,12 +497,16 @@ slot_dominated_in(BySlot, S, A, D) :-
 %   kappa needs to judge.
 order_pairs(M, Cands, Pairs) :-
     once(mem_policy(M, P)),
-    findall(I-Js, ( member(c(I, K, RI), Cands),
-                    findall(NT-J, ( member(c(J, K2, RJ), Cands), K2 == K, J \== I,
+    findall(K-C, ( member(C, Cands), C = c(_, K, _) ), BySlot0),
+    keysort(BySlot0, BySlot),           % a slot's candidates only against each other (all
+    group_pairs_by_key(BySlot, Slots),  % against all: 8,000 candidates, 36 s)
+    findall(I-Js, ( member(_-Cs, Slots), member(c(I, _, RI), Cs),
+                    findall(NT-J, ( member(c(J, _, RJ), Cs), J \== I,
                                     may_dominate(P, RJ, RI),
                                     arg(3, RJ, T), NT is -T ), Keyed),
                     Keyed \== [],
-                    keysort(Keyed, Sorted), pairs_values(Sorted, Js) ), Pairs).
+                    keysort(Keyed, Sorted), pairs_values(Sorted, Js) ), Pairs0),
+    keysort(Pairs0, Pairs).             % in the candidates' order
 
 %!  dominators(+M, +Id, -Ids) is det.
 %
