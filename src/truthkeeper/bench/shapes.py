@@ -7,6 +7,8 @@ faster than its input shows it (the ratio of the two).
   after were compared list against list (89,700 beliefs, 400 s).
 - ``learn_from_agreement`` over a poll of distinct answers: each claim's value was looked
   for among the slot's values in a list (6,000 values, 4 s).
+- ``add_rule``, one rule after another (n rules, each deriving a belief of 100 subjects):
+  each was checked by listing every belief as text (400 rules 18 s).
 - ``filter`` of a retrieved context over as many slots as candidates, each slot with a
   value that ended: each candidate's slot, and each head, was looked for in a list of
   them all (8,000 candidates 1.3 s; with a ``kappa`` 36 s).
@@ -68,6 +70,16 @@ def _wide_filter(n: int, kappa: bool) -> float:
                                       if kappa else None))
 
 
+def _rule_adds(n: int) -> float:
+    with Memory() as mem:
+        mem.add_many([{"subject": f"u{i}", "attribute": f"a{i % 50}", "value": "x",
+                       "source": "s", "valid_from": "2026-01-01"} for i in range(5_000)])
+        t = time.perf_counter()
+        for r in range(n):
+            mem.add_rule(f"p{r}(U) :- holds(U, a{r % 50}, x)")
+        return (time.perf_counter() - t) * 1e3
+
+
 def run(small: bool = False) -> dict[str, Any]:
     """Each shape at two sizes (``small``: a tenth of them, for a quick look), after a
     call at a small size (a process's first call fits the reliability model's code). The
@@ -78,6 +90,7 @@ def run(small: bool = False) -> dict[str, Any]:
         ("set_decide_ms", _set_decide, (1_000, 10_000), lambda n: n),
         ("join_what_if_ms", _join_what_if, (100, 300), lambda n: n * (n - 1)),
         ("poll_learning_ms", _poll_learning, (2_000, 6_000), lambda n: n),
+        ("rule_adds_ms", _rule_adds, (100, 400), lambda n: n),
         ("wide_filter_ms", lambda n: _wide_filter(n, False), (2_000, 8_000), lambda n: n),
         ("wide_filter_kappa_ms", lambda n: _wide_filter(n, True), (2_000, 8_000),
          lambda n: n)]

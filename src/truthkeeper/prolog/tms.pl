@@ -176,7 +176,7 @@ control_pi(true/0).  control_pi(holds/3).
 %   @error rule_error(Message) when evaluating the rule raises or exceeds the limits
 add_rule(M, Sc, RuleId, Text) :-
     load_rule(M, Sc, RuleId, Text),
-    catch(beliefs(M, Sc, _), E,
+    catch(evaluate(M, Sc), E,
           ( drop_rule(M, RuleId), throw(E) )).
 
 %!  load_rule(+M, +Scope, +RuleId, +Text) is det.
@@ -357,12 +357,23 @@ rule_ids(M, Ids) :-
 %
 %   Every belief derived in Scope, as -(Name, Args, Text) terms, sorted.
 beliefs(M, Sc, Beliefs) :-
-    read_scope(M, Sc),
-    findall(N/A, ( rule(M, Id, H, _), rule_applies(M, Id, Sc), functor(H, N, A) ), PIs0),
-    sort(PIs0, PIs),
+    belief_pis(M, Sc, PIs),
     limited(M, findall(G, ( member(N/A, PIs), functor(G, N, A), belief(M, Sc, G) ), Gs0)),
     sort(Gs0, Gs),
     maplist(belief_out, Gs, Beliefs).
+
+% evaluate(+M, +Scope): every belief of Scope derived (within the budgets), none listed: a
+% rule's check when it is added (listing them all, each as text, made adding the 400th
+% rule over 40,000 beliefs 90 ms)
+evaluate(M, Sc) :-
+    belief_pis(M, Sc, PIs),
+    limited(M, forall(( member(N/A, PIs), functor(G, N, A), belief(M, Sc, G) ), true)).
+
+% the predicates the rules that apply in Scope define
+belief_pis(M, Sc, PIs) :-
+    read_scope(M, Sc),
+    findall(N/A, ( rule(M, Id, H, _), rule_applies(M, Id, Sc), functor(H, N, A) ), PIs0),
+    sort(PIs0, PIs).
 
 belief_out(G, -(N, Args, Text)) :-
     G =.. [N|Args0],
