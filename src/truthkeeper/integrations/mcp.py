@@ -337,8 +337,9 @@ def build_server(mem: Memory, *, scope: str | None = None, name: str = "truthkee
         counts them, ``next_offset`` asks for more): attribute -> status, value (a set's
         first ten members, ``value_omitted`` counting the others), candidates."""
         with _errors():
-            found = sorted(view(scope).about(subject).items())
-            page = _page("attributes", found, offset, limit, lambda x: x)
+            v = view(scope)
+            page = _page("attributes", v.slots(subject), offset, limit,  # sorted
+                         lambda sa: (sa[1], v.current(*sa)))  # only the page's slots read
             page["attributes"] = {a: _members(_shown({
                 "status": r.status, "value": jsonable(r.value), "candidates": _candidates(
                     [{"value": c.value, "p": c.p, "sources": list(c.sources)}
