@@ -7,8 +7,8 @@
 :- use_module(dominance, [slot_heads/4]).
 :- use_module(union, [heads_union/6, member_heads_union/7]).
 :- use_module(policies, [confirmation_source/1]).
-:- use_module(library(lists), [member/2, nth0/3, reverse/2, subtract/3]).
-:- use_module(library(apply), [maplist/3]).
+:- use_module(library(lists), [member/2, nth0/3, reverse/2]).
+:- use_module(library(apply), [maplist/3, partition/4]).
 :- use_module(library(rbtrees), [rb_new/1, rb_lookup/3, rb_insert_new/4]).
 :- use_module(library(pairs), [pairs_keys_values/3]).
 
@@ -101,8 +101,9 @@ index_keys([K|Ks], T0, N0, N, Seen0, Seen, [I|Is]) :-
 %   shows them.
 match_heads(M, Ss, A, K, Right, Wrong) :-
     view_heads(M, Ss, A, K, Heads),
-    findall(H, ( member(H, Heads), fact(M, H, _, _, K1, _, _, _, _, _), K1 == K ), Right),
-    subtract(Heads, Right, Wrong).
+    partition(holds_key(M, K), Heads, Right, Wrong).  % (subtract/3 was heads x right)
+
+holds_key(M, K, H) :- fact(M, H, _, _, K1, _, _, _, _, _), K1 == K, !.
 
 %!  view_heads(+M, +Ss, +A, +Key, -Heads) is det.
 %
