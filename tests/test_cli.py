@@ -43,6 +43,9 @@ def test_bench_perf_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     decide = out["decide_conflict_ms"]
     assert decide["open_values"] > 0 and decide["categorical"] > 0
     assert {"linked_first_read_ms", "linked_retract_ms"} <= out["chains"].keys()
+    shapes = out["shapes"]  # each at two sizes (a tenth of them for a small --n)
+    assert shapes["join_what_if_ms"]["size_ratio"] == 870 / 90
+    assert all(s["time_ratio"] > 0 for s in shapes.values())
     assert out["timed_slot"]["history_ms"] > 0
     assert out["timed_slot"]["filter_50_ids_ms"] > 0 and out["timed_slot"]["get_50_ms"] > 0
     assert out["tied_slot"]["first_read_ms"] > 0 and out["tied_slot"]["claims"] == 2000
