@@ -312,10 +312,10 @@ class Applier(Erasing):
                   else "confirmed by the owner (signed)", "signature": signature}
         try:
             [fact] = self.validate([fields])
-            bodies = [{**self.outcome_body(f, f.source, f.tier, f.id in right, signature,
+            bodies = [{**self.outcome_body(f, f.source, f.tier, ok, signature,  # right first
                                            signed), "confirmation": fact.id,
                        **({} if scope is None else {"scope": scope})}
-                      for f in self.store.facts(right + wrong)]
+                      for ok, ids in ((True, right), (False, wrong)) for f in self.store.facts(ids)]
             with ledger.write() as w:
                 for b in bodies:
                     self._check_outcome(b, None)
