@@ -398,6 +398,18 @@ def test_9_a_raising_rule_is_refused_and_a_rule_can_be_removed() -> None:
     assert mem.beliefs() == []
 
 
+def test_9_a_rule_that_raises_for_one_subject_among_many_is_refused_when_added() -> None:
+    """``add_rule`` derives every belief, not the first of each rule (its check no longer
+    lists them: adding the 400th rule over 40,000 beliefs took 90 ms)."""
+    mem = Memory()
+    mem.add_many([{"subject": f"p{i:03}", "attribute": "hours", "value": 200 - i,
+                   "source": "s"} for i in range(200)])  # p000 200 hours ... p199 1 hour
+    mem.add("zed", "hours", 0, source="s")
+    with pytest.raises(RuleEvaluationError):
+        mem.add_rule("late(X) :- holds(X, hours, H), R is 1 / H, R > 0")
+    assert mem.rules() == [] and mem.beliefs() == []
+
+
 def test_9_a_journalled_rule_that_now_raises_never_makes_the_journal_unopenable(
         tmp_path: Path) -> None:
     db = tmp_path / "m.db"
