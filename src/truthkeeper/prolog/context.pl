@@ -7,6 +7,7 @@
                       mem_policy/2]).
 :- use_module(policies, [policy_dominates/3]).
 :- use_module(claims, [view_heads/5]).
+:- use_module(settree, [set_tree/2, in_set/2]).
 :- use_module(library(apply), [include/3, maplist/3, foldl/4]).
 :- use_module(library(assoc), [list_to_assoc/2, get_assoc/3, ord_list_to_assoc/2]).
 :- use_module(library(pairs), [pairs_values/2, group_pairs_by_key/2]).
@@ -66,7 +67,7 @@ ended_values(M, P, Slots, Cands, Heads, Drops, EndDrops) :-
 ending(M, (_-A)-Ss) :- member(S, Ss), timed(M, S, A), !.
 
 % held_values(+Heads, -Held): an assoc from each group of the heads (a slot; of a set, a
-% slot and member) to the set (set_tree/2) of the values its heads hold
+% slot and member) to the set (settree:set_tree/2) of the values its heads hold
 held_values(Heads, Held) :-
     maplist(by_group, Heads, HK0), keysort(HK0, HK), group_pairs_by_key(HK, HG),
     maplist(group_values, HG, HV),
@@ -82,15 +83,6 @@ slots_by_key(Slots, ByKey) :-
     maplist([K-[V|_], K-V]>>true, Groups, Firsts),
     ord_list_to_assoc(Firsts, ByKey).
 
-% set_tree(+Keys, -Set): Keys as an assoc, for in_set/2 (ord_memberchk/2 walks a list: a
-% slot's heads against every candidate, or every head against the free ones, was n x n:
-% a filter of 16,000 candidates took 11 s)
-set_tree(Keys, Set) :-
-    sort(Keys, Sorted),
-    maplist([K, K-t]>>true, Sorted, Pairs),
-    ord_list_to_assoc(Pairs, Set).
-
-in_set(Set, K) :- get_assoc(K, Set, _).
 
 % unheld(+Held, +K, +Record): a candidate that the value is in (not one that it left),
 % whose value no head of its group holds
@@ -136,9 +128,14 @@ ended_fact(M, P, Now, Ends, A, Ss, R, F) :-
         member(F-VT, Fs)
     ),
     T < VT,
-    once(record(M, F, r(_, _, _, RA, Rank, Src, Meta))),
-    policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R),
+    end_dominates(M, P, F, Left, VT, R),
     !.
+
+% end_dominates(+M, +P, +F, +Left, +VT, +Record): F's end at VT, as a record of the value
+% Left (its value left), dominates the candidate's Record under the policy P
+end_dominates(M, P, F, Left, VT, R) :-
+    once(record(M, F, r(_, _, _, RA, Rank, Src, Meta))),
+    policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R).
 
 %!  ended_claims(+M, +Slots, +Cands, -Ends) is det.
 %
@@ -175,8 +172,8 @@ claim_ended(M, P, Now, A, Ss, R, F) :-
     ;   fact(M, F, S, A, FV, _, VT, _, _, _), Left = m(FV, 0)
     ),
     integer(VT), VT =< Now, T < VT, \+ retracted(M, F, _, _),
-    once(record(M, F, r(_, FV1, _, RA, Rank, Src, Meta))),
-    policy_dominates(P, r(F, Left, VT, RA, Rank, Src, Meta), R),
+    end_dominates(M, P, F, Left, VT, R),
+    once(record(M, F, r(_, FV1, _, _, _, _, _))),
     \+ value_held(M, Ss, A, FV1).
 
 % value_held(+M, +Layers, +A, +V): a head the slot shows (claims:view_heads/5) holds the

@@ -24,8 +24,8 @@
 :- use_module(library(error), [permission_error/3, domain_error/2, existence_error/2,
                                 syntax_error/1]).
 :- use_module(library(lists), [member/2, append/3]).
-:- use_module(library(apply), [maplist/3, include/3, exclude/3]).
-:- use_module(library(rbtrees), [ord_list_to_rbtree/2, rb_lookup/3]).
+:- use_module(library(apply), [maplist/3, include/3]).
+:- use_module(settree, [not_in/3]).
 
 /** <module> Derived beliefs and their justifications
 
@@ -485,20 +485,9 @@ what_if_in(M, Sc, Now, Recs, Retracts, Slots, -(SlotChanges, Gained, Lost)) :-
                                  seen_heads(M, Sc, S, A, Hs1),
                                  msort(Hs0, X), msort(Hs1, Y), X \== Y ), SlotChanges),
     beliefs(M, Sc, B1),
-    not_in(B1, B0, Gained),             % (subtract/3 is quadratic: 90,000 beliefs, 400 s)
+    not_in(B1, B0, Gained),             % (settree: subtract/3 walked a list)
     not_in(B0, B1, Lost).
 
-% not_in(+Xs, +Ys, -Zs): the members of Xs not in Ys, in Xs's order (Ys looked up in a
-% balanced tree: ord_memberchk/2 walks a list).
-not_in(Xs, Ys, Zs) :-
-    sort(Ys, Set),
-    maplist(key_true, Set, Pairs),
-    ord_list_to_rbtree(Pairs, Tree),
-    exclude(in_tree(Tree), Xs, Zs).
-
-key_true(K, K-t).
-
-in_tree(Tree, X) :- rb_lookup(X, _, Tree).
 
 % seen_heads(+M, +Scope, +Key, +A, -Heads): the heads of the slot with store key Key as
 % Scope's view sees them (in a scope: the union of the scope's slot and the shared one).
